@@ -1,0 +1,5 @@
+"""Entry point placeholder (replaced by the real CLI)."""
+
+
+def main() -> int:
+    return 0

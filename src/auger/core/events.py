@@ -1,0 +1,188 @@
+"""The event IR: what a turn looks like to every front end.
+
+Frozen dataclasses with a `type` tag; `to_dict()` gives the JSON shape printed by headless
+`--output-format stream-json`, mapped by the HTTP server and rendered by the TUI.
+
+`parent_id` on an event is the id of the `task` tool call (subagent) that produced it, or None
+for the main agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+ApprovalKind = Literal["approve", "reject", "approve_always"]
+EndReason = Literal["done", "cancelled", "error", "turn_limit", "timeout", "interrupted"]
+
+
+@dataclass(frozen=True)
+class Event:
+    type: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        for f in dataclasses.fields(self):
+            if f.metadata.get("wire", True):
+                out[f.name] = getattr(self, f.name)
+        return out
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    type: ClassVar[str] = "turn_started"
+    thread_id: str
+    prompt: str
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class TextDelta(Event):
+    type: ClassVar[str] = "text_delta"
+    text: str
+    parent_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ReasoningDelta(Event):
+    type: ClassVar[str] = "reasoning_delta"
+    text: str
+    parent_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolCallStarted(Event):
+    type: ClassVar[str] = "tool_call_started"
+    call_id: str
+    name: str
+    args: dict[str, Any]
+    parent_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolCallFinished(Event):
+    type: ClassVar[str] = "tool_call_finished"
+    call_id: str
+    name: str
+    output: str
+    status: Literal["success", "error", "rejected"] = "success"
+    duration_ms: int | None = None
+    parent_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ApprovalDecision:
+    """The answer to an ApprovalRequested: approve, reject (with a message to the agent), or
+    approve every call of this tool for the rest of the thread."""
+
+    kind: ApprovalKind = "approve"
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class ApprovalRequested(Event):
+    type: ClassVar[str] = "approval_requested"
+    request_id: str
+    call_id: str
+    name: str
+    args: dict[str, Any]
+    description: str = ""
+    parent_id: str | None = None
+    future: asyncio.Future[ApprovalDecision] | None = field(
+        default=None, compare=False, repr=False, metadata={"wire": False}
+    )
+
+    def respond(self, decision: ApprovalDecision) -> None:
+        """Answer the request; the turn continues with this decision."""
+        if self.future is not None and not self.future.done():
+            self.future.get_loop().call_soon_threadsafe(_set_result, self.future, decision)
+
+
+def _set_result(fut: asyncio.Future[ApprovalDecision], value: ApprovalDecision) -> None:
+    if not fut.done():
+        fut.set_result(value)
+
+
+@dataclass(frozen=True)
+class TodosUpdated(Event):
+    type: ClassVar[str] = "todos_updated"
+    todos: list[dict[str, Any]]
+    parent_id: str | None = None
+
+
+@dataclass(frozen=True)
+class SubagentStarted(Event):
+    type: ClassVar[str] = "subagent_started"
+    call_id: str
+    subagent_type: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class SubagentFinished(Event):
+    type: ClassVar[str] = "subagent_finished"
+    call_id: str
+    subagent_type: str
+    output: str = ""
+
+
+@dataclass(frozen=True)
+class Usage(Event):
+    type: ClassVar[str] = "usage"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    context_tokens: int = 0
+    model: str | None = None
+    parent_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Notice(Event):
+    type: ClassVar[str] = "notice"
+    message: str
+    level: Literal["info", "warning"] = "info"
+
+
+@dataclass(frozen=True)
+class Error(Event):
+    type: ClassVar[str] = "error"
+    message: str
+    kind: str = "error"
+
+
+@dataclass(frozen=True)
+class TurnEnded(Event):
+    type: ClassVar[str] = "turn_ended"
+    reason: EndReason
+    thread_id: str
+    text: str = ""
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        TurnStarted,
+        TextDelta,
+        ReasoningDelta,
+        ToolCallStarted,
+        ToolCallFinished,
+        ApprovalRequested,
+        TodosUpdated,
+        SubagentStarted,
+        SubagentFinished,
+        Usage,
+        Notice,
+        Error,
+        TurnEnded,
+    )
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from its wire form (used by RemoteSession)."""
+    cls = EVENT_TYPES[data["type"]]
+    names = {f.name for f in dataclasses.fields(cls) if f.metadata.get("wire", True)}
+    return cls(**{k: v for k, v in data.items() if k in names})

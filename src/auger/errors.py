@@ -1,0 +1,63 @@
+"""One error family. Every message says what is wrong and what to do about it.
+
+Front ends catch `AugerError`, print `str(err)` on one line and exit with `err.exit_code`;
+anything else is a bug and its traceback goes to the log file, never to the screen.
+"""
+
+from __future__ import annotations
+
+
+class AugerError(Exception):
+    """Base class: a problem the user can act on."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} {self.hint}" if self.hint else self.message
+
+
+class UsageError(AugerError):
+    """Bad command-line usage (exit 2)."""
+
+    exit_code = 2
+
+
+class ConfigError(AugerError):
+    """Malformed or invalid configuration (exit 2)."""
+
+    exit_code = 2
+
+
+class ModelError(AugerError):
+    """Unknown provider, missing credentials or provider package (exit 2: fix your setup)."""
+
+    exit_code = 2
+
+
+class ProviderError(AugerError):
+    """The model provider failed at run time: refused connection, 401, 429, 500, garbage (exit 1)."""
+
+    exit_code = 1
+
+
+class ThreadError(AugerError):
+    """Unknown, ambiguous or unreadable thread / thread database."""
+
+    exit_code = 2
+
+
+class TurnLimitError(AugerError):
+    """A turn hit its step cap (exit 3)."""
+
+    exit_code = 3
+
+
+class TurnTimeoutError(AugerError):
+    """A headless run hit --timeout (exit 124, like coreutils timeout)."""
+
+    exit_code = 124
