@@ -1,0 +1,282 @@
+"""MCP server definitions: where they come from, what they mean, and whether the project is trusted.
+
+Sources, later overriding earlier by server name:
+  1. `$AUGER_HOME/mcp.json`                  (user)
+  2. `[mcp.servers.NAME]` tables in config   (config.toml, passed in as a dict)
+  3. `<project root>/.mcp.json`              (project: needs a trust decision before stdio servers run)
+  4. `--mcp-config FILE` (or inline JSON)    (explicit, in the order given)
+
+Files use the `mcpServers` format from Claude Code / Cursor (`servers`, as in VS Code, is accepted too).
+Strings in `command`, `args`, `env`, `cwd`, `url` and `headers` expand `${VAR}` and `${VAR:-default}`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from auger.errors import ConfigError
+
+PROJECT_FILE = ".mcp.json"
+USER_FILE = "mcp.json"
+TRUST_FILE = "trusted_projects.json"
+_HTTP_TYPES = {"http": "http", "streamable_http": "http", "streamable-http": "http", "sse": "sse"}
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+@dataclass(frozen=True)
+class McpServerConfig:
+    name: str
+    transport: str  # "stdio" | "http" (streamable HTTP) | "sse"
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)  # added to the MCP SDK's safe default environment
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    disabled: bool = False
+    read_only: bool = False  # every tool of this server counts as read-only (no approval needed)
+    source: str = ""  # the file (or "config.toml") that defined it
+    from_project: bool = False  # came from the project's .mcp.json: needs a trust decision
+    trusted: bool = True  # False: a project server whose .mcp.json the user has not approved
+    project_root: Path | None = None
+    error: str | None = None  # a per-server problem found while reading (e.g. an unset ${VAR})
+
+
+class TrustStore:
+    """`$AUGER_HOME/trusted_projects.json`: project root -> sha256 of the project's `.mcp.json`."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = Path(home) / TRUST_FILE
+
+    def _read(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    @staticmethod
+    def _digest(root: Path) -> str | None:
+        """sha256 of the project's `.mcp.json`; when the project's `.auger/config.toml` also defines
+        `[mcp.servers]`, that file's bytes are hashed in too (it can start programs just the same)."""
+        digest, found = hashlib.sha256(), False
+        with contextlib.suppress(OSError):
+            digest.update((Path(root) / PROJECT_FILE).read_bytes())
+            found = True
+        toml_path = Path(root) / ".auger" / "config.toml"
+        with contextlib.suppress(OSError, ValueError):
+            raw = toml_path.read_bytes()
+            mcp = tomllib.loads(raw.decode("utf-8")).get("mcp")
+            if isinstance(mcp, dict) and mcp.get("servers"):
+                digest.update(b"\0.auger/config.toml\0" + raw)
+                found = True
+        return digest.hexdigest() if found else None
+
+    def is_trusted(self, root: Path) -> bool:
+        """True when the project's current `.mcp.json` is exactly the one the user approved."""
+        digest = self._digest(root)
+        return digest is not None and self._read().get(str(Path(root).resolve())) == digest
+
+    def trust(self, root: Path) -> None:
+        """Approve the project's current `.mcp.json` (asked again whenever the file changes)."""
+        digest = self._digest(root)
+        if digest is None:
+            return
+        data = self._read()
+        data[str(Path(root).resolve())] = digest
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+def untrusted_hint(root: Path | None) -> str:
+    return (
+        f"Project MCP servers from {root / PROJECT_FILE if root else PROJECT_FILE} are not started until "
+        "you trust them: approve them in the TUI (/mcp), or pass --trust-project-mcp in headless mode."
+    )
+
+
+def _expand(value: str, env: Mapping[str, str], missing: list[str]) -> str:
+    def sub(m: re.Match[str]) -> str:
+        name, default = m.group(1), m.group(2)
+        got = env.get(name)
+        if got:
+            return got
+        if default is not None:
+            return default
+        if got is None:
+            missing.append(name)
+        return ""
+
+    return _VAR.sub(sub, value)
+
+
+def _strings(value: Any, what: str, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str | int | float) for v in value):
+        raise ConfigError(f"{where}: `{what}` must be a list of strings.")
+    return [str(v) for v in value]
+
+
+def _table(value: Any, what: str, where: str) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: `{what}` must be a table of strings.")
+    return {str(k): str(v) for k, v in value.items()}
+
+
+def parse_server(
+    name: str,
+    raw: Any,
+    *,
+    source: str,
+    env: Mapping[str, str],
+    from_project: bool = False,
+    base_dir: Path | None = None,
+) -> McpServerConfig:
+    """One `mcpServers` entry -> McpServerConfig (ConfigError if it cannot describe a server)."""
+    where = f"MCP server '{name}' in {source}"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where} must be an object with `command` or `url`.")
+    disabled = bool(raw.get("disabled", False)) or raw.get("enabled", True) is False
+    kind = str(raw.get("type") or raw.get("transport") or "").lower()
+    command, url = raw.get("command"), raw.get("url") or raw.get("serverUrl")
+    if not command and not url and not disabled:
+        raise ConfigError(f"{where} has neither `command` nor `url`.", hint="Add one, or remove the entry.")
+    if kind and kind != "stdio" and kind not in _HTTP_TYPES:
+        raise ConfigError(f"{where}: unknown type {kind!r} (use stdio, http, streamable_http or sse).")
+    missing: list[str] = []
+
+    def x(s: Any) -> str:
+        return _expand(str(s), env, missing)
+
+    transport = "stdio" if command and kind in ("", "stdio") else _HTTP_TYPES.get(kind, "http")
+    cwd = raw.get("cwd")
+    if cwd:
+        cwd_path = Path(x(cwd)).expanduser()
+        if not cwd_path.is_absolute() and base_dir is not None:
+            cwd_path = base_dir / cwd_path
+        cwd = str(cwd_path)
+    cfg = McpServerConfig(
+        name=name,
+        transport=transport,
+        command=x(command) if command else None,
+        args=tuple(x(a) for a in _strings(raw.get("args", []), "args", where)),
+        env={k: x(v) for k, v in _table(raw.get("env", {}), "env", where).items()},
+        cwd=cwd or None,
+        url=x(url) if url else None,
+        headers={k: x(v) for k, v in _table(raw.get("headers", {}), "headers", where).items()},
+        disabled=disabled,
+        read_only=bool(raw.get("readOnly", raw.get("read_only", False))),
+        source=source,
+        from_project=from_project,
+    )
+    if missing and not disabled:
+        names = ", ".join(sorted(set(missing)))
+        return replace(cfg, error=f"environment variable(s) {names} not set (used by {where})")
+    return cfg
+
+
+def read_servers_file(
+    path: Path, *, env: Mapping[str, str], from_project: bool = False, text: str | None = None
+) -> dict[str, McpServerConfig]:
+    """Servers from one JSON file (or inline JSON `text`). Missing file -> {}."""
+    label = "--mcp-config" if text is not None else str(path)
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from exc
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{label}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg}).", hint="Fix or remove the file."
+        ) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{label}: expected a JSON object with `mcpServers`.")
+    servers = data.get("mcpServers", data.get("servers", {}))
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{label}: `mcpServers` must be an object mapping names to servers.")
+    return {
+        str(n): parse_server(
+            str(n), raw, source=label, env=env, from_project=from_project, base_dir=path.parent
+        )
+        for n, raw in servers.items()
+    }
+
+
+def load_mcp_servers(
+    *,
+    home: Path,
+    project_root: Path,
+    config_servers: Mapping[str, Any] | None = None,
+    config_sources: Mapping[str, str] | None = None,
+    extra: Sequence[str | Path] = (),
+    env: Mapping[str, str] | None = None,
+    trust_project: bool = False,
+) -> list[McpServerConfig]:
+    """Merge every source (see module doc). `config_sources` maps a config.toml server name to where
+    it came from (`Settings.sources` labels); one set by the project's config.toml needs trust too.
+    `trust_project` trusts the project's servers for this run only (nothing is remembered)."""
+    env = os.environ if env is None else env
+    merged: dict[str, McpServerConfig] = {}
+    merged.update(read_servers_file(Path(home) / USER_FILE, env=env))
+    for name, raw in (config_servers or {}).items():
+        label = (config_sources or {}).get(str(name)) or "config.toml"
+        merged[str(name)] = parse_server(
+            str(name),
+            raw,
+            source=label,
+            env=env,
+            from_project=any(part.startswith("project (") for part in label.split(" + ")),
+        )
+    merged.update(read_servers_file(Path(project_root) / PROJECT_FILE, env=env, from_project=True))
+    if any(cfg.from_project for cfg in merged.values()):
+        trusted = trust_project or TrustStore(home).is_trusted(project_root)
+        for name, cfg in merged.items():
+            if cfg.from_project:
+                merged[name] = replace(cfg, trusted=trusted, project_root=Path(project_root))
+    for item in extra:
+        text = str(item)
+        if text.lstrip().startswith("{"):
+            merged.update(read_servers_file(Path("."), env=env, text=text))
+            continue
+        path = Path(item).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"--mcp-config: no such file {path}.")
+        merged.update(read_servers_file(path, env=env))
+    return list(merged.values())
+
+
+def servers_from_settings(
+    settings: Any,
+    *,
+    extra: Sequence[str | Path] = (),
+    env: Mapping[str, str] | None = None,
+    trust_project: bool = False,
+) -> list[McpServerConfig]:
+    """`load_mcp_servers` fed from an `auger.settings.Settings` (`data["mcp"]["servers"]`, home, root)."""
+    table = settings.data.get("mcp", {}) or {}
+    servers = table.get("servers", {}) if isinstance(table, dict) else {}
+    if not isinstance(servers, dict):
+        raise ConfigError("config: [mcp.servers] must be a table of server tables.")
+    return load_mcp_servers(
+        home=settings.home,
+        project_root=settings.project_root,
+        config_servers=servers,
+        config_sources={n: settings.sources.get(f"mcp.servers.{n}", "") for n in servers},
+        extra=extra,
+        env=env,
+        trust_project=trust_project,
+    )

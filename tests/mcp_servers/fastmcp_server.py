@@ -1,0 +1,68 @@
+"""A small MCP server for auger's tests, written with the `mcp` package's FastMCP.
+
+python fastmcp_server.py                 # stdio
+python fastmcp_server.py --http PORT     # streamable HTTP at http://127.0.0.1:PORT/mcp
+python fastmcp_server.py --sse PORT      # SSE at http://127.0.0.1:PORT/sse
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+
+from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+
+
+def build(name: str, port: int = 8000) -> FastMCP:
+    server = FastMCP(name, host="127.0.0.1", port=port, log_level="WARNING")
+
+    @server.tool()
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Return the text unchanged."""
+        return text
+
+    @server.tool()
+    async def slow(seconds: float) -> str:
+        """Sleep for `seconds`, then answer."""
+        await asyncio.sleep(seconds)
+        return f"slept {seconds}"
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    def getenv(name: str) -> str:
+        """Read one environment variable of the server process (read-only)."""
+        return os.environ.get(name, "<unset>")
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    def pid() -> int:
+        """The server's process id (read-only)."""
+        return os.getpid()
+
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--name", default="auger-test")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--http", type=int, metavar="PORT")
+    group.add_argument("--sse", type=int, metavar="PORT")
+    args = parser.parse_args()
+    print(f"fastmcp_server {args.name} starting (pid {os.getpid()})", file=sys.stderr, flush=True)
+    if args.http:
+        build(args.name, args.http).run(transport="streamable-http")
+    elif args.sse:
+        build(args.name, args.sse).run(transport="sse")
+    else:
+        build(args.name).run()
+
+
+if __name__ == "__main__":
+    main()
