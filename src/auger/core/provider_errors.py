@@ -1,0 +1,55 @@
+"""Turn provider/network exceptions into one line that says what is wrong and what to do."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from auger.settings import Settings
+
+
+def _where(spec: str | None, settings: Settings | None) -> tuple[str, str | None, str | None]:
+    provider = (spec or "").partition(":")[0]
+    cfg = settings.providers.get(provider) if settings is not None else None
+    base_url = cfg.base_url if cfg is not None else None
+    key_env = cfg.api_key_env if cfg is not None else None
+    return provider, base_url, key_env
+
+
+_BY_STATUS = {
+    401: "the provider rejected the credentials (401): {key}.",
+    403: "access denied by the provider (403): {detail}",
+    404: "the provider does not know this model (404); pick another with --model or /model.",
+    429: "rate limited by the provider (429); wait a moment and retry, or switch model.",
+}
+_BY_NAME = {"AuthenticationError": 401, "NotFoundError": 404, "RateLimitError": 429}
+_CONNECT = {"APIConnectionError", "ConnectError", "ConnectTimeout", "APITimeoutError"}
+
+
+def describe_error(exc: BaseException, spec: str | None, settings: Settings | None = None) -> str:
+    provider, base_url, key_env = _where(spec, settings)
+    model = spec or "the model"
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None) or _BY_NAME.get(name)
+    detail = _short(getattr(exc, "message", None) or str(exc))
+    key = f"check {key_env}" if key_env else "check your API key"
+    if status in _BY_STATUS:
+        text = _BY_STATUS[status].format(key=key, detail=detail)
+    elif isinstance(status, int) and status >= 500:
+        text = f"the provider had a server error ({status}); retry later. {detail}".rstrip()
+    elif isinstance(status, int):
+        text = f"the provider refused the request ({status}): {detail}"
+    elif name in _CONNECT:
+        where = base_url or f"the {provider} API"
+        text = f"cannot reach {where} ({detail}); is the server running and the URL right?"
+    elif isinstance(exc, json.JSONDecodeError) or name == "APIResponseValidationError":
+        text = "the server sent a response that is not valid chat-completions JSON."
+    else:
+        text = f"{name}: {detail}"
+    return f"{model}: {text}"
+
+
+def _short(text: Any, limit: int = 200) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -1,0 +1,279 @@
+"""Session: the one port every front end uses.
+
+`send(prompt)` runs one turn and yields IR events; approvals are answered through the
+`ApprovalRequested` event's future (or `resolve_approval`), `cancel()` stops a turn and keeps
+what was done, `set_model()` switches the model for the next turn of the same thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from auger.core import events as ev
+from auger.core.context import MODES, AugerContext, needs_approval
+from auger.core.provider_errors import describe_error
+from auger.core.stream import StreamTranslator
+from auger.errors import AugerError, UsageError
+
+if TYPE_CHECKING:
+    from auger.settings import Settings
+
+log = logging.getLogger("auger.session")
+
+ApprovalPolicy = Callable[[ev.ApprovalRequested, AugerContext], ev.ApprovalDecision]
+_DONE = object()
+
+
+def headless_policy(request: ev.ApprovalRequested, ctx: AugerContext) -> ev.ApprovalDecision:
+    """No human to ask: the approval mode decides; refusals are explained to the model."""
+    if not needs_approval(request.name, ctx):
+        return ev.ApprovalDecision("approve")
+    return ev.ApprovalDecision(
+        "reject",
+        f"Not run: auger is running without a human in {ctx.mode!r} mode, which does not allow "
+        f"{request.name!r}. Do not retry it; finish what you can without it and say what is left "
+        "(the user can re-run with --mode auto-edit or --mode yolo).",
+    )
+
+
+class Session:
+    def __init__(
+        self,
+        settings: Settings,
+        graph: Any,
+        *,
+        conn: Any = None,
+        thread_id: str | None = None,
+        approval_policy: ApprovalPolicy | None = None,
+        on_turn_end: Callable[[Session, str], Any] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.graph = graph
+        self._conn = conn
+        self.thread_id = thread_id or new_thread_id()
+        self.model_spec: str | None = settings.model
+        self.mode: str = settings.mode
+        self.context_tokens = 0
+        self.max_turns = settings.max_turns
+        self.always_allow: set[str] = set()
+        self.approval_policy = approval_policy
+        self.on_turn_end = on_turn_end
+        self._pending: dict[str, ev.ApprovalRequested] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._cancelled = False
+
+    # -- controls --------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def set_model(self, spec: str) -> None:
+        from auger.core.models import parse_spec
+
+        self.model_spec = parse_spec(spec, self.settings.providers).spec
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise UsageError(f"Unknown approval mode {mode!r}.", hint=f"Use one of: {', '.join(MODES)}.")
+        self.mode = mode
+
+    def cancel(self) -> None:
+        """Stop the running turn; what was done stays in the thread."""
+        self._cancelled = True
+        for request in list(self._pending.values()):
+            request.respond(ev.ApprovalDecision("reject", "Cancelled by the user."))
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None:
+        request = self._pending.get(request_id)
+        if request is None:
+            raise UsageError(f"No pending approval {request_id!r}.")
+        request.respond(decision)
+
+    def context(self) -> AugerContext:
+        return AugerContext(
+            model_spec=self.model_spec,
+            mode=self.mode,
+            always_allow=frozenset(self.always_allow),
+            thread_id=self.thread_id,
+            max_turns=self.max_turns,
+        )
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return {"configurable": {"thread_id": self.thread_id}, "recursion_limit": 20 * self.max_turns + 100}
+
+    # -- threads ---------------------------------------------------------------------------
+    async def open_thread(self, thread_id: str | None) -> None:
+        """Switch to `thread_id` (None: a new thread); restores its model and token count."""
+        self.thread_id = thread_id or new_thread_id()
+        self.always_allow.clear()
+        self.context_tokens = 0
+        if thread_id is None:
+            return
+        values = (await self.graph.aget_state(self.config)).values or {}
+        self.context_tokens = int(values.get("_context_tokens") or 0)
+        if values.get("_model_spec"):
+            self.model_spec = values["_model_spec"]
+
+    async def history(self) -> list[Any]:
+        state = await self.graph.aget_state(self.config)
+        return list((state.values or {}).get("messages", []))
+
+    async def aclose(self) -> None:
+        if self.busy:
+            self.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task  # type: ignore[misc]
+        if self._conn is not None:
+            await self._conn.close()
+            self._conn = None
+
+    # -- a turn ----------------------------------------------------------------------------
+    async def send(self, prompt: str) -> AsyncIterator[ev.Event]:
+        if self.busy:
+            raise UsageError("A turn is already running on this session.")
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._cancelled = False
+        self._task = asyncio.create_task(self._run_turn(prompt, queue))
+        try:
+            while (item := await queue.get()) is not _DONE:
+                yield item
+        finally:
+            if not self._task.done():
+                self.cancel()
+                with contextlib.suppress(BaseException):
+                    await self._task
+
+    async def _run_turn(self, prompt: str, queue: asyncio.Queue[Any]) -> None:
+        from langchain_core.messages import HumanMessage
+        from langgraph.errors import GraphRecursionError
+
+        put = queue.put_nowait
+        put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
+        translator = StreamTranslator()
+        reason: ev.EndReason = "done"
+        payload: Any = {"messages": [HumanMessage(content=prompt)]}
+        try:
+            while payload is not None:
+                translator.interrupts.clear()
+                await self._stream(payload, translator, put)
+                payload = await self._answer_interrupts(translator.interrupts, put)
+            if translator.hit_turn_limit:
+                reason = "turn_limit"
+        except asyncio.CancelledError:
+            reason = "cancelled"
+            put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
+        except GraphRecursionError:
+            reason = "turn_limit"
+            put(ev.Error(f"Stopped after too many steps (max_turns={self.max_turns}).", "turn_limit"))
+        except AugerError as exc:
+            reason = "error"
+            put(ev.Error(str(exc), type(exc).__name__))
+        except Exception as exc:  # provider/network failures: one clear line, traceback to the log
+            log.exception("turn failed")
+            reason = "error"
+            put(ev.Error(describe_error(exc, self.model_spec, self.settings), "provider"))
+        finally:
+            self._pending.clear()
+        if self.on_turn_end is not None:
+            with contextlib.suppress(Exception):
+                await self.on_turn_end(self, prompt)
+        put(ev.TurnEnded(reason, self.thread_id, translator.final_text))
+        put(_DONE)
+
+    async def _stream(self, payload: Any, translator: StreamTranslator, put: Callable[[Any], None]) -> None:
+        stream = self.graph.astream(
+            payload,
+            self.config,
+            context=self.context(),
+            stream_mode=["messages", "updates"],
+            subgraphs=True,
+        )
+        async for ns, mode, data in stream:
+            for event in translator.feed(tuple(ns), mode, data):
+                if isinstance(event, ev.Usage) and event.parent_id is None:
+                    self.context_tokens = event.context_tokens or self.context_tokens
+                put(event)
+
+    async def _answer_interrupts(self, interrupts: list[Any], put: Callable[[Any], None]) -> Any:
+        if not interrupts:
+            return None
+        from langgraph.types import Command
+
+        resume: dict[str, Any] = {}
+        for intr in interrupts:
+            requests = (intr.value or {}).get("action_requests", []) if isinstance(intr.value, dict) else []
+            decisions = [await self._decide(req, put) for req in requests]
+            resume[intr.id] = {"decisions": decisions}
+        return Command(resume=resume)
+
+    async def _decide(self, action: dict[str, Any], put: Callable[[Any], None]) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        request = ev.ApprovalRequested(
+            request_id=uuid.uuid4().hex[:12],
+            call_id=str(action.get("id") or ""),
+            name=str(action.get("name")),
+            args=dict(action.get("args") or {}),
+            description=str(action.get("description") or ""),
+            future=loop.create_future(),
+        )
+        if self.approval_policy is not None:
+            decision = self.approval_policy(request, self.context())
+        else:
+            self._pending[request.request_id] = request
+            put(request)
+            assert request.future is not None
+            decision = await request.future
+            self._pending.pop(request.request_id, None)
+        if decision.kind == "approve_always":
+            self.always_allow.add(request.name)
+        if decision.kind == "reject":
+            out: dict[str, Any] = {"type": "reject"}
+            if decision.message:
+                out["message"] = decision.message
+            return out
+        return {"type": "approve"}
+
+
+def new_thread_id() -> str:
+    return uuid.uuid4().hex
+
+
+async def create_session(
+    settings: Settings,
+    *,
+    thread_id: str | None = None,
+    model: Any = None,
+    tools: Any = (),
+    gated_tools: Any = (),
+    approval_policy: ApprovalPolicy | None = None,
+) -> Session:
+    """Open the checkpointer, build the agent, and return a Session on a new or given thread."""
+    from auger.core.agent import create_cli_agent
+    from auger.core.checkpoint import open_checkpointer
+    from auger.paths import threads_db
+
+    saver, conn = await open_checkpointer(threads_db(settings.home))
+    try:
+        graph = create_cli_agent(
+            settings, checkpointer=saver, model=model, tools=tools, gated_tools=gated_tools
+        )
+    except BaseException:
+        await conn.close()
+        raise
+    session = Session(settings, graph, conn=conn, approval_policy=approval_policy)
+    if thread_id is not None:
+        await session.open_thread(thread_id)
+    return session
+
+
+def with_model(settings: Settings, spec: str | None) -> Settings:
+    return replace(settings, model=spec) if spec else settings

@@ -1,0 +1,162 @@
+"""Translate LangGraph stream chunks (`messages` + `updates`, with subgraphs) into IR events.
+
+One `StreamTranslator` per turn. Events from a subagent carry `parent_id`: the id of the
+`task` call that spawned it, matched by subgraph namespace.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+
+from auger.core import events as ev
+from auger.core.middleware.turn_limit import TURN_LIMIT_FLAG
+
+
+def _text_and_reasoning(msg: AIMessage | AIMessageChunk) -> tuple[str, str]:
+    content = msg.content
+    reasoning = msg.additional_kwargs.get("reasoning_content") or ""
+    if isinstance(content, str):
+        return content, reasoning if isinstance(reasoning, str) else ""
+    text: list[str] = []
+    thoughts: list[str] = [reasoning] if isinstance(reasoning, str) else []
+    for block in content:
+        if isinstance(block, str):
+            text.append(block)
+        elif isinstance(block, dict):
+            kind = block.get("type")
+            if kind == "text":
+                text.append(str(block.get("text", "")))
+            elif kind in ("thinking", "reasoning"):
+                thoughts.append(str(block.get(kind) or block.get("text") or ""))
+    return "".join(text), "".join(thoughts)
+
+
+def tool_output_text(msg: ToolMessage) -> str:
+    content = msg.content
+    if isinstance(content, str):
+        return content
+    parts = [b.get("text", "") if isinstance(b, dict) else str(b) for b in content]
+    return "".join(str(p) for p in parts)
+
+
+class StreamTranslator:
+    def __init__(self) -> None:
+        self.final_text = ""
+        self.hit_turn_limit = False
+        self.interrupts: list[Any] = []
+        self._started: dict[str, tuple[str, float, str | None]] = {}  # call_id -> name, t0, parent
+        self._task_calls: list[str] = []  # task call ids in start order, not yet bound to a namespace
+        self._task_types: dict[str, str] = {}  # task call id -> subagent type
+        self._ns_parent: dict[str, str] = {}  # subgraph namespace root -> task call id
+        self._streamed_text: dict[str | None, bool] = {}
+
+    # -- namespaces ------------------------------------------------------------------------
+    def _parent(self, ns: tuple[str, ...]) -> str | None:
+        if not ns:
+            return None
+        root = ns[0]
+        if root not in self._ns_parent:
+            if not self._task_calls:
+                return None
+            self._ns_parent[root] = self._task_calls.pop(0)
+        return self._ns_parent[root]
+
+    # -- entry point -----------------------------------------------------------------------
+    def feed(self, ns: tuple[str, ...], mode: str, data: Any) -> Iterator[ev.Event]:
+        if mode == "messages":
+            yield from self._on_message(ns, *data)
+        elif mode == "updates":
+            yield from self._on_updates(ns, data)
+
+    def _on_message(self, ns: tuple[str, ...], chunk: Any, meta: dict[str, Any]) -> Iterator[ev.Event]:
+        if not isinstance(chunk, AIMessageChunk) or meta.get("langgraph_node") != "model":
+            return
+        parent = self._parent(ns)
+        text, reasoning = _text_and_reasoning(chunk)
+        if reasoning:
+            yield ev.ReasoningDelta(reasoning, parent)
+        if text:
+            self._streamed_text[parent] = True
+            yield ev.TextDelta(text, parent)
+
+    def _on_updates(self, ns: tuple[str, ...], data: dict[str, Any]) -> Iterator[ev.Event]:
+        for node, update in data.items():
+            if node == "__interrupt__":
+                if not ns:
+                    self.interrupts.extend(update)
+                continue
+            for part in update if isinstance(update, list) else [update]:
+                if isinstance(part, dict):
+                    yield from self._on_node_update(ns, node, part)
+
+    def _on_node_update(self, ns: tuple[str, ...], node: str, update: dict[str, Any]) -> Iterator[ev.Event]:
+        parent = self._parent(ns)
+        messages = update.get("messages") or []
+        for msg in messages if isinstance(messages, list) else [messages]:
+            if isinstance(msg, AIMessage) and node == "model":
+                yield from self._on_ai_message(msg, parent)
+            elif isinstance(msg, AIMessage) and msg.additional_kwargs.get(TURN_LIMIT_FLAG):
+                self.hit_turn_limit = True
+                if parent is None:
+                    self.final_text = str(msg.content)
+                yield ev.TextDelta(str(msg.content), parent)
+            elif isinstance(msg, ToolMessage):
+                yield from self._on_tool_message(msg, parent)
+        if "todos" in update and update["todos"] is not None:
+            yield ev.TodosUpdated(list(update["todos"]), parent)
+
+    def _on_ai_message(self, msg: AIMessage, parent: str | None) -> Iterator[ev.Event]:
+        text, _ = _text_and_reasoning(msg)
+        if parent is None:
+            self.final_text = text
+        if text and not self._streamed_text.get(parent):
+            yield ev.TextDelta(text, parent)  # the model did not stream: send it whole
+        self._streamed_text[parent] = False
+        usage = msg.usage_metadata
+        if usage:
+            yield ev.Usage(
+                input_tokens=usage.get("input_tokens", 0),
+                output_tokens=usage.get("output_tokens", 0),
+                total_tokens=usage.get("total_tokens", 0),
+                context_tokens=usage.get("total_tokens", 0),
+                model=msg.response_metadata.get("model_name"),
+                parent_id=parent,
+            )
+        for call in msg.tool_calls:
+            call_id = call.get("id") or ""
+            self._started[call_id] = (call["name"], time.monotonic(), parent)
+            yield ev.ToolCallStarted(call_id, call["name"], dict(call.get("args") or {}), parent)
+            if call["name"] == "task":
+                self._task_calls.append(call_id)
+                args = call.get("args") or {}
+                self._task_types[call_id] = str(args.get("subagent_type", ""))
+                yield ev.SubagentStarted(call_id, self._task_types[call_id], str(args.get("description", "")))
+
+    def _on_tool_message(self, msg: ToolMessage, parent: str | None) -> Iterator[ev.Event]:
+        name, t0, started_parent = self._started.pop(
+            msg.tool_call_id, (msg.name or "", time.monotonic(), parent)
+        )
+        output = tool_output_text(msg)
+        status: Literal["success", "error", "rejected"] = "error" if msg.status == "error" else "success"
+        if msg.status == "error" and _looks_rejected(output):
+            status = "rejected"
+        yield ev.ToolCallFinished(
+            msg.tool_call_id, name, output, status, int((time.monotonic() - t0) * 1000), started_parent
+        )
+        if name == "task":
+            yield ev.SubagentFinished(msg.tool_call_id, self._task_types.pop(msg.tool_call_id, ""), output)
+
+
+def _looks_rejected(output: str) -> bool:
+    low = output.lower()
+    return "reject" in low or "not executed" in low or "refused" in low
+
+
+def args_preview(args: dict[str, Any], limit: int = 200) -> str:
+    text = json.dumps(args, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

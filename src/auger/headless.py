@@ -1,0 +1,120 @@
+"""Headless mode: `auger -n "task"` — text | json | stream-json, never waits for a human.
+
+Exit codes: 0 done, 1 agent/provider error, 2 usage or config error, 3 turn limit,
+124 timeout, 130 interrupted (Ctrl+C).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+from auger.core import events as ev
+
+if TYPE_CHECKING:
+    from auger.core.session import Session
+    from auger.settings import Settings
+
+EXIT_BY_REASON = {
+    "done": 0,
+    "error": 1,
+    "turn_limit": 3,
+    "timeout": 124,
+    "cancelled": 130,
+    "interrupted": 130,
+}
+
+
+class _Printer:
+    def __init__(self, fmt: str, out: TextIO, err: TextIO) -> None:
+        self.fmt, self.out, self.err = fmt, out, err
+        self.events: list[dict[str, Any]] = []
+        self.usage = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+        self._ended_line = True
+
+    def __call__(self, event: ev.Event) -> None:
+        data = event.to_dict()
+        if isinstance(event, ev.Usage):
+            for key in self.usage:
+                self.usage[key] += int(data.get(key) or 0)
+        if self.fmt == "stream-json":
+            self.out.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+            self.out.flush()
+        elif self.fmt == "json":
+            self.events.append(data)
+        else:
+            self._text(event)
+
+    def _text(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TextDelta) and event.parent_id is None:
+            self.out.write(event.text)
+            self.out.flush()
+            self._ended_line = event.text.endswith("\n")
+        elif isinstance(event, ev.Error) or (isinstance(event, ev.Notice) and event.level == "warning"):
+            self.err.write(f"auger: {event.message}\n")
+        elif isinstance(event, ev.TurnEnded) and not self._ended_line:
+            self.out.write("\n")
+
+    def finish(self, end: ev.TurnEnded, code: int) -> None:
+        if self.fmt != "json":
+            return
+        result = {
+            "type": "result",
+            "thread_id": end.thread_id,
+            "reason": end.reason,
+            "exit_code": code,
+            "text": end.text,
+            "usage": self.usage,
+            "events": self.events,
+        }
+        self.out.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
+
+
+async def run_turn(session: Session, prompt: str, printer: _Printer, timeout: float | None) -> int:
+    end = ev.TurnEnded("error", session.thread_id)
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, session.cancel)
+        loop.add_signal_handler(signal.SIGTERM, session.cancel)
+    timed_out = False
+    try:
+        async with asyncio.timeout(timeout):
+            async for event in session.send(prompt):
+                if isinstance(event, ev.TurnEnded):
+                    end = event
+                    continue
+                printer(event)
+    except TimeoutError:
+        timed_out = True
+    if timed_out:
+        printer(
+            ev.Error(f"Timed out after {timeout:g} s (--timeout); the thread keeps what was done.", "timeout")
+        )
+        end = ev.TurnEnded("timeout", session.thread_id, end.text)
+    printer(end)
+    code = EXIT_BY_REASON.get(end.reason, 1)
+    printer.finish(end, code)
+    return code
+
+
+async def run_headless(
+    settings: Settings,
+    prompt: str,
+    *,
+    output_format: str = "text",
+    resume: str | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    from auger.core.session import create_session, headless_policy
+
+    printer = _Printer(output_format, out or sys.stdout, err or sys.stderr)
+    session = await create_session(settings, thread_id=resume, approval_policy=headless_policy)
+    try:
+        return await run_turn(session, prompt, printer, settings.timeout)
+    finally:
+        await session.aclose()
