@@ -1,0 +1,71 @@
+"""Shared fixtures: an isolated AUGER_HOME + project, the scripted LLM server, and a runner for the
+real `auger` command in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from conftest_llm import ScriptedLLM, scripted_llm  # noqa: E402, F401
+
+AUGER = str(Path(sys.executable).with_name("auger"))
+
+
+@dataclass
+class AugerEnv:
+    """An isolated user (AUGER_HOME) and project folder wired to a scripted LLM server."""
+
+    home: Path
+    project: Path
+    llm: ScriptedLLM
+    env: dict[str, str] = field(default_factory=dict)
+
+    def write_config(self, extra: str = "", *, model: str = "local:scripted-model") -> None:
+        text = (
+            f'model = "{model}"\n'
+            "[providers.local]\n"
+            f'base_url = "{self.llm.base_url}"\n'
+            'models = ["scripted-model", "other-model"]\n'
+        )
+        (self.home / "config.toml").write_text(text + extra)
+
+    def run(
+        self, *args: str, input: str | None = None, cwd: Path | None = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [AUGER, *args],
+            input=input if input is not None else "",
+            capture_output=True,
+            text=True,
+            cwd=cwd or self.project,
+            env=self.env,
+            timeout=timeout,
+        )
+
+    def events(self, proc: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+        """Parse stream-json stdout into a list of events."""
+        return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def auger_env(tmp_path: Path, scripted_llm: ScriptedLLM) -> Iterator[AugerEnv]:
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AUGER_", "OPENAI_", "ANTHROPIC_"))}
+    env["AUGER_HOME"] = str(home)
+    env["HOME"] = str(tmp_path)
+    ae = AugerEnv(home, project, scripted_llm, env)
+    ae.write_config()
+    yield ae
