@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conftest_llm import ScriptedLLM, scripted_llm  # noqa: E402, F401
+from conftest_llm import ScriptedLLM, scripted_llm  # noqa: F401
 
 AUGER = str(Path(sys.executable).with_name("auger"))
 

@@ -41,21 +41,17 @@ class _Printer:
         if isinstance(event, ev.Usage):
             for key in self.usage:
                 self.usage[key] += int(data.get(key) or 0)
+        if isinstance(event, ev.Error) or isinstance(event, ev.Notice) and event.level == "warning":
+            self.err.write(f"auger: {event.message}\n")  # one line on stderr, whatever the format
         if self.fmt == "stream-json":
             self.out.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
             self.out.flush()
         elif self.fmt == "json":
             self.events.append(data)
-        else:
-            self._text(event)
-
-    def _text(self, event: ev.Event) -> None:
-        if isinstance(event, ev.TextDelta) and event.parent_id is None:
+        elif isinstance(event, ev.TextDelta) and event.parent_id is None:
             self.out.write(event.text)
             self.out.flush()
             self._ended_line = event.text.endswith("\n")
-        elif isinstance(event, ev.Error) or (isinstance(event, ev.Notice) and event.level == "warning"):
-            self.err.write(f"auger: {event.message}\n")
         elif isinstance(event, ev.TurnEnded) and not self._ended_line:
             self.out.write("\n")
 

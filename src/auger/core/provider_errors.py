@@ -31,7 +31,8 @@ def describe_error(exc: BaseException, spec: str | None, settings: Settings | No
     provider, base_url, key_env = _where(spec, settings)
     model = spec or "the model"
     name = type(exc).__name__
-    status = getattr(exc, "status_code", None) or _BY_NAME.get(name)
+    names = {cls.__name__.removeprefix("OpenAI") for cls in type(exc).__mro__}
+    status = getattr(exc, "status_code", None) or next((_BY_NAME[n] for n in names if n in _BY_NAME), None)
     detail = _short(getattr(exc, "message", None) or str(exc))
     key = f"check {key_env}" if key_env else "check your API key"
     if status in _BY_STATUS:
@@ -40,10 +41,10 @@ def describe_error(exc: BaseException, spec: str | None, settings: Settings | No
         text = f"the provider had a server error ({status}); retry later. {detail}".rstrip()
     elif isinstance(status, int):
         text = f"the provider refused the request ({status}): {detail}"
-    elif name in _CONNECT:
+    elif names & _CONNECT:
         where = base_url or f"the {provider} API"
         text = f"cannot reach {where} ({detail}); is the server running and the URL right?"
-    elif isinstance(exc, json.JSONDecodeError) or name == "APIResponseValidationError":
+    elif isinstance(exc, json.JSONDecodeError) or "APIResponseValidationError" in names:
         text = "the server sent a response that is not valid chat-completions JSON."
     else:
         text = f"{name}: {detail}"
