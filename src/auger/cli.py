@@ -132,7 +132,15 @@ def _main(argv: Sequence[str]) -> int:
 
         prompt = _read_prompt(args)
         return asyncio.run(
-            run_headless(settings, prompt, output_format=args.output_format, resume=args.resume or None)
+            run_headless(
+                settings,
+                prompt,
+                output_format=args.output_format,
+                resume=args.resume or None,
+                mcp_extra=args.mcp_config,
+                trust_project_mcp=args.trust_project_mcp,
+                use_mcp=not args.no_mcp,
+            )
         )
     from auger.tui_entry import run_tui
 

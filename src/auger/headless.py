@@ -11,6 +11,7 @@ import contextlib
 import json
 import signal
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from auger.core import events as ev
@@ -41,7 +42,7 @@ class _Printer:
         if isinstance(event, ev.Usage):
             for key in self.usage:
                 self.usage[key] += int(data.get(key) or 0)
-        if isinstance(event, ev.Error) or isinstance(event, ev.Notice) and event.level == "warning":
+        if isinstance(event, ev.Error) or (isinstance(event, ev.Notice) and event.level == "warning"):
             self.err.write(f"auger: {event.message}\n")  # one line on stderr, whatever the format
         if self.fmt == "stream-json":
             self.out.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
@@ -105,11 +106,21 @@ async def run_headless(
     resume: str | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    mcp_extra: Sequence[str] = (),
+    trust_project_mcp: bool = False,
+    use_mcp: bool = True,
 ) -> int:
+    from auger.core.mcp import start_mcp
     from auger.core.session import create_session, headless_policy
 
     printer = _Printer(output_format, out or sys.stdout, err or sys.stderr)
-    session = await create_session(settings, thread_id=resume, approval_policy=headless_policy)
+    mcp = await start_mcp(settings, extra=mcp_extra, trust_project=trust_project_mcp) if use_mcp else None
+    try:
+        session = await create_session(settings, thread_id=resume, approval_policy=headless_policy, mcp=mcp)
+    except BaseException:
+        if mcp is not None:
+            await mcp.aclose()
+        raise
     try:
         return await run_turn(session, prompt, printer, settings.timeout)
     finally:

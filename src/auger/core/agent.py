@@ -6,6 +6,8 @@ order hooks run before a model call (wrap_model_call: outermost first):
 1. ConfigurableModelMiddleware — pick the model for this call from the run context (`/model`).
 2. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`).
 3. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
+4. McpToolsMiddleware          — (when MCP servers are configured) offers the tools of the servers
+                                 connected now and runs their calls, asking approval if needed.
 
 deepagents then appends its own tail: skills, prompt caching, memory, human-in-the-loop
 (`interrupt_on`, gated per call by `needs_approval` from the run context), unsupported content.
@@ -70,11 +72,13 @@ def create_cli_agent(
     tools: Sequence[BaseTool] = (),
     gated_tools: Sequence[str] = (),
     backend: Any = None,
+    mcp: Any = None,
 ) -> Any:
     """Build the compiled agent graph for `settings`.
 
     `model` overrides the configured one (tests pass a scripted chat model); `tools` are extra
-    tools (MCP); `gated_tools` are extra tool names that need approval like the shell does.
+    tools; `gated_tools` are extra tool names that need approval like the shell does; `mcp` is an
+    `McpManager` whose tools join each model call as its servers connect.
     """
     from deepagents import create_deep_agent
     from deepagents.middleware.subagents import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
@@ -91,6 +95,10 @@ def create_cli_agent(
         model = build_chat_model(parse_spec(default_spec, settings.providers))
     backend = backend if backend is not None else make_backend(settings)
     middleware = _middleware(settings, default_spec)
+    if mcp is not None:
+        from auger.core.middleware.mcp_tools import McpToolsMiddleware
+
+        middleware.append(McpToolsMiddleware(mcp))
     general_purpose = {
         "name": "general-purpose",
         "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,

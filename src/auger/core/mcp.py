@@ -383,3 +383,19 @@ def _strip_unsupported(result: Any) -> Any:
             for c in result.content
         ]
     return result
+
+
+async def start_mcp(
+    settings: Any, *, extra: Iterable[str] = (), trust_project: bool = False, wait: bool = True
+) -> McpManager | None:
+    """The manager for the servers `settings` (and `--mcp-config` files) configure, started;
+    None when there are none. `wait=False` returns while they are still starting."""
+    from auger.core.mcp_config import servers_from_settings
+    from auger.paths import logs_dir
+
+    servers = servers_from_settings(settings, extra=list(extra), trust_project=trust_project)
+    if not servers:
+        return None
+    manager = McpManager(servers, logs_dir(settings.home), float(settings.get("mcp.call_timeout", 60.0)))
+    await manager.start(wait=wait)
+    return manager

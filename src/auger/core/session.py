@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from auger.core import events as ev
 from auger.core.context import MODES, AugerContext, needs_approval
 from auger.core.provider_errors import describe_error
-from auger.core.stream import StreamTranslator
+from auger.core.stream import StreamTranslator, call_key
 from auger.errors import AugerError, UsageError
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ class Session:
         thread_id: str | None = None,
         approval_policy: ApprovalPolicy | None = None,
         on_turn_end: Callable[[Session, str], Any] | None = None,
+        on_turn_start: Callable[[Session, str], Any] | None = None,
     ) -> None:
         self.settings = settings
         self.graph = graph
@@ -64,9 +65,12 @@ class Session:
         self.always_allow: set[str] = set()
         self.approval_policy = approval_policy
         self.on_turn_end = on_turn_end
+        self.on_turn_start = on_turn_start
+        self.threads: Any = None  # ThreadStore (auger.core.threads), closed with the session
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._task: asyncio.Task[None] | None = None
         self._cancelled = False
+        self.mcp: Any = None  # McpManager, closed with the session
 
     # -- controls --------------------------------------------------------------------------
     @property
@@ -122,6 +126,8 @@ class Session:
         self.context_tokens = int(values.get("_context_tokens") or 0)
         if values.get("_model_spec"):
             self.model_spec = values["_model_spec"]
+        elif self.threads is not None and (info := self.threads.get(self.thread_id)) and info.model:
+            self.model_spec = info.model  # threads from before the resume state: the recorded model
 
     async def history(self) -> list[Any]:
         state = await self.graph.aget_state(self.config)
@@ -132,9 +138,15 @@ class Session:
             self.cancel()
             with contextlib.suppress(BaseException):
                 await self._task  # type: ignore[misc]
+        if self.mcp is not None:
+            await self.mcp.aclose()
+            self.mcp = None
         if self._conn is not None:
             await self._conn.close()
             self._conn = None
+        if self.threads is not None:
+            self.threads.close()
+            self.threads = None
 
     # -- a turn ----------------------------------------------------------------------------
     async def send(self, prompt: str) -> AsyncIterator[ev.Event]:
@@ -158,6 +170,8 @@ class Session:
 
         put = queue.put_nowait
         put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
+        await self._hook(self.on_turn_start, prompt)
+        self._drain_notices(put)
         translator = StreamTranslator()
         reason: ev.EndReason = "done"
         payload: Any = {"messages": [HumanMessage(content=prompt)]}
@@ -165,7 +179,7 @@ class Session:
             while payload is not None:
                 translator.interrupts.clear()
                 await self._stream(payload, translator, put)
-                payload = await self._answer_interrupts(translator.interrupts, put)
+                payload = await self._answer_interrupts(translator, put)
             if translator.hit_turn_limit:
                 reason = "turn_limit"
         except asyncio.CancelledError:
@@ -183,11 +197,23 @@ class Session:
             put(ev.Error(describe_error(exc, self.model_spec, self.settings), "provider"))
         finally:
             self._pending.clear()
-        if self.on_turn_end is not None:
-            with contextlib.suppress(Exception):
-                await self.on_turn_end(self, prompt)
+        self._drain_notices(put)
+        await self._hook(self.on_turn_end, prompt)
         put(ev.TurnEnded(reason, self.thread_id, translator.final_text))
         put(_DONE)
+
+    async def _hook(self, hook: Callable[[Session, str], Any] | None, prompt: str) -> None:
+        """Run a turn hook (the thread index); a failing hook is logged, never fails the turn."""
+        if hook is not None:
+            try:
+                await hook(self, prompt)
+            except Exception:
+                log.exception("turn hook %s failed", getattr(hook, "__name__", hook))
+
+    def _drain_notices(self, put: Callable[[Any], None]) -> None:
+        if self.mcp is not None:
+            for text in self.mcp.drain_notices():
+                put(ev.Notice(text, "warning"))
 
     async def _stream(self, payload: Any, translator: StreamTranslator, put: Callable[[Any], None]) -> None:
         stream = self.graph.astream(
@@ -203,15 +229,20 @@ class Session:
                     self.context_tokens = event.context_tokens or self.context_tokens
                 put(event)
 
-    async def _answer_interrupts(self, interrupts: list[Any], put: Callable[[Any], None]) -> Any:
-        if not interrupts:
+    async def _answer_interrupts(self, translator: StreamTranslator, put: Callable[[Any], None]) -> Any:
+        if not translator.interrupts:
             return None
         from langgraph.types import Command
 
         resume: dict[str, Any] = {}
-        for intr in interrupts:
+        for intr in translator.interrupts:
             requests = (intr.value or {}).get("action_requests", []) if isinstance(intr.value, dict) else []
-            decisions = [await self._decide(req, put) for req in requests]
+            decisions = []
+            for req in requests:
+                decision = await self._decide(req, put)
+                if decision["type"] == "reject":
+                    translator.rejected.append(call_key(str(req.get("name")), dict(req.get("args") or {})))
+                decisions.append(decision)
             resume[intr.id] = {"decisions": decisions}
         return Command(resume=resume)
 
@@ -255,21 +286,35 @@ async def create_session(
     tools: Any = (),
     gated_tools: Any = (),
     approval_policy: ApprovalPolicy | None = None,
+    mcp: Any = None,
 ) -> Session:
-    """Open the checkpointer, build the agent, and return a Session on a new or given thread."""
+    """Open the checkpointer, build the agent, and return a Session on a new or given thread.
+
+    `mcp` is an `McpManager` (started or starting); the session closes it."""
     from auger.core.agent import create_cli_agent
     from auger.core.checkpoint import open_checkpointer
+    from auger.core.thread_ops import install_hooks
+    from auger.core.threads import ThreadStore
     from auger.paths import threads_db
 
-    saver, conn = await open_checkpointer(threads_db(settings.home))
+    store = ThreadStore.open(threads_db(settings.home))  # validates + migrates the file first
+    try:
+        saver, conn = await open_checkpointer(threads_db(settings.home))
+    except BaseException:
+        store.close()
+        raise
     try:
         graph = create_cli_agent(
-            settings, checkpointer=saver, model=model, tools=tools, gated_tools=gated_tools
+            settings, checkpointer=saver, model=model, tools=tools, gated_tools=gated_tools, mcp=mcp
         )
     except BaseException:
         await conn.close()
+        store.close()
         raise
     session = Session(settings, graph, conn=conn, approval_policy=approval_policy)
+    session.threads = store
+    install_hooks(session, store)
+    session.mcp = mcp
     if thread_id is not None:
         await session.open_thread(thread_id)
     return session

@@ -50,6 +50,8 @@ class StreamTranslator:
         self.hit_turn_limit = False
         self.interrupts: list[Any] = []
         self._started: dict[str, tuple[str, float, str | None]] = {}  # call_id -> name, t0, parent
+        self._call_keys: dict[str, str] = {}  # call_id -> call_key(name, args)
+        self.rejected: list[str] = []  # call keys the user (or policy) rejected this turn
         self._task_calls: list[str] = []  # task call ids in start order, not yet bound to a namespace
         self._task_types: dict[str, str] = {}  # task call id -> subagent type
         self._ns_parent: dict[str, str] = {}  # subgraph namespace root -> task call id
@@ -130,6 +132,7 @@ class StreamTranslator:
         for call in msg.tool_calls:
             call_id = call.get("id") or ""
             self._started[call_id] = (call["name"], time.monotonic(), parent)
+            self._call_keys[call_id] = call_key(call["name"], call.get("args") or {})
             yield ev.ToolCallStarted(call_id, call["name"], dict(call.get("args") or {}), parent)
             if call["name"] == "task":
                 self._task_calls.append(call_id)
@@ -143,7 +146,9 @@ class StreamTranslator:
         )
         output = tool_output_text(msg)
         status: Literal["success", "error", "rejected"] = "error" if msg.status == "error" else "success"
-        if msg.status == "error" and _looks_rejected(output):
+        key = self._call_keys.pop(msg.tool_call_id, None)
+        if msg.status == "error" and key in self.rejected:
+            self.rejected.remove(key)
             status = "rejected"
         yield ev.ToolCallFinished(
             msg.tool_call_id, name, output, status, int((time.monotonic() - t0) * 1000), started_parent
@@ -152,9 +157,9 @@ class StreamTranslator:
             yield ev.SubagentFinished(msg.tool_call_id, self._task_types.pop(msg.tool_call_id, ""), output)
 
 
-def _looks_rejected(output: str) -> bool:
-    low = output.lower()
-    return "reject" in low or "not executed" in low or "refused" in low
+def call_key(name: str, args: dict[str, Any]) -> str:
+    """Identifies a tool call by name and arguments (approval requests carry no call id)."""
+    return f"{name}:{json.dumps(args, sort_keys=True, default=str)}"
 
 
 def args_preview(args: dict[str, Any], limit: int = 200) -> str:

@@ -1,0 +1,87 @@
+"""McpToolsMiddleware: MCP tools join the agent as their servers connect.
+
+The servers start in the background (after the TUI paints), so their tools are not known when
+the graph is built. Each model call offers the tools of the servers connected *now*; each tool
+call of one of them is executed here. Calls to tools that are not read-only ask for approval
+like the shell does (same HITL interrupt shape, so the Session answers them the same way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import BaseTool
+from langgraph.types import interrupt
+
+from auger.core.context import AugerContext, needs_approval
+
+BUILTIN_TOOL_NAMES = frozenset(
+    {"ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "task", "write_todos"}
+)
+
+
+class McpToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    def __init__(self, manager: Any, reserved: Iterable[str] = BUILTIN_TOOL_NAMES) -> None:
+        super().__init__()
+        self.manager = manager
+        self.reserved = frozenset(reserved)
+
+    def current_tools(self) -> dict[str, BaseTool]:
+        return {t.name: t for t in self.manager.tools(reserved=self.reserved)}
+
+    def _with_tools(self, request: ModelRequest) -> ModelRequest:
+        tools = self.current_tools()
+        if not tools:
+            return request
+        have = {getattr(t, "name", None) for t in request.tools}
+        return request.override(tools=[*request.tools, *(t for n, t in tools.items() if n not in have)])
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse:
+        return handler(self._with_tools(request))
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> ModelResponse:
+        return await handler(self._with_tools(request))
+
+    def _gate(self, request: Any, tool: BaseTool) -> ToolMessage | None:
+        """Ask for approval when the mode requires it; a ToolMessage when the user rejected."""
+        ctx = getattr(request.runtime, "context", None)
+        name = request.tool_call["name"]
+        if (tool.metadata or {}).get("read_only") or not needs_approval(
+            name, ctx if isinstance(ctx, AugerContext) else None
+        ):
+            return None
+        action = {"id": request.tool_call.get("id"), "name": name, "args": request.tool_call.get("args", {})}
+        answer = interrupt(
+            {
+                "action_requests": [{**action, "description": f"MCP tool {name}"}],
+                "review_configs": [{"action_name": name, "allowed_decisions": ["approve", "reject"]}],
+            }
+        )
+        decision = (answer or {}).get("decisions", [{}])[0]
+        if decision.get("type") == "approve":
+            return None
+        reason = decision.get("message") or "The user rejected this tool call; it was not executed."
+        return ToolMessage(reason, tool_call_id=request.tool_call["id"], name=name, status="error")
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        tool = self.current_tools().get(request.tool_call["name"])
+        if tool is None:
+            return await handler(request)
+        refused = self._gate(request, tool)
+        if refused is not None:
+            return refused
+        return await handler(request.override(tool=tool))
+
+    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        tool = self.current_tools().get(request.tool_call["name"])
+        if tool is None:
+            return handler(request)
+        refused = self._gate(request, tool)
+        return refused if refused is not None else handler(request.override(tool=tool))
