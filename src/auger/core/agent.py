@@ -116,3 +116,13 @@ def create_cli_agent(
         context_schema=AugerContext,
         checkpointer=checkpointer,
     )
+
+
+def agent_tool_names(session: Any) -> list[str]:
+    """The tools `session`'s agent can call now: the graph's own, then connected MCP servers'."""
+    node = getattr(session.graph, "nodes", {}).get("tools")
+    names = list(getattr(getattr(node, "bound", None), "tools_by_name", None) or {})
+    manager = getattr(session, "mcp", None)
+    if manager is not None:
+        names += [tool.name for tool in manager.tools(names) if tool.name not in names]
+    return names
