@@ -222,6 +222,7 @@ class Session:
             context=self.context(),
             stream_mode=["messages", "updates"],
             subgraphs=True,
+            durability="sync",  # each step is on disk before the next starts: kill -9 loses one step at most
         )
         async for ns, mode, data in stream:
             for event in translator.feed(tuple(ns), mode, data):

@@ -1,0 +1,289 @@
+"""ThreadStore (SQLite only) and the thread operations over a real Session + scripted server."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from auger.core.session import create_session, headless_policy
+from auger.core.thread_ops import fork_thread, messages_after, read_history
+from auger.core.threads import (
+    MIGRATIONS,
+    IndexedMessage,
+    ThreadStore,
+    fts_query,
+    git_branch,
+    make_title,
+    parse_age,
+    resolve_thread,
+)
+from auger.errors import ThreadError, UsageError
+from auger.settings import Settings, load_settings
+from conftest_llm import ScriptedLLM
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[ThreadStore]:
+    s = ThreadStore.open(tmp_path / "threads.db")
+    yield s
+    s.close()
+
+
+def _turn(store: ThreadStore, tid: str, prompt: str, root: str = "/p", texts: tuple[str, ...] = ()) -> None:
+    store.begin_turn(tid, prompt=prompt, cwd=root, root=root, model="local:m")
+    msgs = [IndexedMessage("user", prompt), *(IndexedMessage("tool", t) for t in texts)]
+    store.record_turn(tid, msgs, message_count=len(msgs), last_message_id=f"{tid}-last")
+
+
+# -- the store ---------------------------------------------------------------------------------
+
+
+def test_migrations_are_named_recorded_and_run_once(tmp_path: Path) -> None:
+    db = tmp_path / "threads.db"
+    with ThreadStore.open(db) as s:
+        assert s.migrations() == [name for name, _ in MIGRATIONS]
+    with ThreadStore.open(db) as s:  # reopening applies nothing twice
+        assert s.migrations() == [name for name, _ in MIGRATIONS]
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    tables = {r[0] for r in conn.execute("select name from sqlite_master where type='table'")}
+    assert {"auger_migrations", "auger_threads", "auger_messages", "auger_fts"} <= tables
+
+
+def test_title_is_the_first_prompt_until_renamed(store: ThreadStore) -> None:
+    _turn(store, "t1", "  fix   the\nparser  please ")
+    _turn(store, "t1", "and now the lexer")
+    info = store.get("t1")
+    assert info is not None and info.title == "fix the parser please"
+    store.rename("t1", "Parser work")
+    _turn(store, "t1", "more")
+    assert store.get("t1").title == "Parser work"  # type: ignore[union-attr]
+    assert make_title("x" * 200).endswith("…") and len(make_title("x" * 200)) == 80
+    with pytest.raises(UsageError):
+        store.rename("t1", "   ")
+
+
+def test_list_filters_by_project_newest_first_with_limit(store: ThreadStore) -> None:
+    _turn(store, "a1", "one", root="/a")
+    _turn(store, "b1", "two", root="/b")
+    _turn(store, "a2", "three", root="/a")
+    assert [t.id for t in store.list(root="/a")] == ["a2", "a1"]
+    assert [t.id for t in store.list(root="/b")] == ["b1"]
+    assert [t.id for t in store.list()] == ["a2", "b1", "a1"]
+    assert [t.id for t in store.list(limit=1)] == ["a2"]
+    _turn(store, "a1", "again", root="/a")  # a turn moves it to the top
+    assert store.list(root="/a")[0].id == "a1"
+    assert store.list(root="/a")[0].message_count == 1
+    d = store.list(root="/a")[0].to_dict()
+    assert {"id", "title", "cwd", "model", "created_at", "updated_at", "message_count", "parent_id"} <= set(d)
+    assert d["created_at"].endswith("Z")
+
+
+def test_search_finds_text_of_tool_results_with_snippet(store: ThreadStore) -> None:
+    _turn(store, "a1", "list files", root="/a", texts=("README.md\nsetup.py\nzebrafish.txt\n",))
+    _turn(store, "b1", "hello", root="/b", texts=("nothing here",))
+    hits = store.search("zebrafish")
+    assert [h.id for h in hits] == ["a1"]
+    assert hits[0].snippet and "**zebrafish**" in hits[0].snippet and hits[0].snippet_at
+    assert store.search("zebrafish", root="/b") == []
+    assert store.list(search="ZEBRAFISH txt", root="/a")[0].id == "a1"  # every word, any case
+    assert store.search('"; drop table -- (') == []  # punctuation is not FTS syntax
+    assert store.search("") == []
+    assert fts_query("a-b c") == '"a" "b" "c"'
+
+
+def test_resolve_prefix_ambiguous_and_unknown(store: ThreadStore) -> None:
+    _turn(store, "abc123", "x")
+    _turn(store, "abd456", "y")
+    assert store.resolve("abc123") == "abc123"
+    assert store.resolve("abc") == "abc123"
+    with pytest.raises(ThreadError, match="'ab' is ambiguous: it matches 2 threads"):
+        store.resolve("ab")
+    with pytest.raises(ThreadError, match="No thread 'zz'"):
+        store.resolve("zz")
+
+
+def test_delete_removes_checkpoints_writes_and_index(store: ThreadStore) -> None:
+    conn = store.conn
+    conn.execute("CREATE TABLE checkpoints (thread_id TEXT, checkpoint_ns TEXT, checkpoint_id TEXT)")
+    conn.execute("CREATE TABLE writes (thread_id TEXT, checkpoint_id TEXT)")
+    conn.executemany("INSERT INTO checkpoints VALUES (?, '', 'c')", [("a1",), ("b1",)])
+    conn.executemany("INSERT INTO writes VALUES (?, 'c')", [("a1",), ("b1",)])
+    _turn(store, "a1", "alpha", texts=("zebrafish",))
+    _turn(store, "b1", "beta", texts=("zebrafish",))
+    store.delete("a1")
+    assert store.get("a1") is None and [h.id for h in store.search("zebrafish")] == ["b1"]
+    assert conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id='a1'").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM writes WHERE thread_id='a1'").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM auger_messages").fetchone()[0] == 2
+    assert conn.execute("SELECT count(*) FROM checkpoints").fetchone()[0] == 1
+    # a thread known only to LangGraph still resolves by prefix
+    conn.execute("INSERT INTO checkpoints VALUES ('legacy99', '', 'c')")
+    assert store.resolve("leg") == "legacy99"
+
+
+def test_prune_deletes_only_old_threads(store: ThreadStore) -> None:
+    _turn(store, "old", "old one")
+    _turn(store, "new", "new one")
+    store.conn.execute(
+        "UPDATE auger_threads SET updated_at = ? WHERE id = 'old'", (time.time() - 40 * 86400,)
+    )
+    assert store.prune(parse_age("30d"), dry_run=True) == ["old"] and store.get("old")
+    assert store.prune(parse_age("30d")) == ["old"]
+    assert store.get("old") is None and store.get("new") is not None
+
+
+def test_parse_age_and_git_branch(tmp_path: Path) -> None:
+    assert parse_age("30d") == 30 * 86400 and parse_age("12h") == 43200 and parse_age("2w") == 14 * 86400
+    assert parse_age("90m") == 5400 and parse_age("7") == 7 * 86400
+    with pytest.raises(UsageError):
+        parse_age("soon")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/feature/x\n")
+    assert git_branch(tmp_path) == "feature/x"
+    assert git_branch(tmp_path / "nope") is None
+
+
+def test_messages_after_last_indexed_id() -> None:
+    class M:
+        def __init__(self, i: str) -> None:
+            self.id = i
+
+    msgs = [M("a"), M("b"), M("c")]
+    assert [m.id for m in messages_after(msgs, "b")] == ["c"]
+    assert [m.id for m in messages_after(msgs, None)] == ["a", "b", "c"]
+    assert [m.id for m in messages_after(msgs, "c")] == []
+
+
+# -- a file that is not ours -------------------------------------------------------------------
+
+
+def test_garbage_file_is_refused_and_left_alone(tmp_path: Path) -> None:
+    db = tmp_path / "threads.db"
+    db.write_bytes(b"this is not a database at all" * 100)
+    before = db.read_bytes()
+    with pytest.raises(ThreadError, match="not an SQLite database"):
+        ThreadStore.open(db)
+    assert db.read_bytes() == before
+
+
+def test_foreign_sqlite_database_is_refused_and_left_alone(tmp_path: Path) -> None:
+    db = tmp_path / "threads.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+    conn.commit()
+    conn.close()
+    before = db.read_bytes()
+    with pytest.raises(ThreadError, match=r"something else.*invoices"):
+        ThreadStore.open(db)
+    assert db.read_bytes() == before
+
+
+def test_damaged_sqlite_database_is_a_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "threads.db"
+    with ThreadStore.open(db) as s:
+        _turn(s, "a1", "hello")
+    sqlite3.connect(db).execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
+    data = bytearray(db.read_bytes())
+    data[100:4096] = b"\xff" * (4096 - 100)  # smash the schema page, keep the header
+    db.write_bytes(bytes(data))
+    before = db.read_bytes()
+    with pytest.raises(ThreadError, match=r"unreadable|malformed|not a database"):
+        ThreadStore.open(db)
+    assert db.read_bytes() == before
+
+
+# -- with a real Session against the scripted server --------------------------------------------
+
+
+def _settings(tmp_path: Path, llm: ScriptedLLM, project: str = "project") -> Settings:
+    home, proj = tmp_path / "home", tmp_path / project
+    home.mkdir(exist_ok=True)
+    proj.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(
+        f'model = "local:scripted-model"\n[providers.local]\nbase_url = "{llm.base_url}"\n'
+        'models = ["scripted-model", "other-model"]\n'
+    )
+    return load_settings(cwd=proj, env={"AUGER_HOME": str(home)}, flags={"mode": "yolo"})
+
+
+async def _send(session, prompt: str) -> None:  # type: ignore[no-untyped-def]
+    async for _ in session.send(prompt):
+        pass
+
+
+async def test_turns_update_store_and_fork_keeps_turn_one(tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
+    settings = _settings(tmp_path, scripted_llm)
+    scripted_llm.add(
+        {"text": "first answer"},
+        {"tool_calls": [{"name": "execute", "args": {"command": "printf '%s%s\\n' zebra fish"}}]},
+        {"text": "second answer"},
+        {"text": "third answer"},
+    )
+    session = await create_session(settings, approval_policy=headless_policy)
+    try:
+        for prompt in ("turn one", "turn two", "turn three"):
+            await _send(session, prompt)
+        tid = session.thread_id
+        store = session.threads
+        info = store.get(tid)
+        assert info.title == "turn one" and info.message_count == 8 and info.model == "local:scripted-model"
+        assert info.root == str(settings.project_root)
+        assert [h.id for h in store.search("zebrafish")] == [tid]
+        history = await session.history()
+        assert [m.content for m in await read_history(store.path, tid)] == [m.content for m in history]
+
+        fork_id = await fork_thread(store, tid, 1)
+        forked = await read_history(store.path, fork_id)
+        assert [(m.type, m.content) for m in forked] == [("human", "turn one"), ("ai", "first answer")]
+        assert len(await read_history(store.path, tid)) == 8  # the original is unchanged
+        child = store.get(fork_id)
+        assert child.parent_id == tid and child.fork_turn == 1 and child.message_count == 2
+        assert [c.id for c in store.children(tid)] == [fork_id]
+        with pytest.raises(UsageError):
+            await fork_thread(store, tid, 4)
+        full = await fork_thread(store, tid)
+        assert len(await read_history(store.path, full)) == 8 and store.get(full).fork_turn == 3
+
+        # the fork continues on its own: the model sees turn one only
+        await session.open_thread(fork_id)
+        scripted_llm.add({"text": "fork answer"})
+        await _send(session, "fork turn two")
+        sent = scripted_llm.requests[-1]["messages"]
+        users = [m["content"] for m in sent if m["role"] == "user"]
+        assert users[0] == "turn one" and "turn two" not in users and users[-1] == "fork turn two"
+        assert store.get(fork_id).message_count == 4
+    finally:
+        await session.aclose()
+
+
+async def test_resume_restores_model_history_and_project_newest(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    settings = _settings(tmp_path, scripted_llm)
+    scripted_llm.add({"text": "old"}, {"text": "new"})
+    session = await create_session(settings, approval_policy=headless_policy)
+    try:
+        await _send(session, "first thread")
+        first = session.thread_id
+        await session.open_thread(None)
+        session.set_model("local:other-model")
+        await _send(session, "second thread")
+        second = session.thread_id
+    finally:
+        await session.aclose()
+    assert resolve_thread(settings, None) == second  # -r: the newest of this project
+    assert resolve_thread(settings, first[:10]) == first
+    resumed = await create_session(settings, thread_id=second)
+    try:
+        assert resumed.model_spec == "local:other-model"
+        assert [m.content for m in await resumed.history()] == ["second thread", "new"]
+    finally:
+        await resumed.aclose()
+    other = load_settings(cwd=tmp_path, env={"AUGER_HOME": str(settings.home)})
+    with pytest.raises(ThreadError, match="No threads yet"):
+        resolve_thread(other, None)
