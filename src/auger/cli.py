@@ -125,6 +125,10 @@ def _main(argv: Sequence[str]) -> int:
     setup_logging(settings.home)
     for warning in settings.warnings:
         print(f"auger: warning: {warning}", file=sys.stderr)
+    if args.resume is not None and not args.connect:  # -r: newest thread of this project; -r ID: a prefix
+        from auger.core.threads import resolve_thread
+
+        args.resume = resolve_thread(settings, args.resume or None)
     if args.non_interactive is not None or (not sys.stdin.isatty() and not args.connect):
         import asyncio
 
