@@ -1,0 +1,47 @@
+"""The two-layer rule and the startup budget, checked in fresh interpreters."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("textual", "langchain", "langchain_core", "langgraph", "deepagents", "openai", "anthropic", "mcp")
+
+
+def _modules_after(code: str) -> set[str]:
+    probe = f"{code}\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _heavy(mods: set[str]) -> set[str]:
+    return {m for m in mods if m.split(".")[0] in HEAVY}
+
+
+def test_core_never_imports_textual() -> None:
+    code = (
+        "import auger.core, auger.core.session, auger.core.agent, auger.core.events, auger.core.stream, "
+        "auger.core.models, auger.core.mcp, auger.headless\n"
+        "from auger.core.agent import create_cli_agent"
+    )
+    mods = _modules_after(code)
+    assert not {m for m in mods if m.split(".")[0] == "textual"}
+
+
+def test_cli_entry_imports_nothing_heavy() -> None:
+    assert _heavy(_modules_after("import auger.cli")) == set()
+
+
+def test_version_and_help_import_nothing_heavy() -> None:
+    for flag in ("--version", "--help"):
+        code = (
+            "import sys\nsys.argv = ['auger', %r]\nimport auger.cli\n"
+            "try:\n    auger.cli.main()\nexcept SystemExit:\n    pass" % flag
+        )
+        assert _heavy(_modules_after(code)) == set(), flag
+
+
+def test_settings_and_config_show_import_nothing_heavy() -> None:
+    code = "import auger.settings, auger.config_cmd, auger.core.events, auger.core.models, auger.errors"
+    assert _heavy(_modules_after(code)) == set()
