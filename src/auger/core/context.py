@@ -19,11 +19,17 @@ class AugerContext:
     always_allow: frozenset[str] = frozenset()
     thread_id: str | None = None
     max_turns: int = 50
+    # safety (auger.core.permissions / auger.core.hooks): the session's rule engine and hook runner,
+    # and this turn's per-call verdicts (so HITL's `when` answers the same on resume)
+    permissions: Any = None
+    hooks: Any = None
+    verdicts: dict[str, Any] = field(default_factory=dict)
 
 
 def needs_approval(tool_name: str, ctx: AugerContext | None) -> bool:
     """The approval-mode policy: manual asks for every gated tool, auto-edit lets file edits
-    through, yolo asks for nothing; tools granted "always" for the thread pass."""
+    through, yolo asks for nothing; tools granted "always" for the thread pass. Permission
+    rules come on top of it: `auger.core.middleware.permissions.tool_verdict`."""
     if ctx is None:
         return True
     if ctx.mode == "yolo" or tool_name in ctx.always_allow:
