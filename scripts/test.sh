@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Set up everything the tests need on a fresh machine, then run every gate:
+# ruff format --check, ruff check, mypy on src/, pytest. Usage: scripts/test.sh [pytest args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System packages the tests use: bubblewrap (sandbox), tmux (terminal smoke test), git.
+need=()
+command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v tmux >/dev/null || need+=(tmux)
+command -v git >/dev/null || need+=(git)
+if ((${#need[@]})); then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  fi
+fi
+
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q -e ".[test]" >.venv/pip-install.log 2>&1 || {
+  cat .venv/pip-install.log; echo "pip install failed"; exit 1; }
+. .venv/bin/activate
+
+echo "== ruff format --check"; ruff format --check src tests bench
+echo "== ruff check";          ruff check src tests bench
+echo "== mypy src/";           mypy src/auger
+echo "== pytest";              python -m pytest -q "$@"
