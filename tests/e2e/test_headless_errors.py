@@ -133,3 +133,27 @@ def test_timeout_exits_124_and_keeps_thread(auger_env: AugerEnv) -> None:
     assert db.execute(
         "select count(*) from checkpoints where thread_id=?", (result["thread_id"],)
     ).fetchone()[0]
+
+
+def test_ctrl_c_exits_cleanly_with_130(auger_env: AugerEnv) -> None:
+    import signal
+    import time
+
+    auger_env.llm.add({"hang": True})
+    proc = subprocess.Popen(
+        [AUGER, "-n", "wait", "--output-format", "stream-json"],
+        cwd=auger_env.project,
+        env=auger_env.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not auger_env.llm.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert json.loads(out.splitlines()[-1])["reason"] == "cancelled"

@@ -59,6 +59,8 @@ class Session:
         self._conn = conn
         self.thread_id = thread_id or new_thread_id()
         self.model_spec: str | None = settings.model
+        self.model_params: dict[str, Any] = {}  # temperature, max_tokens, reasoning_effort, ...
+        self._load_warned = False  # skipped skills/subagents are reported once, on the first turn
         self.mode: str = settings.mode
         self.context_tokens = 0
         self.max_turns = settings.max_turns
@@ -77,10 +79,13 @@ class Session:
     def busy(self) -> bool:
         return self._task is not None and not self._task.done()
 
-    def set_model(self, spec: str) -> None:
+    def set_model(self, spec: str, params: dict[str, Any] | None = None) -> None:
+        """Use `spec` from the next turn on; `params`, when given, replace the model params."""
         from auger.core.models import parse_spec
 
         self.model_spec = parse_spec(spec, self.settings.providers).spec
+        if params is not None:
+            self.model_params = {k: v for k, v in params.items() if v is not None}
 
     def set_mode(self, mode: str) -> None:
         if mode not in MODES:
@@ -104,6 +109,7 @@ class Session:
     def context(self) -> AugerContext:
         return AugerContext(
             model_spec=self.model_spec,
+            model_params=dict(self.model_params),
             mode=self.mode,
             always_allow=frozenset(self.always_allow),
             thread_id=self.thread_id,
@@ -165,8 +171,9 @@ class Session:
                     await self._task
 
     async def _run_turn(self, prompt: str, queue: asyncio.Queue[Any]) -> None:
-        from langchain_core.messages import HumanMessage
         from langgraph.errors import GraphRecursionError
+
+        from auger.core.turn_input import load_warnings, user_message
 
         put = queue.put_nowait
         put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
@@ -174,7 +181,14 @@ class Session:
         self._drain_notices(put)
         translator = StreamTranslator()
         reason: ev.EndReason = "done"
-        payload: Any = {"messages": [HumanMessage(content=prompt)]}
+        if not self._load_warned:
+            self._load_warned = True
+            for text in load_warnings(self.settings):
+                put(ev.Notice(text, "warning"))
+        message, warnings = user_message(prompt, self.settings)
+        for text in warnings:
+            put(ev.Notice(text, "warning"))
+        payload: Any = {"messages": [message]}
         try:
             while payload is not None:
                 translator.interrupts.clear()
@@ -184,6 +198,7 @@ class Session:
                 reason = "turn_limit"
         except asyncio.CancelledError:
             reason = "cancelled"
+            await self._keep_partial(translator.partial_text)
             put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
         except GraphRecursionError:
             reason = "turn_limit"
@@ -209,6 +224,19 @@ class Session:
                 await hook(self, prompt)
             except Exception:
                 log.exception("turn hook %s failed", getattr(hook, "__name__", hook))
+
+    async def _keep_partial(self, text: str) -> None:
+        """Save the answer streamed so far, so the thread shows what the user saw."""
+        if not text.strip():
+            return
+        from langchain_core.messages import AIMessage
+
+        try:
+            await self.graph.aupdate_state(
+                self.config, {"messages": [AIMessage(content=text + "\n\n[interrupted]")]}
+            )
+        except Exception:  # the turn is already over; the thread stays as it was
+            log.exception("could not save the partial answer")
 
     def _drain_notices(self, put: Callable[[Any], None]) -> None:
         if self.mcp is not None:

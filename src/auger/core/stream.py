@@ -56,6 +56,7 @@ class StreamTranslator:
         self._task_types: dict[str, str] = {}  # task call id -> subagent type
         self._ns_parent: dict[str, str] = {}  # subgraph namespace root -> task call id
         self._streamed_text: dict[str | None, bool] = {}
+        self.partial_text = ""  # main-agent text streamed since the last finished model call
 
     # -- namespaces ------------------------------------------------------------------------
     def _parent(self, ns: tuple[str, ...]) -> str | None:
@@ -84,6 +85,8 @@ class StreamTranslator:
             yield ev.ReasoningDelta(reasoning, parent)
         if text:
             self._streamed_text[parent] = True
+            if parent is None:
+                self.partial_text += text
             yield ev.TextDelta(text, parent)
 
     def _on_updates(self, ns: tuple[str, ...], data: dict[str, Any]) -> Iterator[ev.Event]:
@@ -116,6 +119,7 @@ class StreamTranslator:
         text, _ = _text_and_reasoning(msg)
         if parent is None:
             self.final_text = text
+            self.partial_text = ""
         if text and not self._streamed_text.get(parent):
             yield ev.TextDelta(text, parent)  # the model did not stream: send it whole
         self._streamed_text[parent] = False

@@ -1,0 +1,156 @@
+"""Session API in-process against the scripted server: approvals answered through the event,
+cancel keeps what was done, model switch on the same thread."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from auger.core import events as ev
+from auger.core.session import Session, create_session
+from auger.settings import load_settings
+from conftest import AugerEnv
+
+WRITE = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/a.txt", "content": "A\n"}}]}
+SHELL = {"tool_calls": [{"name": "execute", "args": {"command": "echo shell-ran"}}]}
+
+
+async def _session(env: AugerEnv, mode: str = "manual") -> Session:
+    settings = load_settings(cwd=env.project, env=env.env, flags={"mode": mode})
+    return await create_session(settings)
+
+
+async def _drive(session: Session, prompt: str, answers: list[ev.ApprovalDecision]) -> list[ev.Event]:
+    seen: list[ev.Event] = []
+    async for event in session.send(prompt):
+        seen.append(event)
+        if isinstance(event, ev.ApprovalRequested):
+            event.respond(answers.pop(0))
+    return seen
+
+
+@pytest.fixture
+def project_cwd(auger_env: AugerEnv, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(auger_env.project)
+    for key, value in auger_env.env.items():
+        monkeypatch.setenv(key, value)
+    return auger_env.project
+
+
+async def test_approve_then_reject_with_message_in_one_turn(auger_env: AugerEnv, project_cwd: Path) -> None:
+    auger_env.llm.add(WRITE, SHELL, {"text": "ok"})
+    session = await _session(auger_env)
+    try:
+        seen = await _drive(
+            session, "go", [ev.ApprovalDecision("approve"), ev.ApprovalDecision("reject", "no shell today")]
+        )
+    finally:
+        await session.aclose()
+    asks = [e for e in seen if isinstance(e, ev.ApprovalRequested)]
+    assert [a.name for a in asks] == ["write_file", "execute"]
+    assert asks[0].args["file_path"] == "/a.txt"
+    assert (project_cwd / "a.txt").read_text() == "A\n"
+    done = {e.name: e for e in seen if isinstance(e, ev.ToolCallFinished)}
+    assert done["execute"].status == "rejected"
+    tool_msgs = [m for m in auger_env.llm.requests[-1]["messages"] if m["role"] == "tool"]
+    assert "no shell today" in str(tool_msgs[-1]["content"])
+    assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].reason == "done"
+
+
+async def test_approve_always_covers_later_calls_of_the_thread(
+    auger_env: AugerEnv, project_cwd: Path
+) -> None:
+    auger_env.llm.add(SHELL, SHELL, {"text": "one"}, SHELL, {"text": "two"})
+    session = await _session(auger_env)
+    try:
+        first = await _drive(session, "run twice", [ev.ApprovalDecision("approve_always")])
+        second = await _drive(session, "again", [])
+    finally:
+        await session.aclose()
+    assert sum(isinstance(e, ev.ApprovalRequested) for e in first) == 1
+    assert not any(isinstance(e, ev.ApprovalRequested) for e in second)
+    outputs = [e.output for e in first + second if isinstance(e, ev.ToolCallFinished)]
+    assert len(outputs) == 3 and all("shell-ran" in o for o in outputs)
+
+
+async def test_resolve_approval_by_request_id(auger_env: AugerEnv, project_cwd: Path) -> None:
+    auger_env.llm.add(WRITE, {"text": "ok"})
+    session = await _session(auger_env)
+    try:
+        async for event in session.send("write"):
+            if isinstance(event, ev.ApprovalRequested):
+                await session.resolve_approval(event.request_id, ev.ApprovalDecision("reject"))
+    finally:
+        await session.aclose()
+    assert not (project_cwd / "a.txt").exists()
+
+
+async def test_cancel_stops_the_turn_and_keeps_what_was_done(auger_env: AugerEnv, project_cwd: Path) -> None:
+    auger_env.llm.add(WRITE, {"hang": True})
+    session = await _session(auger_env, mode="yolo")
+    seen: list[ev.Event] = []
+    try:
+        async for event in session.send("write then think forever"):
+            seen.append(event)
+            if isinstance(event, ev.ToolCallFinished):
+                asyncio.get_running_loop().call_later(0.3, session.cancel)
+        history = await session.history()
+    finally:
+        await session.aclose()
+    assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].reason == "cancelled"
+    assert (project_cwd / "a.txt").exists()
+    kinds = [type(m).__name__ for m in history]
+    assert kinds[:3] == ["HumanMessage", "AIMessage", "ToolMessage"]
+
+
+async def test_model_switch_applies_to_next_turn_of_same_thread(
+    auger_env: AugerEnv, project_cwd: Path
+) -> None:
+    auger_env.llm.add({"text": "first"}, {"when": {"model": "other-model"}, "text": "second"})
+    session = await _session(auger_env)
+    try:
+        await _drive(session, "turn one", [])
+        session.set_model("local:other-model")
+        seen = await _drive(session, "turn two", [])
+    finally:
+        await session.aclose()
+    assert [r["model"] for r in auger_env.llm.requests] == ["scripted-model", "other-model"]
+    texts = [m.get("content") for m in auger_env.llm.requests[1]["messages"]]
+    assert "turn one" in str(texts) and "first" in str(texts)
+    assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].text == "second"
+
+
+async def test_events_are_json_serialisable(auger_env: AugerEnv, project_cwd: Path) -> None:
+    import json
+
+    auger_env.llm.add(WRITE, {"reasoning": "hmm", "text": "ok"})
+    session = await _session(auger_env, mode="yolo")
+    try:
+        seen = await _drive(session, "go", [])
+    finally:
+        await session.aclose()
+    for event in seen:
+        data = json.loads(json.dumps(event.to_dict()))
+        assert data["type"] == event.type
+        assert ev.event_from_dict(data).to_dict() == event.to_dict()
+    assert any(isinstance(e, ev.ReasoningDelta) and e.text for e in seen)
+
+
+async def test_cancel_mid_answer_keeps_partial_text_and_thread_continues(
+    auger_env: AugerEnv, project_cwd: Path
+) -> None:
+    auger_env.llm.add({"text_tokens": 4000, "rate": 400}, {"text": "after"})
+    session = await _session(auger_env)
+    try:
+        async for event in session.send("long answer"):
+            if isinstance(event, ev.TextDelta):
+                session.cancel()
+        history = await session.history()
+        assert type(history[-1]).__name__ == "AIMessage"
+        assert "[interrupted]" in str(history[-1].content)
+        seen = await _drive(session, "next", [])
+    finally:
+        await session.aclose()
+    assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].text == "after"
