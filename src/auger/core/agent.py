@@ -3,16 +3,30 @@
 The middleware order lives in ONE list, `_middleware()` below. Read it top to bottom as the
 order hooks run before a model call (wrap_model_call: outermost first):
 
-1. ConfigurableModelMiddleware — pick the model for this call from the run context (`/model`).
-2. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`).
-3. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
-4. McpToolsMiddleware          — (when MCP servers are configured) offers the tools of the servers
+1. ConfigurableModelMiddleware — pick the model (and temperature, max_tokens, reasoning_effort)
+                                 for this call from the run context (`/model`); tag the reply
+                                 with the effective `provider:model`.
+2. ProviderHistoryMiddleware   — after a cross-provider switch, send the history without the
+                                 previous provider's reasoning blocks / cache fields.
+3. ResumeStateMiddleware       — keep `_context_tokens` and `_model_spec` in checkpointed state.
+4. LocalContextMiddleware      — project facts (git, kinds, test command, layout) in the system
+                                 prompt; detected through the backend, cached in state, refreshed
+                                 after a summarization.
+5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`).
+6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
+7. McpToolsMiddleware          — (when MCP servers are configured) offers the tools of the servers
                                  connected now and runs their calls, asking approval if needed.
+8. AugerSkillsMiddleware       — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
+9. AugerMemoryMiddleware       — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
 
-deepagents then appends its own tail: skills, prompt caching, memory, human-in-the-loop
-(`interrupt_on`, gated per call by `needs_approval` from the run context), unsupported content.
+deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
+dangling-tool-call patching) and its tail after 1-7: skills (8), prompt caching, memory (9),
+human-in-the-loop (`interrupt_on`, gated per call by `needs_approval` from the run context),
+unsupported content. Subagents get 1, 2, 5 (+ a tool allow-list) — see `_subagents()`.
+
+The backend is the project backend wrapped with the user-folder mounts of `auger.core.mounts`
+(`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
 """
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -41,17 +55,62 @@ def model_factory(settings: Settings) -> Any:
     return build
 
 
-def _middleware(settings: Settings, default_spec: str | None) -> list[AgentMiddleware[Any, Any, Any]]:
+def _middleware(
+    settings: Settings, default_spec: str | None, backend: Any
+) -> list[AgentMiddleware[Any, Any, Any]]:
     from langchain.agents.middleware import TodoListMiddleware
 
     from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
+    from auger.core.middleware.local_context import LocalContextMiddleware
+    from auger.core.middleware.provider_history import ProviderHistoryMiddleware
+    from auger.core.middleware.resume_state import ResumeStateMiddleware
     from auger.core.middleware.turn_limit import TurnLimitMiddleware
 
     return [
         ConfigurableModelMiddleware(model_factory(settings), default_spec),
+        ProviderHistoryMiddleware(),
+        ResumeStateMiddleware(),
+        LocalContextMiddleware(backend, str(settings.project_root)),
         TurnLimitMiddleware(),
         TodoListMiddleware(),
     ]
+
+
+def _tail(settings: Settings, backend: Any) -> list[AgentMiddleware[Any, Any, Any]]:
+    """Skills and memory: they replace the SDK's own by name, in the SDK's tail slots."""
+    from auger.core.middleware.memory import AugerMemoryMiddleware
+    from auger.core.middleware.skills import AugerSkillsMiddleware
+
+    return [AugerSkillsMiddleware(backend, settings), AugerMemoryMiddleware(backend, settings)]
+
+
+def _subagents(
+    settings: Settings, middleware: list[Any], skills: Any, tools: Sequence[Any]
+) -> list[dict[str, Any]]:
+    """The general-purpose subagent (following `/model`) and the file/config-defined ones."""
+    from deepagents.middleware.subagents import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
+
+    from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
+    from auger.core.subagents import discover_subagents, subagent_specs
+
+    by_name = {m.name: m for m in middleware}
+    switch, history = by_name["ConfigurableModelMiddleware"], by_name["ProviderHistoryMiddleware"]
+    turn_limit = by_name["TurnLimitMiddleware"]
+
+    def model_middleware(spec: str | None) -> Any:
+        return switch if spec is None else ConfigurableModelMiddleware(model_factory(settings), pinned=spec)
+
+    general_purpose = {
+        "name": "general-purpose",
+        "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
+        "system_prompt": DEFAULT_SUBAGENT_PROMPT,
+        "middleware": [switch, history, turn_limit, skills],
+    }
+    catalog = discover_subagents(settings)
+    common = [history, turn_limit]
+    defined = subagent_specs(catalog, model_middleware=model_middleware, common=common, tools=tools)
+    specs = {spec["name"]: spec for spec in [general_purpose, *defined]}  # a file may redefine it
+    return list(specs.values())
 
 
 def _when_gated(request: Any) -> bool:
@@ -81,9 +140,10 @@ def create_cli_agent(
     `McpManager` whose tools join each model call as its servers connect.
     """
     from deepagents import create_deep_agent
-    from deepagents.middleware.subagents import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
 
     from auger.core.backends import make_backend
+    from auger.core.memory import memory_sources
+    from auger.core.mounts import with_mounts
 
     default_spec = settings.model
     if model is None:
@@ -93,24 +153,21 @@ def create_cli_agent(
                 hint="Use --model PROVIDER:MODEL or `auger config set model PROVIDER:MODEL`.",
             )
         model = build_chat_model(parse_spec(default_spec, settings.providers))
-    backend = backend if backend is not None else make_backend(settings)
-    middleware = _middleware(settings, default_spec)
+    backend = with_mounts(backend if backend is not None else make_backend(settings), settings)
+    middleware = _middleware(settings, default_spec, backend)
+    tail = _tail(settings, backend)
+    subagents = _subagents(settings, middleware, tail[0], tools)
     if mcp is not None:
         from auger.core.middleware.mcp_tools import McpToolsMiddleware
 
         middleware.append(McpToolsMiddleware(mcp))
-    general_purpose = {
-        "name": "general-purpose",
-        "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
-        "system_prompt": DEFAULT_SUBAGENT_PROMPT,
-        "middleware": [middleware[0], middleware[1]],
-    }
     return create_deep_agent(
         model=model,
         tools=list(tools),
         system_prompt=SYSTEM_PROMPT,
-        middleware=middleware,
-        subagents=[general_purpose],  # type: ignore[list-item]
+        middleware=[*middleware, *tail],
+        subagents=subagents,  # type: ignore[arg-type]
+        memory=memory_sources(settings),
         backend=backend,
         interrupt_on=interrupt_config([*sorted(GATED_TOOLS), *gated_tools]),
         context_schema=AugerContext,

@@ -30,8 +30,12 @@ replies (rendered as markdown) and every tool call as it happens.
 - When you finish a task, say briefly what you changed and how you checked it.
 - If the request is ambiguous in a way that matters, ask one precise question.
 
-## Memory
-Project memory lives in AGENTS.md files (shown below when present). When the user asks you to
-remember something, add it to the project's AGENTS.md (or the user's, for personal preferences)
-with edit_file, keeping it short and organised.
+## Memory and skills
+Memory lives in AGENTS.md files, shown further below: the project's `/AGENTS.md` (and a local
+`/.auger/AGENTS.md`) and the user's own `/~auger/AGENTS.md` (that is $AUGER_HOME/AGENTS.md).
+When the user asks you to remember something, add it with edit_file to the project file for
+project facts, or to `/~auger/AGENTS.md` for personal preferences; keep it short and organised.
+Paths under `/~auger/`, `/~builtin/` and `/~agents/` are the user's and auger's own folders,
+reachable with the file tools. New skills go in `/~auger/skills/NAME/SKILL.md` (all projects)
+or `/.auger/skills/NAME/SKILL.md` (this project).
 """

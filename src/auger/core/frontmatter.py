@@ -1,0 +1,82 @@
+"""Markdown files with YAML frontmatter (SKILL.md, agents/NAME.md): read, split, validate names.
+
+`read_frontmatter(path)` returns `(metadata, body)` or raises `FrontmatterError` with a reason a
+user can act on ("no frontmatter", "invalid YAML at line 3", "not UTF-8", ...).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+MAX_FILE_BYTES = 1_000_000
+MAX_NAME = 64
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+class FrontmatterError(ValueError):
+    """Why a definition file was skipped."""
+
+
+def _loader() -> Any:
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def split(text: str) -> tuple[dict[str, Any], str]:
+    import yaml
+
+    match = _FRONTMATTER.match(text)
+    if not match:
+        raise FrontmatterError("no YAML frontmatter (the file must start with a '---' block)")
+    try:
+        data = yaml.load(match.group(1), Loader=_loader())  # a safe loader (CSafeLoader/SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise FrontmatterError(f"invalid YAML in the frontmatter{where}: {problem}") from None
+    if not isinstance(data, dict):
+        raise FrontmatterError("the frontmatter is not a mapping of keys to values")
+    return data, text[match.end() :]
+
+
+def read_frontmatter(path: Path) -> tuple[dict[str, Any], str]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise FrontmatterError(f"unreadable: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise FrontmatterError(f"too large ({len(raw)} bytes, limit {MAX_FILE_BYTES})")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FrontmatterError("not UTF-8 text") from None
+    return split(text)
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` is not a valid skill/agent name (lowercase letters, digits, single hyphens)."""
+    if not name:
+        return "'name' is missing"
+    if len(name) > MAX_NAME:
+        return f"name {name!r} is longer than {MAX_NAME} characters"
+    if not _NAME.match(name):
+        return f"name {name!r} must be lowercase letters, digits and single hyphens"
+    return None
+
+
+def text_field(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def name_list(value: Any) -> list[str] | None:
+    """A list of names from a YAML list or a comma/space separated string (None if absent)."""
+    if value is None:
+        return None
+    items = value if isinstance(value, list) else re.split(r"[\s,]+", str(value))
+    return [str(i).strip() for i in items if str(i).strip()]

@@ -1,0 +1,84 @@
+"""LocalContextMiddleware: the project's facts, appended to the system prompt.
+
+Detected (see `auger.core.project_facts`) through the agent's backend, so a sandboxed agent
+describes the sandbox it works in. The result is cached in checkpointed state (`_local_context`)
+and detected again only when the thread has none yet or the history has been summarised since:
+deepagents' summarization records each compaction in `_summarization_event` (its `cutoff_index`
+grows), and `_local_context_mark` remembers the cutoff the facts were detected at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, NotRequired
+
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import PrivateStateAttr
+from langchain_core.messages import SystemMessage
+from langgraph.runtime import Runtime
+
+from auger.core.project_facts import detect
+
+CONTEXT_KEY = "_local_context"
+MARK_KEY = "_local_context_mark"
+SUMMARIZATION_EVENT_KEY = "_summarization_event"  # deepagents.middleware.summarization
+
+
+class LocalContextState(AgentState):  # type: ignore[type-arg]
+    _local_context: NotRequired[Annotated[str, PrivateStateAttr]]
+    _local_context_mark: NotRequired[Annotated[int, PrivateStateAttr]]
+
+
+def summarization_mark(state: Any) -> int:
+    """The cutoff of the latest summarization (-1: never summarised)."""
+    event = state.get(SUMMARIZATION_EVENT_KEY)
+    cutoff = event.get("cutoff_index") if isinstance(event, dict) else None
+    return int(cutoff) if isinstance(cutoff, int) else -1
+
+
+def needs_detection(state: Any) -> bool:
+    return not state.get(CONTEXT_KEY) or state.get(MARK_KEY, -1) != summarization_mark(state)
+
+
+def with_context(system: SystemMessage | None, text: str) -> SystemMessage:
+    blocks = list(system.content_blocks) if system is not None else []
+    blocks.append({"type": "text", "text": f"\n\n{text}" if blocks else text})
+    return SystemMessage(content_blocks=blocks)
+
+
+class LocalContextMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    state_schema = LocalContextState
+
+    def __init__(self, backend: Any, root: str = "", detector: Callable[[Any, str], str] = detect) -> None:
+        super().__init__()
+        self._backend = backend
+        self._root = root
+        self._detect = detector
+
+    def before_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        if not needs_detection(state):
+            return None
+        return {CONTEXT_KEY: self._detect(self._backend, self._root), MARK_KEY: summarization_mark(state)}
+
+    async def abefore_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        if not needs_detection(state):
+            return None
+        text = await asyncio.to_thread(self._detect, self._backend, self._root)
+        return {CONTEXT_KEY: text, MARK_KEY: summarization_mark(state)}
+
+    def _request(self, request: ModelRequest) -> ModelRequest:
+        text = request.state.get(CONTEXT_KEY)
+        if not isinstance(text, str) or not text:
+            return request
+        return request.override(system_message=with_context(request.system_message, text))
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse:
+        return handler(self._request(request))
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> ModelResponse:
+        return await handler(self._request(request))

@@ -1,0 +1,137 @@
+"""ProviderHistoryMiddleware: keep a thread's history sendable after a cross-provider model switch.
+
+Each provider leaves its own marks in the AI messages it writes: Anthropic signed `thinking` /
+`redacted_thinking` blocks, `tool_use` blocks and `cache_control` fields; OpenAI Responses
+`reasoning` items with `encrypted_content` and item ids; OpenAI-compatible servers
+`reasoning_content`; Gemini thought signatures. Another provider rejects (or, worse, silently
+misreads) them. Before each call this middleware compares the *family* of the model being called
+with the family that wrote each earlier AI message and, where they differ, sends a cleaned copy:
+reasoning dropped, tool calls kept only in `tool_calls`, text blocks stripped to `type` + `text`.
+The checkpointed history is never changed, so switching back keeps the originals.
+
+Replies are tagged with their family in `response_metadata["auger_provider"]`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import ExtendedModelResponse
+from langchain_core.messages import AIMessage, BaseMessage
+
+FAMILY_KEY = "auger_provider"
+REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking", "reasoning", "reasoning_content"})
+KEEP_BLOCKS = frozenset({"text", "image", "image_url"})
+REASONING_KWARGS = frozenset({"reasoning_content", "reasoning", "thinking", "redacted_thinking"})
+PROVIDER_BLOCK_FIELDS = frozenset({"cache_control", "signature", "id", "annotations", "extras", "index"})
+
+# module of the chat model class -> wire-format family
+_MODULE_FAMILIES = (
+    ("langchain_anthropic", "anthropic"),
+    ("langchain_openai", "openai"),
+    ("auger.core.openai_compat", "openai"),
+    ("langchain_google", "google_genai"),
+    ("langchain_ollama", "ollama"),
+    ("langchain_aws", "bedrock"),
+)
+_PROVIDER_ALIASES = {"google_vertexai": "google_genai", "bedrock_converse": "bedrock", "azure": "openai"}
+
+
+def model_family(model: Any) -> str:
+    """The wire-format family of a chat model, from its class's module (no provider imports)."""
+    module = type(model).__module__
+    for prefix, family in _MODULE_FAMILIES:
+        if module.startswith(prefix):
+            return family
+    return str(getattr(model, "_llm_type", module))
+
+
+def message_family(msg: AIMessage) -> str | None:
+    """Which family wrote `msg`: our tag, else the integration's `model_provider`, else unknown."""
+    meta = msg.response_metadata or {}
+    raw = meta.get(FAMILY_KEY) or meta.get("model_provider")
+    return _PROVIDER_ALIASES.get(raw, raw) if isinstance(raw, str) else None
+
+
+def _clean_block(block: Any) -> Any | None:
+    if isinstance(block, str):
+        return {"type": "text", "text": block}
+    if not isinstance(block, dict) or block.get("type") not in KEEP_BLOCKS:
+        return None  # reasoning, tool_use, function_call, server-side tool results, ...
+    return {k: v for k, v in block.items() if k not in PROVIDER_BLOCK_FIELDS}
+
+
+def clean_content(content: Any) -> Any:
+    """Content with provider-only blocks and fields removed; all-text lists become a string."""
+    if isinstance(content, str):
+        return content
+    blocks = [b for b in (_clean_block(block) for block in content) if b is not None]
+    if all(b.get("type") == "text" for b in blocks):
+        return "".join(str(b.get("text", "")) for b in blocks)
+    return blocks
+
+
+def _strip_cache_control(content: Any) -> Any:
+    if isinstance(content, str) or not any(isinstance(b, dict) and "cache_control" in b for b in content):
+        return content
+    return [
+        {k: v for k, v in b.items() if k != "cache_control"} if isinstance(b, dict) else b for b in content
+    ]
+
+
+def clean_ai_message(msg: AIMessage) -> AIMessage:
+    kwargs = {
+        k: v for k, v in msg.additional_kwargs.items() if k not in REASONING_KWARGS and not k.startswith("__")
+    }
+    meta = {k: v for k, v in msg.response_metadata.items() if k != "output_version"}
+    return msg.model_copy(
+        update={"content": clean_content(msg.content), "additional_kwargs": kwargs, "response_metadata": meta}
+    )
+
+
+def sanitize_history(messages: list[BaseMessage], target: str) -> list[BaseMessage]:
+    """Messages safe to send to a model of family `target` (unchanged objects where nothing applies)."""
+    out: list[BaseMessage] = []
+    for msg in messages:
+        if isinstance(msg, AIMessage):
+            if message_family(msg) != target:
+                msg = clean_ai_message(msg)
+        elif target != "anthropic" and not isinstance(msg.content, str):
+            stripped = _strip_cache_control(msg.content)
+            if stripped is not msg.content:
+                msg = msg.model_copy(update={"content": stripped})
+        out.append(msg)
+    return out
+
+
+def _tag(response: Any, family: str) -> Any:
+    inner = response.model_response if isinstance(response, ExtendedModelResponse) else response
+    for msg in [inner] if isinstance(inner, AIMessage) else getattr(inner, "result", []):
+        if isinstance(msg, AIMessage):
+            msg.response_metadata.setdefault(FAMILY_KEY, family)
+    return response
+
+
+class ProviderHistoryMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    """Runs after ConfigurableModelMiddleware, so `request.model` is the model actually called."""
+
+    def _prepare(self, request: ModelRequest) -> tuple[ModelRequest, str]:
+        family = model_family(request.model)
+        messages = sanitize_history(list(request.messages), family)
+        if any(a is not b for a, b in zip(messages, request.messages, strict=True)):
+            request = request.override(messages=messages)  # type: ignore[arg-type]
+        return request, family
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse:
+        request, family = self._prepare(request)
+        return _tag(handler(request), family)  # type: ignore[no-any-return]
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> ModelResponse:
+        request, family = self._prepare(request)
+        return _tag(await handler(request), family)  # type: ignore[no-any-return]

@@ -1,0 +1,58 @@
+"""ResumeStateMiddleware: what a resumed thread needs at once, kept in checkpointed state.
+
+After each model call of the main agent it stores
+
+* `_context_tokens` — the context size of the last call (the provider's `usage_metadata`
+  total: prompt + reply, which is what the next call starts from), and
+* `_model_spec` — the `provider:model` that made the call (the tag ConfigurableModelMiddleware
+  puts on the reply, else the run context's spec),
+
+so `Session.open_thread` can show the token count and go back to the thread's own model without
+replaying history. Both keys are private: they are not passed to or merged back from subagents.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, NotRequired
+
+from langchain.agents.middleware import AgentMiddleware, AgentState
+from langchain.agents.middleware.types import PrivateStateAttr
+from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
+
+from auger.core.middleware.configurable_model import SPEC_KEY
+
+CONTEXT_TOKENS = "_context_tokens"
+MODEL_SPEC = "_model_spec"
+
+
+class ResumeState(AgentState):  # type: ignore[type-arg]
+    _context_tokens: NotRequired[Annotated[int, PrivateStateAttr]]
+    _model_spec: NotRequired[Annotated[str | None, PrivateStateAttr]]
+
+
+def resume_update(state: Any, ctx: Any) -> dict[str, Any] | None:
+    """The state update for the last model reply in `state`, or None if there is nothing new."""
+    messages = state.get("messages") or []
+    last = messages[-1] if messages else None
+    if not isinstance(last, AIMessage):
+        return None
+    update: dict[str, Any] = {}
+    usage: dict[str, Any] = dict(last.usage_metadata or {})
+    tokens = int(usage.get("total_tokens") or 0) or int(usage.get("input_tokens") or 0)
+    if tokens and tokens != state.get(CONTEXT_TOKENS):
+        update[CONTEXT_TOKENS] = tokens
+    spec = last.response_metadata.get(SPEC_KEY) or getattr(ctx, "model_spec", None)
+    if spec and spec != state.get(MODEL_SPEC):
+        update[MODEL_SPEC] = spec
+    return update or None
+
+
+class ResumeStateMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    state_schema = ResumeState
+
+    def after_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        return resume_update(state, runtime.context)
+
+    async def aafter_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        return resume_update(state, runtime.context)

@@ -1,0 +1,107 @@
+"""Folders outside the project that the agent's file tools can reach, as virtual mounts.
+
+The backend's paths are virtual and rooted at the project ("/src/x.py"). Memory and skills also
+live in the user's folders, so the agent's backend is a deepagents `CompositeBackend` whose
+default is the project backend, with these routes:
+
+    /~auger/          $AUGER_HOME (user AGENTS.md, skills/, agents/) — editable, so the agent
+                      can update memory or write a skill when asked
+    /~builtin/skills/ the skills shipped with auger — read-only
+    /~agents/skills/  ~/.agents/skills, the cross-tool skills folder (when it exists)
+
+Each route is a `FilesystemBackend` in virtual mode: `..` and symlinks cannot leave its folder.
+`builtin_dir("skills" | "agents")` finds the shipped folders in a wheel (`auger/_builtin/`) and
+in a source checkout (the repo root).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from auger.settings import Settings
+
+HOME_MOUNT = "/~auger/"
+BUILTIN_SKILLS_MOUNT = "/~builtin/skills/"
+AGENTS_SKILLS_MOUNT = "/~agents/skills/"
+
+
+@cache
+def builtin_dir(kind: str) -> Path:
+    """The shipped `skills` or `agents` folder: `auger/_builtin/<kind>` in a wheel, else `<repo>/<kind>`."""
+    package = Path(__file__).resolve().parents[1]  # .../auger
+    installed = package / "_builtin" / kind
+    if installed.is_dir():
+        return installed
+    return package.parents[1] / kind  # src/auger -> repo root
+
+
+def shared_skills_dir() -> Path:
+    return Path.home() / ".agents" / "skills"
+
+
+def mount_table(settings: Settings) -> dict[str, Path]:
+    """Route prefix -> host folder, for the folders that exist (AUGER_HOME always)."""
+    table = {HOME_MOUNT: Path(settings.home), BUILTIN_SKILLS_MOUNT: builtin_dir("skills")}
+    shared = shared_skills_dir()
+    if shared.is_dir():
+        table[AGENTS_SKILLS_MOUNT] = shared
+    return table
+
+
+def virtual_path(path: Path, settings: Settings) -> str | None:
+    """The backend path of host `path`: inside the project, else under a mount; None if neither."""
+    candidates = [("/", Path(settings.project_root)), *mount_table(settings).items()]
+    best: tuple[int, str] | None = None
+    for prefix, folder in candidates:
+        try:
+            rel = path.relative_to(folder)
+        except ValueError:
+            continue
+        text = prefix.rstrip("/") + "/" + rel.as_posix() if rel.parts else prefix
+        depth = len(folder.parts)  # the most specific folder wins
+        if best is None or depth > best[0]:
+            best = (depth, text)
+    return best[1] if best else None
+
+
+def _read_only_backend(root: Path) -> Any:
+    from deepagents.backends import FilesystemBackend
+    from deepagents.backends.protocol import DeleteResult, EditResult, WriteResult
+
+    class ReadOnlyFilesystemBackend(FilesystemBackend):
+        def write(self, file_path: str, content: str) -> WriteResult:
+            return WriteResult(error=f"{file_path} is read-only (shipped with auger)")
+
+        def edit(
+            self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
+        ) -> EditResult:
+            return EditResult(error=f"{file_path} is read-only (shipped with auger)")
+
+        def delete(self, file_path: str) -> DeleteResult:
+            return DeleteResult(error=f"{file_path} is read-only (shipped with auger)")
+
+        def upload_files(self, files: list[tuple[str, bytes]]) -> list[Any]:
+            from deepagents.backends.protocol import FileUploadResponse
+
+            return [FileUploadResponse(path=p, error="permission_denied") for p, _ in files]
+
+    return ReadOnlyFilesystemBackend(root_dir=root, virtual_mode=True)
+
+
+def with_mounts(backend: Any, settings: Settings) -> Any:
+    """`backend` (the project's) wrapped in a CompositeBackend with the user-folder routes."""
+    from deepagents.backends import CompositeBackend, FilesystemBackend
+
+    if isinstance(backend, CompositeBackend):
+        return backend  # already composed by the caller
+    routes: dict[str, Any] = {}
+    for prefix, folder in mount_table(settings).items():
+        if prefix == BUILTIN_SKILLS_MOUNT:
+            routes[prefix] = _read_only_backend(folder)
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+            routes[prefix] = FilesystemBackend(root_dir=folder, virtual_mode=True)
+    return CompositeBackend(default=backend, routes=routes)
