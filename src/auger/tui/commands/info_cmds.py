@@ -1,0 +1,107 @@
+"""Read-only commands: /help, /skills, /agents, /memory, /tools, /mcp."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from auger.tui import services
+from auger.tui.commands.registry import REGISTRY, command
+from auger.tui.format import one_line
+
+if TYPE_CHECKING:
+    from auger.tui.app import AugerApp
+
+KEYS_HELP = [
+    ("Enter", "send"),
+    ("Shift+Enter, Ctrl+J", "new line"),
+    ("Up / Down", "previous / next prompt"),
+    ("Ctrl+R", "search prompt history"),
+    ("Ctrl+G", "edit the prompt in $EDITOR"),
+    ("Esc", "interrupt the running turn"),
+    ("Shift+Tab", "cycle the approval mode"),
+    ("Ctrl+O", "expand / collapse the last tool call"),
+    ("Ctrl+C twice, Ctrl+D", "quit"),
+    ("@path", "attach a file"),
+    ("!command", "run a shell command; its output goes with your next prompt"),
+]
+
+
+def _cell(text: str) -> str:
+    return one_line(text, 90).replace("|", "\\|")
+
+
+@command("help", "Commands and keys", aliases=("?",), needs_session=False)
+async def help_cmd(app: AugerApp, arg: str) -> None:
+    rows = ["| Command | |", "|---|---|"]
+    for cmd in REGISTRY.all():
+        names = ", ".join(f"/{a}" for a in cmd.aliases)
+        extra = f" (also {names})" if names else ""
+        rows.append(f"| `{cmd.usage}` | {_cell(cmd.help)}{extra} |")
+    skills = services.skills(app)
+    if skills:
+        rows.append("| | |")
+        rows += [f"| `/{name} [args]` | skill: {_cell(desc)} |" for name, desc in skills]
+    keys = ["", "| Key | |", "|---|---|", *(f"| {k} | {v} |" for k, v in KEYS_HELP)]
+    await app.write_info("\n".join(rows + keys))
+
+
+@command("skills", "Skills you can invoke as /<skill-name> args", needs_session=False)
+async def skills_cmd(app: AugerApp, arg: str) -> None:
+    found = services.skill_details(app)
+    if not found:
+        await app.write_info("No skills found. Add one as `.auger/skills/<name>/SKILL.md` in the project.")
+        return
+    rows = ["| Skill | Source | |", "|---|---|---|"]
+    rows += [f"| `/{s.name}` | {s.source} | {_cell(s.description)} |" for s in found]
+    await app.write_info("\n".join(rows))
+
+
+def _field(item: Any, *names: str) -> str:
+    for name in names:
+        value = item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+        if value:
+            return str(value)
+    return ""
+
+
+@command("agents", "Subagents the agent can delegate to", needs_session=False)
+async def agents_cmd(app: AugerApp, arg: str) -> None:
+    found = services.subagents(app)
+    if found is None:
+        await app.write_info("Subagents: `general-purpose` (built in).")
+        return
+    rows = ["| Subagent | Model | |", "|---|---|---|"]
+    for agent in found:
+        name, model = _field(agent, "name"), _field(agent, "model") or "(same)"
+        rows.append(f"| `{name}` | {model} | {_cell(_field(agent, 'description'))} |")
+    await app.write_info("\n".join(rows))
+
+
+@command("memory", "Memory files (AGENTS.md) the agent reads", needs_session=False)
+async def memory_cmd(app: AugerApp, arg: str) -> None:
+    files = services.memory_files(app)
+    rows = ["| Scope | File | |", "|---|---|---|"]
+    for mem in files:
+        state = "loaded" if mem.exists else "missing (create it to add memory)"
+        rows.append(f"| {mem.scope} | `{mem.path}` | {state} |")
+    await app.write_info("\n".join(rows) if files else "No memory files.")
+
+
+@command("tools", "Tools the agent can call")
+async def tools_cmd(app: AugerApp, arg: str) -> None:
+    names = services.tool_names(app)
+    await app.write_info("Tools: " + ", ".join(f"`{n}`" for n in names))
+
+
+@command("mcp", "MCP servers and their tools")
+async def mcp_cmd(app: AugerApp, arg: str) -> None:
+    status = services.mcp_status(app)
+    if not status:
+        await app.write_info("No MCP servers configured (`.mcp.json`, `$AUGER_HOME/mcp.json` or `[mcp]`).")
+        return
+    rows = ["| Server | Status | Tools |", "|---|---|---|"]
+    for srv in status:
+        tools = ", ".join(srv["tools"]) or "-"
+        state = srv["status"] + (f": {_cell(srv['error'])}" if srv.get("error") else "")
+        rows.append(f"| `{srv['name']}` | {state} | {_cell(tools)} |")
+    await app.write_info("\n".join(rows))

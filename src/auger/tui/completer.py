@@ -1,0 +1,49 @@
+"""What the completion menu offers for the text being typed: slash commands and skills, a
+command's arguments, or `@path`s from the project's file index."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from auger.tui import services
+from auger.tui.commands import REGISTRY
+from auger.tui.files import mention_at
+from auger.tui.widgets.completion import Completion, CompletionSet
+
+if TYPE_CHECKING:
+    from auger.tui.app import AugerApp
+
+MAX_ITEMS = 12
+
+
+def _commands(app: AugerApp, prefix: str) -> list[Completion]:
+    out: list[Completion] = []
+    for typed, cmd in REGISTRY.matching(prefix):
+        required = bool(cmd.args) and not cmd.args.startswith("[")
+        label = f"/{typed} {cmd.args}".rstrip()
+        out.append(Completion(f"/{typed}" + (" " if required else ""), label, cmd.help))
+    for name, description in services.skills(app):
+        if name.startswith(prefix.lower()) and REGISTRY.get(name) is None:
+            out.append(Completion(f"/{name} ", f"/{name} [args]", f"skill: {description}"))
+    return out[:MAX_ITEMS]
+
+
+def completions(app: AugerApp, text: str, cursor: int) -> CompletionSet | None:
+    before = text[:cursor]
+    if before.startswith("/") and "\n" not in before:
+        head, space, rest = before[1:].partition(" ")
+        if not space:
+            end = len(head) + 1
+            return CompletionSet(0, end, _commands(app, head))
+        cmd = REGISTRY.get(head)
+        if cmd is not None and cmd.complete is not None:
+            start = len(head) + 2
+            items = [c for c in cmd.complete(app, rest) if c.value != rest][:MAX_ITEMS]
+            return CompletionSet(start, len(text), items)
+        return None
+    found = mention_at(text, cursor)
+    if found is None:
+        return None
+    start, partial = found
+    items = [Completion(f"@{path} ", f"@{path}") for path in app.files.match(partial, MAX_ITEMS)]
+    return CompletionSet(start, cursor, items)

@@ -1,0 +1,125 @@
+"""What happens to a submitted input: a slash command, a `!shell` command, or a prompt (with
+`@file`s inlined and earlier `!` output prepended). Prompts typed while the agent is starting or
+a turn is running wait in a queue and are sent in order."""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from typing import TYPE_CHECKING
+
+from auger.errors import AugerError
+from auger.tui import services
+from auger.tui.commands import REGISTRY, load_commands, parse
+from auger.tui.completer import completions
+from auger.tui.files import inline_mentions
+from auger.tui.shell import run_shell
+from auger.tui.widgets.messages import ShellBlock, UserMessage
+
+if TYPE_CHECKING:
+    from auger.tui.app import AugerApp
+
+log = logging.getLogger("auger.tui")
+
+
+class InputController:
+    def __init__(self, app: AugerApp) -> None:
+        self.app = app
+        self.queue: deque[tuple[str, UserMessage | None]] = deque()  # (text, shown) ; None = a command
+        self.pending_context: list[str] = []  # `!command` output for the next prompt
+        load_commands()
+
+    # -- entry -----------------------------------------------------------------------------
+    async def submit(self, text: str) -> None:
+        parsed = parse(text)
+        if parsed is not None:
+            await self.command(text, *parsed)
+        elif text.lstrip().startswith("!"):
+            await self.shell(text.lstrip()[1:].strip())
+        else:
+            await self.prompt(text)
+
+    async def prompt(self, text: str) -> None:
+        app = self.app
+        if app.boot_error and app.session is None:
+            app.notice("The agent is not running (see the error above); fix it and restart auger.", "error")
+            return
+        waiting = app.session is None or app.busy or bool(self.queue)
+        shown = UserMessage(text, queued=waiting)
+        await app.transcript.add(shown)
+        app.transcript.scroll_end(animate=False)
+        if waiting:
+            self.queue.append((text, shown))
+        else:
+            self.send(text, shown)
+
+    def send(self, text: str, shown: UserMessage) -> None:
+        prompt, inlined = inline_mentions(text, self.app.settings.project_root)
+        if inlined:
+            shown.add_class("-with-files")
+            shown.tooltip = "Inlined: " + ", ".join(inlined)
+        if self.pending_context:
+            prompt = "\n\n".join([*self.pending_context, prompt])
+            self.pending_context.clear()
+        self.app.start_turn(prompt, shown)
+
+    async def drain(self) -> None:
+        """Send what waited: commands run in order until a prompt starts a turn."""
+        app = self.app
+        while self.queue and app.session is not None and not app.busy:
+            text, shown = self.queue.popleft()
+            if shown is None:
+                await self.submit(text)
+            else:
+                self.send(text, shown)
+
+    # -- slash commands --------------------------------------------------------------------
+    async def command(self, text: str, name: str, arg: str) -> None:
+        app = self.app
+        cmd = REGISTRY.get(name)
+        if cmd is None:
+            skills = services.skill_names(app)
+            if name in skills:
+                await self.prompt(text)  # the Session expands `/skill args`
+                return
+            near = REGISTRY.suggest(name, extra=skills)
+            hint = f" Did you mean /{near}?" if near else " Type /help for the list."
+            app.notice(f"Unknown command /{name}.{hint}", "warning")
+            return
+        if cmd.needs_session and app.session is None:
+            if app.boot_error:
+                app.notice(f"/{cmd.name} needs the agent, which did not start.", "error")
+            else:
+                self.queue.append((text, None))
+                app.notice(f"/{cmd.name} will run when the agent is ready.")
+            return
+        if cmd.idle_only and app.busy:
+            app.notice(f"/{cmd.name} waits for the running turn: press Esc to interrupt it.", "warning")
+            return
+        try:
+            await cmd.handler(app, arg)
+        except AugerError as exc:
+            app.notice(str(exc), "error")
+        except Exception as exc:
+            log.exception("/%s failed", cmd.name)
+            app.notice(f"/{cmd.name} failed: {type(exc).__name__}: {exc} (details in the log).", "error")
+
+    # -- !shell ----------------------------------------------------------------------------
+    async def shell(self, command: str) -> None:
+        if not command:
+            self.app.notice("Type a shell command after `!`, e.g. `!git status`.", "warning")
+            return
+        block = ShellBlock(command)
+        await self.app.transcript.add(block)
+        self.app.run_worker(self._run_shell(block), group="shell")
+
+    async def _run_shell(self, block: ShellBlock) -> None:
+        settings = self.app.settings
+        result = await run_shell(block.command, settings.project_root, timeout=settings.shell_timeout)
+        block.finish(result.output, result.exit_code)
+        self.pending_context.append(result.as_context())
+
+    # -- completion ------------------------------------------------------------------------
+    def update_completions(self) -> None:
+        prompt = self.app.prompt
+        prompt.menu.open(completions(self.app, prompt.text, prompt.cursor_offset))

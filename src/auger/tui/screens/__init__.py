@@ -1,0 +1,1 @@
+"""Modal screens: pickers (model, thread, history search) and the first-run screen."""

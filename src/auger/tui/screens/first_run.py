@@ -1,0 +1,97 @@
+"""First run with no model configured: how to connect a provider, and a form that saves one."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Input, Markdown, Static
+
+from auger.errors import AugerError
+
+if TYPE_CHECKING:
+    from auger.settings import Settings
+
+GUIDE = """\
+# Welcome to auger
+
+auger needs a model to talk to. Pick one of these, then come back here (or restart `auger`):
+
+**1. A hosted provider** — set its API key and choose a model:
+
+```sh
+export ANTHROPIC_API_KEY=...      # or OPENAI_API_KEY, GOOGLE_API_KEY
+auger config set model anthropic:claude-sonnet-4-5
+```
+
+**2. An OpenAI-compatible local server** (vLLM, llama.cpp, LM Studio, Ollama's `/v1`):
+
+```sh
+auger config set providers.local.base_url http://127.0.0.1:8000/v1
+auger config set model local:qwen3-coder
+```
+
+**3. Right here** — type a model below (and a base URL for a local server) and press Enter;
+it is saved to your user config (`{config}`).
+"""
+
+
+class FirstRunScreen(Screen["Settings | None"]):
+    CSS_PATH = "screens.tcss"
+    BINDINGS: ClassVar = [Binding("ctrl+q,ctrl+c", "quit_setup", "Quit", priority=True, id="firstrun.quit")]
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(id="first-run")
+        self.settings = settings
+
+    def compose(self) -> ComposeResult:
+        from auger.settings import user_config_path
+
+        with VerticalScroll(id="first-run-box"):
+            yield Markdown(GUIDE.format(config=user_config_path(self.settings.home)))
+            with Vertical(id="first-run-form"):
+                yield Input(placeholder="provider:model, e.g. anthropic:claude-sonnet-4-5", id="spec")
+                yield Input(placeholder="base URL (only for a local / OpenAI-compatible server)", id="url")
+                yield Static("", id="first-run-error", markup=False)
+            yield Static("Enter save · Ctrl+Q quit", classes="picker-hint", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#spec", Input).focus()
+
+    @on(Input.Submitted)
+    def _save(self) -> None:
+        spec = self.query_one("#spec", Input).value.strip()
+        url = self.query_one("#url", Input).value.strip()
+        error = self.query_one("#first-run-error", Static)
+        if not spec:
+            error.update("Type a model as provider:model first.")
+            return
+        try:
+            self.dismiss(save_model(self.settings, spec, url or None))
+        except AugerError as exc:
+            error.update(str(exc))
+
+    def action_quit_setup(self) -> None:
+        self.dismiss(None)
+
+
+def save_model(settings: Settings, spec: str, base_url: str | None) -> Settings:
+    """Write `model` (and the provider's base_url) to the user config; return reloaded settings."""
+    from auger.config_cmd import write_user_setting
+    from auger.core.models import parse_spec
+    from auger.settings import load_settings
+
+    provider = spec.partition(":")[0]
+    if not base_url:
+        parse_spec(spec, settings.providers)  # an unknown provider: say so before writing anything
+    else:
+        if ":" not in spec:
+            raise AugerError("Write the model as provider:model (e.g. local:qwen3-coder).")
+        write_user_setting(settings.home, f"providers.{provider}.base_url", base_url)
+    write_user_setting(settings.home, "model", spec)
+    return load_settings(cwd=settings.cwd, env={**os.environ, "AUGER_HOME": str(settings.home)})

@@ -1,0 +1,96 @@
+"""A modal "filter + list" picker: type to filter, Up/Down to move, Enter to choose, Esc to close."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Generic, TypeVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+T = TypeVar("T")
+
+
+class FilterPicker(ModalScreen[T | None], Generic[T]):
+    CSS_PATH = "screens.tcss"
+    BINDINGS: ClassVar = [
+        Binding("escape", "close", "Close", id="picker.close"),
+        Binding("down", "move(1)", "Down", show=False, priority=True, id="picker.down"),
+        Binding("up", "move(-1)", "Up", show=False, priority=True, id="picker.up"),
+    ]
+    TITLE = "Pick"
+    PLACEHOLDER = "Type to filter"
+    HINT = "Enter choose · Esc close"
+
+    def __init__(self, query: str = "") -> None:
+        super().__init__(classes="picker")
+        self.query_text = query
+        self.values: list[T] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker-box"):
+            yield Static(self.TITLE, classes="picker-title", markup=False)
+            yield Input(self.query_text, placeholder=self.PLACEHOLDER, id="picker-filter")
+            yield OptionList(id="picker-list")
+            yield Static(self.HINT, classes="picker-hint", markup=False)
+
+    def on_mount(self) -> None:
+        self.refill(self.query_text)
+        self.query_one(Input).focus()
+
+    # subclasses: the (value, label) rows for a query
+    def rows(self, query: str) -> list[tuple[T, Content | str]]:
+        raise NotImplementedError
+
+    def current_index(self) -> int:
+        return 0
+
+    @property
+    def option_list(self) -> OptionList:
+        return self.query_one("#picker-list", OptionList)
+
+    def refill(self, query: str) -> None:
+        rows = self.rows(query)
+        self.values = [value for value, _ in rows]
+        options = [Option(label) for _, label in rows]
+        olist = self.option_list
+        olist.set_options(options)
+        if options:
+            olist.highlighted = min(self.current_index(), len(options) - 1) if not query else 0
+
+    @property
+    def selected(self) -> T | None:
+        index = self.option_list.highlighted
+        return self.values[index] if index is not None and 0 <= index < len(self.values) else None
+
+    @on(Input.Changed, "#picker-filter")
+    def _filter(self, event: Input.Changed) -> None:
+        self.refill(event.value)
+
+    @on(Input.Submitted, "#picker-filter")
+    def _submit(self) -> None:
+        self.choose()
+
+    @on(OptionList.OptionSelected, "#picker-list")
+    def _clicked(self) -> None:
+        self.choose()
+
+    def choose(self) -> None:
+        value = self.selected
+        if value is not None:
+            self.dismiss(value)
+
+    def action_move(self, delta: int) -> None:
+        olist = self.option_list
+        if delta > 0:
+            olist.action_cursor_down()
+        else:
+            olist.action_cursor_up()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,157 @@
+"""The /threads picker: this project's threads (Ctrl+A: all projects), filtered by title and
+searched by content as you type. Enter resumes; Ctrl+E renames, Ctrl+D deletes (twice), Ctrl+F
+forks and resumes the fork."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.widgets import Input
+
+from auger.errors import AugerError
+from auger.tui.format import one_line
+from auger.tui.screens.picker import FilterPicker
+
+if TYPE_CHECKING:
+    from auger.core.threads import ThreadInfo, ThreadStore
+
+LIMIT = 200
+
+
+def age(ts: float, now: float | None = None) -> str:
+    seconds = max(0, (now or time.time()) - ts)
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return "just now"
+
+
+class ThreadPicker(FilterPicker[str]):
+    TITLE = "Threads"
+    PLACEHOLDER = "Filter by title, or search the conversations"
+    HINT = "Enter resume · Ctrl+E rename · Ctrl+D delete · Ctrl+F fork · Ctrl+A all projects · Esc close"
+    BINDINGS: ClassVar = [
+        Binding("ctrl+e", "rename", "Rename", priority=True, id="threads.rename"),
+        Binding("ctrl+d", "delete", "Delete", priority=True, id="threads.delete"),
+        Binding("ctrl+f", "fork", "Fork", priority=True, id="threads.fork"),
+        Binding("ctrl+a", "all_projects", "All projects", priority=True, id="threads.all"),
+    ]
+
+    def __init__(
+        self,
+        store: ThreadStore,
+        root: str,
+        *,
+        current: str | None = None,
+        query: str = "",
+        fork: Callable[[str], Awaitable[str]] | None = None,
+    ) -> None:
+        super().__init__(query)
+        self.store, self.root, self.current = store, root, current
+        self.fork_thread = fork
+        self.all_projects = False
+        self._delete_armed: str | None = None
+        self._renaming: str | None = None
+        self.infos: dict[str, ThreadInfo] = {}
+
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        yield Input(placeholder="New title (Enter to save, Esc to cancel)", id="picker-rename")
+
+    def rows(self, query: str) -> list[tuple[str, Content | str]]:
+        root = None if self.all_projects else self.root
+        recent = self.store.list(root=root, limit=LIMIT)
+        words = query.lower().split()
+        found = [t for t in recent if all(w in (t.title or "").lower() for w in words)]
+        if words:
+            seen = {t.id for t in found}
+            with contextlib.suppress(AugerError):  # a query FTS cannot read: titles only
+                found += [t for t in self.store.search(query, root=root, limit=50) if t.id not in seen]
+        self.infos = {t.id: t for t in found}
+        now = time.time()
+        return [(t.id, self._label(t, now)) for t in found]
+
+    def _label(self, info: ThreadInfo, now: float) -> Content:
+        mark = "● " if info.id == self.current else "  "
+        title = one_line(info.title or "(untitled)", 60)
+        facts = (age(info.updated_at, now), f"{info.message_count} msgs", info.model or "?", info.id[:8])
+        meta = "  " + " · ".join(facts)
+        parts: list[tuple[str, str] | str] = [mark, title, (meta, "dim")]
+        if info.snippet:
+            parts.append(("\n    " + one_line(info.snippet, 100), "italic"))
+        return Content.assemble(*parts)
+
+    def current_index(self) -> int:
+        return next((i for i, v in enumerate(self.values) if v == self.current), 0)
+
+    # -- actions ---------------------------------------------------------------------------
+    def _refresh(self, note: str | None = None) -> None:
+        self.refill(self.query_one("#picker-filter", Input).value)
+        if note:
+            self.notify(note)
+
+    def action_all_projects(self) -> None:
+        self.all_projects = not self.all_projects
+        self._refresh("All projects" if self.all_projects else "This project")
+
+    def action_rename(self) -> None:
+        target = self.selected
+        if target is None:
+            return
+        self._renaming = target
+        box = self.query_one("#picker-rename", Input)
+        box.value = self.infos[target].title if target in self.infos else ""
+        self.add_class("-renaming")
+        box.focus()
+
+    @on(Input.Submitted, "#picker-rename")
+    def _renamed(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._renaming and event.value.strip():
+            self.store.rename(self._renaming, event.value)
+        self._end_rename()
+        self._refresh("Renamed.")
+
+    def _end_rename(self) -> None:
+        self._renaming = None
+        self.remove_class("-renaming")
+        self.query_one("#picker-filter", Input).focus()
+
+    def action_close(self) -> None:
+        if self._renaming:
+            self._end_rename()
+        else:
+            super().action_close()
+
+    def action_delete(self) -> None:
+        target = self.selected
+        if target is None:
+            return
+        if target == self.current:
+            self.notify("This is the thread you are in; switch first to delete it.", severity="warning")
+            return
+        if self._delete_armed != target:
+            self._delete_armed = target
+            self.notify("Press Ctrl+D again to delete this thread.", severity="warning")
+            return
+        self._delete_armed = None
+        self.store.delete(target)
+        self._refresh("Deleted.")
+
+    async def action_fork(self) -> None:
+        target = self.selected
+        if target is None or self.fork_thread is None:
+            return
+        try:
+            new_id = await self.fork_thread(target)
+        except AugerError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.dismiss(new_id)

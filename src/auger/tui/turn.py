@@ -1,0 +1,173 @@
+"""TurnView: maps one turn's IR events onto transcript widgets.
+
+The main agent's blocks go into the transcript; a subagent's (events with `parent_id`) go into
+the body of the `task` row that spawned it. Text is streamed into one Markdown block per run of
+text; a tool call ends that run, so text after it starts a new block below the tool row.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from auger.core import events as ev
+from auger.tui.widgets.approval import ApprovalPrompt
+from auger.tui.widgets.messages import AssistantMessage, Notice, Reasoning
+from auger.tui.widgets.tool_row import TaskGroup, ToolRow
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    from auger.tui.app import AugerApp
+
+
+class TurnView:
+    def __init__(self, app: AugerApp) -> None:
+        self.app = app
+        self.transcript = app.transcript
+        self.root = app.settings.project_root
+        self.text: dict[str | None, AssistantMessage] = {}  # the open text block per parent
+        self.reasoning: dict[str | None, tuple[Reasoning, float]] = {}
+        self.rows: dict[str, ToolRow] = {}
+        self.approvals: dict[ApprovalPrompt, ToolRow] = {}
+        self.reply_parts: list[str] = []  # the main agent's text, for /copy
+        self.end: ev.TurnEnded | None = None
+        self._handlers: dict[type[ev.Event], Callable[[Any], Awaitable[None]]] = {
+            ev.TextDelta: self._text,
+            ev.ReasoningDelta: self._reasoning,
+            ev.ToolCallStarted: self._tool_started,
+            ev.ToolCallFinished: self._tool_finished,
+            ev.ApprovalRequested: self._approval,
+            ev.TodosUpdated: self._todos,
+            ev.SubagentFinished: self._subagent_finished,
+            ev.Usage: self._usage,
+            ev.Notice: self._notice,
+            ev.Error: self._error,
+            ev.TurnEnded: self._ended,
+        }
+
+    @property
+    def reply(self) -> str:
+        return "".join(self.reply_parts).strip()
+
+    async def handle(self, event: ev.Event) -> None:
+        handler = self._handlers.get(type(event))
+        if handler is not None:
+            await handler(event)
+
+    # -- placement -------------------------------------------------------------------------
+    async def _mount(self, widget: Widget, parent: str | None) -> None:
+        group = self.rows.get(parent) if parent else None
+        if isinstance(group, TaskGroup):
+            group.children_count += isinstance(widget, ToolRow)
+            await group.body.mount(widget)
+            group.header.refresh()
+        else:
+            await self.transcript.add(widget)
+
+    async def _close_text(self, parent: str | None) -> None:
+        block = self.text.pop(parent, None)
+        if block is not None:
+            await block.finish()
+        await self._close_reasoning(parent)
+
+    async def _close_reasoning(self, parent: str | None) -> None:
+        entry = self.reasoning.pop(parent, None)
+        if entry is not None:
+            block, started = entry
+            await block.finish(time.monotonic() - started)
+
+    # -- handlers --------------------------------------------------------------------------
+    async def _text(self, event: ev.TextDelta) -> None:
+        parent = event.parent_id
+        await self._close_reasoning(parent)
+        block = self.text.get(parent)
+        if block is None:
+            block = self.text[parent] = AssistantMessage(classes="assistant" + (" -sub" if parent else ""))
+            await self._mount(block, parent)
+        if parent is None:
+            self.reply_parts.append(event.text)
+        await block.write(event.text)
+
+    async def _reasoning(self, event: ev.ReasoningDelta) -> None:
+        entry = self.reasoning.get(event.parent_id)
+        if entry is None:
+            entry = self.reasoning[event.parent_id] = (Reasoning(), time.monotonic())
+            await self._mount(entry[0], event.parent_id)
+        await entry[0].write(event.text)
+
+    async def _tool_started(self, event: ev.ToolCallStarted) -> None:
+        await self._close_text(event.parent_id)
+        if event.parent_id is None:
+            self.reply_parts.append("\n\n")
+        kind = TaskGroup if event.name == "task" else ToolRow
+        row = kind(event.call_id, event.name, event.args, self.root)
+        self.rows[event.call_id] = row
+        await self._mount(row, event.parent_id)
+
+    async def _tool_finished(self, event: ev.ToolCallFinished) -> None:
+        row = self.rows.get(event.call_id)
+        if row is None:  # a finish without a start (should not happen): show it anyway
+            row = self.rows[event.call_id] = ToolRow(event.call_id, event.name, {}, self.root)
+            await self._mount(row, event.parent_id)
+        await self._close_text(event.call_id)
+        row.finish(event.status, event.output, event.duration_ms)
+
+    def _row_for(self, request: ev.ApprovalRequested) -> ToolRow | None:
+        for row in reversed(self.rows.values()):
+            if row.status == "running" and row.tool_name == request.name and row.args == request.args:
+                return row
+        return None
+
+    async def _approval(self, event: ev.ApprovalRequested) -> None:
+        prompt = ApprovalPrompt(event, self.root)
+        row = self._row_for(event)
+        if row is not None:
+            row.set_status("waiting")
+            row.close_details()  # the approval shows the diff / command; the row shows it again after
+            self.approvals[prompt] = row
+        if row is not None and row.parent is self.transcript:
+            await self.transcript.add(prompt, after=row)
+        else:
+            await self.transcript.add(prompt)
+        self.app.approval_opened(prompt)
+
+    async def approval_resolved(self, prompt: ApprovalPrompt) -> None:
+        """The user answered: the prompt goes, its row records the decision."""
+        row = self.approvals.pop(prompt, None)
+        if row is not None and prompt.decision is not None:
+            row.decided(prompt.decision.kind, prompt.decision.message)
+        await prompt.remove()
+
+    async def _todos(self, event: ev.TodosUpdated) -> None:
+        if event.parent_id is None:
+            self.app.todos.set_todos(event.todos)
+
+    async def _subagent_finished(self, event: ev.SubagentFinished) -> None:
+        await self._close_text(event.call_id)
+
+    async def _usage(self, event: ev.Usage) -> None:
+        self.app.usage_totals["input"] += event.input_tokens
+        self.app.usage_totals["output"] += event.output_tokens
+        if event.parent_id is None:
+            self.app.refresh_status()
+
+    async def _notice(self, event: ev.Notice) -> None:
+        await self.transcript.add(Notice(event.message, event.level))
+
+    async def _error(self, event: ev.Error) -> None:
+        await self.transcript.add(Notice(event.message, "error"))
+
+    async def _ended(self, event: ev.TurnEnded) -> None:
+        self.end = event
+        await self.close()
+
+    async def close(self) -> None:
+        """Finish every open stream; rows still running were cut short."""
+        for parent in list(self.text) + list(self.reasoning):
+            await self._close_text(parent)
+        cancelled = self.end is None or self.end.reason != "done"
+        for row in self.rows.values():
+            if row.status in ("running", "waiting"):
+                row.set_status("cancelled" if cancelled else "success")

@@ -1,0 +1,97 @@
+"""An approval asked inline in the transcript: `y` approve, `n` reject (then an optional message to
+the agent), `a` always allow this tool in this thread, Esc reject."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from auger.core.events import ApprovalDecision, ApprovalRequested
+from auger.tui import format as fmt
+from auger.tui.diffs import tool_diff
+from auger.tui.widgets.diffview import DiffView
+
+HINT = "y approve · n reject · a always allow {name} in this thread · Esc reject"
+
+
+class ApprovalPrompt(Vertical, can_focus=True):
+    BINDINGS: ClassVar = [
+        Binding("y", "approve", "Approve", id="approval.approve"),
+        Binding("n", "reject_with_message", "Reject", id="approval.reject"),
+        Binding("a", "always", "Always allow", id="approval.always"),
+        Binding("escape", "reject", "Reject", id="approval.escape"),
+    ]
+
+    class Resolved(Message):
+        def __init__(self, prompt: ApprovalPrompt, decision: ApprovalDecision) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.decision = decision
+
+    def __init__(self, request: ApprovalRequested, project_root: Path) -> None:
+        super().__init__(classes="approval")
+        self.request = request
+        self.project_root = project_root
+        self.decision: ApprovalDecision | None = None
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        req = self.request
+        where = fmt.key_arg(req.name, req.args, 100)
+        yield Static(f"Allow {req.name}{' ' + where if where else ''}?", markup=False, classes="title")
+        diff = tool_diff(req.name, req.args, self.project_root)
+        if diff is not None:
+            yield DiffView(diff, max_lines=40)
+        elif req.name == "execute":
+            yield Static(f"$ {req.args.get('command', '')}", markup=False, classes="command")
+        else:
+            yield Static(fmt.pretty_args(req.args), markup=False, classes="args")
+        yield Static(HINT.format(name=req.name), markup=False, classes="hint")
+        yield Input(placeholder="Tell the agent why (Enter to reject, Esc for no message)", classes="reason")
+
+    def on_mount(self) -> None:
+        self.focus()
+
+    @property
+    def resolved(self) -> bool:
+        return self.decision is not None
+
+    def resolve(self, decision: ApprovalDecision) -> None:
+        if self.resolved:
+            return
+        self.decision = decision
+        self.request.respond(decision)
+        self.add_class("-resolved")
+        words = {"approve": "approved", "approve_always": f"always allowed {self.request.name}"}
+        text = words.get(decision.kind, "rejected")
+        if decision.message:
+            text += f": {decision.message}"
+        self.query_one(".hint", Static).update(text)
+        self.add_class(f"-{decision.kind}")
+        self.can_focus = False
+        self.post_message(self.Resolved(self, decision))
+
+    def action_approve(self) -> None:
+        self.resolve(ApprovalDecision("approve"))
+
+    def action_always(self) -> None:
+        self.resolve(ApprovalDecision("approve_always"))
+
+    def action_reject(self) -> None:
+        self.resolve(ApprovalDecision("reject"))
+
+    def action_reject_with_message(self) -> None:
+        if self.resolved:
+            return
+        self.add_class("-asking")
+        self.query_one(".reason", Input).focus()
+
+    @on(Input.Submitted, ".reason")
+    def _reason_given(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.resolve(ApprovalDecision("reject", event.value.strip() or None))

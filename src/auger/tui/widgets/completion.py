@@ -1,0 +1,65 @@
+"""The completion menu above the input: slash commands, their arguments, skills and `@path`s.
+
+It never takes focus; the input forwards Up/Down/Tab/Enter/Esc to it while it is open."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+
+@dataclass(frozen=True)
+class Completion:
+    value: str  # the text that replaces the typed token
+    label: str = ""  # shown (defaults to value)
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class CompletionSet:
+    start: int  # offset in the input text of the token being completed
+    end: int
+    items: list[Completion]
+
+
+class CompletionMenu(OptionList, can_focus=False):
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.current: CompletionSet | None = None
+        self.display = False
+
+    @property
+    def is_open(self) -> bool:
+        return self.display and self.current is not None and bool(self.current.items)
+
+    def open(self, completions: CompletionSet | None) -> None:
+        if completions is None or not completions.items:
+            self.close()
+            return
+        self.current = completions
+        options = [
+            Option(Content.assemble(c.label or c.value, ("  " + c.help if c.help else "", "dim")))
+            for c in completions.items
+        ]
+        self.set_options(options)
+        self.highlighted = 0
+        self.display = True
+
+    def close(self) -> None:
+        self.current = None
+        self.display = False
+
+    def move(self, delta: int) -> None:
+        if self.is_open:
+            if delta > 0:
+                self.action_cursor_down()
+            else:
+                self.action_cursor_up()
+
+    def chosen(self) -> tuple[CompletionSet, Completion] | None:
+        if not self.is_open or self.current is None or self.highlighted is None:
+            return None
+        return self.current, self.current.items[self.highlighted]

@@ -1,0 +1,97 @@
+"""Transcript blocks for text: the user's prompt, the assistant's streamed reply, reasoning,
+notices and command output."""
+
+from __future__ import annotations
+
+from textual.containers import Vertical
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from auger.tui.format import elapsed
+
+
+class UserMessage(Static):
+    """The user's prompt; `-queued` while it waits for the agent."""
+
+    def __init__(self, text: str, *, queued: bool = False) -> None:
+        super().__init__(text, markup=False, classes="-queued" if queued else "")
+        self.text = text
+
+
+class StreamedMarkdown(Markdown):
+    """Markdown fed through `MarkdownStream` (batched appends; never a full re-render per token)."""
+
+    def __init__(self, text: str = "", **kwargs: object) -> None:
+        super().__init__(text or None, **kwargs)  # type: ignore[arg-type]
+        self.parts: list[str] = [text] if text else []
+        self._stream: MarkdownStream | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    async def write(self, fragment: str) -> None:
+        if not fragment:
+            return
+        self.parts.append(fragment)
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self)
+        await self._stream.write(fragment)
+
+    async def finish(self) -> None:
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+
+
+class AssistantMessage(StreamedMarkdown):
+    """One assistant reply block (a turn may have several, split by tool calls)."""
+
+
+class Reasoning(Collapsible):
+    """The model's reasoning, dimmed; expanded while it streams, collapsed once the answer starts."""
+
+    def __init__(self) -> None:
+        self.body = StreamedMarkdown(classes="reasoning-text")
+        super().__init__(self.body, title="Thinking…", collapsed=False, classes="reasoning")
+        self._seconds = 0.0
+
+    async def write(self, fragment: str) -> None:
+        await self.body.write(fragment)
+
+    async def finish(self, seconds: float) -> None:
+        await self.body.finish()
+        self.title = f"Thought for {elapsed(seconds)}"
+        self.collapsed = True
+
+
+class Notice(Static):
+    """A one-line note from auger: `-info`, `-warning` or `-error`."""
+
+    def __init__(self, text: str, level: str = "info") -> None:
+        super().__init__(text, markup=False, classes=f"-{level}")
+
+
+class InfoBlock(Markdown):
+    """Output of a slash command (help, skills, tokens, ...)."""
+
+    def __init__(self, markdown: str) -> None:
+        super().__init__(markdown, classes="info")
+
+
+class ShellBlock(Vertical):
+    """A `!command` the user ran: the command, its output and exit code."""
+
+    def __init__(self, command: str) -> None:
+        super().__init__(classes="shell -running")
+        self.command = command
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(f"$ {self.command}", markup=False, classes="shell-command")
+        yield Static("running…", markup=False, classes="shell-output")
+
+    def finish(self, output: str, exit_code: int) -> None:
+        self.remove_class("-running")
+        self.add_class("-ok" if exit_code == 0 else "-failed")
+        body = output.rstrip() or "(no output)"
+        self.query_one(".shell-output", Static).update(f"{body}\n[exit code {exit_code}]")

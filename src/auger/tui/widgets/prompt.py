@@ -1,0 +1,126 @@
+"""The prompt: a multi-line TextArea. Enter sends, Shift+Enter / Ctrl+J insert a new line, Up/Down
+walk the persisted history (from the first/last line), Tab/Enter accept a completion."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+from auger.tui.history import PromptHistory
+from auger.tui.widgets.completion import CompletionMenu
+
+PLACEHOLDER = "Ask anything · / for commands · @ to add a file · ! to run a shell command"
+
+
+class PromptInput(TextArea):
+    BINDINGS: ClassVar = [
+        Binding("enter", "submit", "Send", priority=True, id="prompt.submit"),
+        Binding("shift+enter,ctrl+j", "newline", "New line", priority=True, id="prompt.newline"),
+        Binding("up", "older", "Previous prompt", priority=True, show=False, id="prompt.history_up"),
+        Binding("down", "newer", "Next prompt", priority=True, show=False, id="prompt.history_down"),
+        Binding("tab", "accept", "Complete", priority=True, show=False, id="prompt.complete"),
+        Binding("escape", "dismiss", "Close menu", priority=True, show=False, id="prompt.dismiss"),
+        Binding("ctrl+d", "eof", "Quit (on empty input)", priority=True, show=False, id="prompt.eof"),
+    ]
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class EndOfInput(Message):
+        """Ctrl+D on an empty prompt."""
+
+    def __init__(self, history: PromptHistory, menu: CompletionMenu, **kwargs: object) -> None:
+        super().__init__(
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            placeholder=PLACEHOLDER,
+            compact=True,
+            highlight_cursor_line=False,
+            **kwargs,  # type: ignore[arg-type]
+        )
+        self.prompt_history = history
+        self.menu = menu
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("older", "newer"):
+            if self.menu.is_open:
+                return True
+            at_edge = self.cursor_at_first_line if action == "older" else self.cursor_at_last_line
+            return at_edge and (action == "older" or self.prompt_history.walking)
+        if action in ("accept", "dismiss"):
+            return self.menu.is_open
+        if action == "eof":
+            return not self.text
+        return True
+
+    def set_text(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def action_submit(self) -> None:
+        if self.menu.is_open and self.action_accept(submit=True):
+            return
+        text = self.text
+        if not text.strip():
+            return
+        self.prompt_history.add(text)
+        self.clear()
+        self.menu.close()
+        self.post_message(self.Submitted(text))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_older(self) -> None:
+        if self.menu.is_open:
+            self.menu.move(-1)
+            return
+        entry = self.prompt_history.older(self.text)
+        if entry is not None:
+            self.set_text(entry)
+            self.menu.close()
+
+    def action_newer(self) -> None:
+        if self.menu.is_open:
+            self.menu.move(1)
+            return
+        entry = self.prompt_history.newer()
+        if entry is not None:
+            self.set_text(entry)
+            self.menu.close()
+
+    def action_accept(self, submit: bool = False) -> bool:
+        """Put the highlighted completion into the text. Returns False if it changed nothing (so
+        Enter on an already complete command sends it)."""
+        chosen = self.menu.chosen()
+        if chosen is None:
+            return False
+        found, item = chosen
+        text = self.text
+        new = text[: found.start] + item.value + text[found.end :]
+        self.menu.close()
+        if new == text and submit:
+            return False
+        self.load_text(new)
+        self.move_cursor(
+            self.document.get_location_from_index(  # type: ignore[attr-defined]
+                found.start + len(item.value)
+            )
+        )
+        return True
+
+    def action_dismiss(self) -> None:
+        self.menu.close()
+
+    def action_eof(self) -> None:
+        self.post_message(self.EndOfInput())
+
+    @property
+    def cursor_offset(self) -> int:
+        return self.document.get_index_from_location(self.cursor_location)  # type: ignore[attr-defined]

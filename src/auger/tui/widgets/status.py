@@ -1,0 +1,74 @@
+"""The status bar: spinner + elapsed while a turn runs, model, approval mode, context use,
+thread title, git branch and cwd."""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widget import Widget
+
+from auger.tui import format as fmt
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class StatusBar(Widget):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "status--spinner",
+        "status--model",
+        "status--mode",
+        "status--tokens",
+        "status--title",
+        "status--dim",
+    }
+    model: reactive[str] = reactive("")
+    mode: reactive[str] = reactive("")
+    context_tokens: reactive[int] = reactive(0)
+    window: reactive[int] = reactive(0)
+    title: reactive[str] = reactive("")
+    branch: reactive[str] = reactive("")
+    cwd: reactive[str] = reactive("")
+    activity: reactive[str] = reactive("")  # "" when idle, else what is happening ("working", "starting")
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._since = time.monotonic()
+        self._timer: Timer | None = None
+        self._frame = 0
+
+    def watch_activity(self, old: str, new: str) -> None:
+        if new and not old:
+            self._since = time.monotonic()
+            self._timer = self.set_interval(0.1, self._tick)
+        elif not new and self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.set_class(bool(new), "-busy")
+
+    def _tick(self) -> None:
+        self._frame += 1
+        self.refresh()
+
+    def render(self) -> Content:
+        style = self.get_visual_style
+        sep = (" · ", style("status--dim"))
+        parts: list[tuple[str, object] | str] = []
+        if self.activity:
+            spin = SPINNER[self._frame % len(SPINNER)]
+            took = fmt.elapsed(time.monotonic() - self._since)
+            parts += [(f"{spin} {self.activity} {took}", style("status--spinner")), sep]
+        parts.append((self.model or "no model", style("status--model")))
+        parts += [sep, (self.mode, style("status--mode"))]
+        if self.window:
+            parts += [sep, (fmt.context_use(self.context_tokens, self.window), style("status--tokens"))]
+        if self.title:
+            parts += [sep, (fmt.one_line(self.title, 40), style("status--title"))]
+        if self.branch:
+            parts += [sep, (f"⎇ {self.branch}", style("status--dim"))]
+        if self.cwd:
+            parts += [sep, (self.cwd, style("status--dim"))]
+        return Content.assemble(*parts)  # type: ignore[arg-type]

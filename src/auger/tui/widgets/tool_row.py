@@ -1,0 +1,187 @@
+"""Tool calls as compact rows: status, name, key argument, duration. Enter/click expands to the
+arguments and output (built lazily); file edits show their diff, `execute` its command and exit
+code; a `task` row groups the subagent's own rows and text under it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Static
+
+from auger.tui import format as fmt
+from auger.tui.diffs import diff_stats, tool_diff
+from auger.tui.widgets.diffview import DiffView
+
+ICONS = {"running": "⋯", "success": "✓", "error": "✗", "rejected": "⊘", "cancelled": "⊘", "waiting": "?"}
+MAX_OUTPUT_LINES = 200
+
+
+class ToolHeader(Widget):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "toolheader--icon",
+        "toolheader--name",
+        "toolheader--arg",
+        "toolheader--meta",
+    }
+
+    def __init__(self, row: ToolRow) -> None:
+        super().__init__()
+        self.row = row
+
+    def render(self) -> Content:
+        row = self.row
+        parts: list[tuple[str, Any] | str] = [
+            (ICONS.get(row.status, "•") + " ", self.get_visual_style("toolheader--icon")),
+            (row.tool_name, self.get_visual_style("toolheader--name")),
+        ]
+        if row.summary:
+            parts += [" ", (row.summary, self.get_visual_style("toolheader--arg"))]
+        meta = row.meta()
+        if meta:
+            parts += ["  ", (meta, self.get_visual_style("toolheader--meta"))]
+        return Content.assemble(*parts)
+
+
+class ToolRow(Vertical, can_focus=True):
+    BINDINGS: ClassVar = [Binding("enter,space", "toggle_details", "Expand", show=False, id="tool.toggle")]
+
+    def __init__(self, call_id: str, name: str, args: dict[str, Any], project_root: Path) -> None:
+        super().__init__(classes="tool -running")
+        self.call_id, self.tool_name, self.args = call_id, name, args
+        self.status = "running"
+        self.output = ""
+        self.duration_ms: int | None = None
+        self.started = time.monotonic()
+        self.diff = tool_diff(name, args, project_root)
+        self.summary = "$ " + fmt.one_line(str(args.get("command", "")), 90) if name == "execute" else ""
+        self.summary = self.summary or fmt.key_arg(name, args)
+        self.decision = ""  # "approved", "always allowed", "rejected: why" once the user answered
+        self._built = False
+        self.header = ToolHeader(self)
+        self.details = Vertical(classes="tool-details")
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield self.header
+        yield self.details
+
+    def on_mount(self) -> None:
+        if self.diff is not None:  # edits show their diff at once
+            self.open_details()
+
+    def meta(self) -> str:
+        bits: list[str] = []
+        if self.diff is not None:
+            bits.append(diff_stats(self.diff))
+        if self.decision:
+            bits.append(self.decision)
+        if self.tool_name == "execute" and self.status in ("success", "error"):
+            code = fmt.exit_code(self.output)
+            bits.append(f"exit {code if code is not None else 0 if self.status == 'success' else '?'}")
+        if self.status in ("rejected", "cancelled") and not self.decision.startswith("rejected"):
+            bits.append(self.status)
+        if self.duration_ms is not None:
+            bits.append(fmt.duration(self.duration_ms))
+        return " · ".join(bits)
+
+    def set_status(self, status: str) -> None:
+        self.remove_class(f"-{self.status}")
+        self.status = status
+        self.add_class(f"-{status}")
+        self.header.refresh()
+
+    def finish(self, status: str, output: str, duration_ms: int | None) -> None:
+        self.output = output
+        self.duration_ms = duration_ms
+        self.set_status(status)
+        if self._built:
+            self._build_output()
+
+    def decided(self, kind: str, message: str | None) -> None:
+        words = {"approve": "approved", "approve_always": "always allowed"}
+        self.decision = words.get(kind, "rejected") + (f": {message}" if message else "")
+        if kind == "reject":
+            self.set_status("rejected")
+        else:
+            self.set_status("running")
+            if self.diff is not None:
+                self.open_details()
+        self.header.refresh()
+
+    # -- details ---------------------------------------------------------------------------
+    def close_details(self) -> None:
+        self.remove_class("-expanded")
+
+    def open_details(self) -> None:
+        if not self._built:
+            self._built = True
+            self._build_details()
+        self.add_class("-expanded")
+
+    def action_toggle_details(self) -> None:
+        if self.has_class("-expanded"):
+            self.remove_class("-expanded")
+        else:
+            self.open_details()
+
+    def on_click(self, event: Any) -> None:
+        if event.widget is self.header:
+            self.action_toggle_details()
+
+    def _build_details(self) -> None:
+        if self.diff is not None:
+            self.details.mount(DiffView(self.diff))
+        elif self.tool_name == "execute":
+            self.details.mount(Static(f"$ {self.args.get('command', '')}", markup=False, classes="command"))
+        else:
+            self.details.mount(Static(fmt.pretty_args(self.args), markup=False, classes="args"))
+        if self.status != "running":
+            self._build_output()
+
+    def _build_output(self) -> None:
+        if not self.output or (self.diff is not None and self.status == "success"):
+            return
+        text = fmt.strip_exit_line(self.output) if self.tool_name == "execute" else self.output
+        shown, more = fmt.clip_lines(text, MAX_OUTPUT_LINES)
+        if more:
+            shown += f"\n… {more} more lines"
+        self.details.query(".output").remove()
+        self.details.mount(Static(shown or "(no output)", markup=False, classes="output"))
+
+
+class TaskGroup(ToolRow):
+    """A `task` call: the subagent's rows and text are mounted in `body`, shown while it runs."""
+
+    def __init__(self, call_id: str, name: str, args: dict[str, Any], project_root: Path) -> None:
+        super().__init__(call_id, name, args, project_root)
+        self.add_class("task")
+        kind = str(args.get("subagent_type") or "")
+        self.summary = f"{kind}: {fmt.key_arg(name, args)}" if kind else fmt.key_arg(name, args)
+        self.body = Vertical(classes="task-body")
+        self.children_count = 0
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield self.header
+        yield self.body
+        yield self.details
+
+    def on_mount(self) -> None:
+        self.add_class("-open")
+
+    def meta(self) -> str:
+        base = super().meta()
+        count = f"{self.children_count} tool calls" if self.children_count else ""
+        return " · ".join(b for b in (count, base) if b)
+
+    def finish(self, status: str, output: str, duration_ms: int | None) -> None:
+        super().finish(status, output, duration_ms)
+        self.remove_class("-open")
+
+    def action_toggle_details(self) -> None:
+        self.toggle_class("-open")
+        super().action_toggle_details()
