@@ -1,0 +1,98 @@
+"""Request parsing for the server: bounded JSON bodies, typed fields, one error shape.
+
+Every client mistake is an `ApiError(status, message)`; the app turns it into
+`{"error": message}` with that status, so the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+MAX_BODY = 1 << 20  # bytes; bigger bodies get 413
+THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+
+
+EXPECTED = {
+    str: "a string",
+    bool: "true or false",
+    int: "a whole number",
+    list: "an array",
+    dict: "an object",
+}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+async def read_json(request: Request, limit: int = MAX_BODY, *, optional: bool = False) -> dict[str, Any]:
+    """The body as a JSON object; 413 past `limit` bytes, 400 when it is not a JSON object."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ApiError(413, f"Request body is {declared} bytes; the limit is {limit} bytes.")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, f"Request body is over the limit of {limit} bytes.")
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        if optional:
+            return {}
+        raise ApiError(400, "Request body is empty; send a JSON object.")
+    try:
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ApiError(400, f"Request body is not valid JSON: {exc}.") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, f"Request body must be a JSON object, not {_kind(data)}.")
+    return data
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    for cls, name in names.items():
+        if type(value) is cls:
+            return name
+    return "a number" if isinstance(value, int | float) else type(value).__name__
+
+
+def field(body: dict[str, Any], name: str, kind: type, *, required: bool = False) -> Any:
+    """`body[name]` checked against `kind` (str, bool, list, dict); None when absent and optional."""
+    if name not in body or body[name] is None:
+        if required:
+            raise ApiError(400, f"Missing field {name!r}.")
+        return None
+    value = body[name]
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise ApiError(400, f"Field {name!r} must be {EXPECTED[kind]}, not {_kind(value)}.")
+    return value
+
+
+def thread_id_field(body: dict[str, Any], name: str = "thread_id") -> str | None:
+    value = field(body, name, str)
+    if value is not None:
+        check_thread_id(value)
+    return value
+
+
+def check_thread_id(value: str) -> str:
+    if not THREAD_ID.match(value):
+        raise ApiError(
+            400, f"Invalid thread id {value[:80]!r}: use 1-128 letters, digits, '_', '-', '.' or ':'."
+        )
+    return value
