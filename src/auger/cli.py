@@ -130,6 +130,21 @@ def _main(argv: Sequence[str]) -> int:
         from auger.core.threads import resolve_thread
 
         args.resume = resolve_thread(settings, args.resume or None)
+    if args.connect and args.non_interactive is not None:  # headless against `auger serve`
+        import asyncio
+
+        from auger.remote import run_remote_headless
+
+        return asyncio.run(
+            run_remote_headless(
+                settings,
+                _read_prompt(args),
+                args.connect,
+                args.token,
+                output_format=args.output_format,
+                resume=args.resume or None,
+            )
+        )
     if args.non_interactive is not None or (not sys.stdin.isatty() and not args.connect):
         import asyncio
 
