@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -287,3 +290,47 @@ async def test_resume_restores_model_history_and_project_newest(
     other = load_settings(cwd=tmp_path, env={"AUGER_HOME": str(settings.home)})
     with pytest.raises(ThreadError, match="No threads yet"):
         resolve_thread(other, None)
+
+
+# -- the command's cheap paths ------------------------------------------------------------------
+
+
+def test_list_and_search_import_no_langgraph(tmp_path: Path) -> None:
+    code = (
+        "import sys; from auger.threads_cmd import run\n"
+        "assert run(['list', '--all']) == 0 and run(['list', '--search', 'x', '--json']) == 0\n"
+        "heavy = [m for m in sys.modules if m.split('.')[0] in ('langgraph', 'langchain_core', 'deepagents')]"
+        "\n"
+        "assert not heavy, heavy\n"
+    )
+    env = {**os.environ, "AUGER_HOME": str(tmp_path)}
+    with ThreadStore.open(tmp_path / "threads.db") as s:
+        _turn(s, "a1", "x marks the spot")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_list_without_a_database_creates_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from auger.threads_cmd import run
+
+    assert run(["list", "--json"], cwd=tmp_path, env={"AUGER_HOME": str(tmp_path / "h")}) == 0
+    assert capsys.readouterr().out.strip() == "[]"
+    assert not (tmp_path / "h" / "threads.db").exists()
+
+
+def test_cli_errors_name_the_thread_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from auger.threads_cmd import run
+
+    env = {"AUGER_HOME": str(tmp_path)}
+    with ThreadStore.open(tmp_path / "threads.db") as s:
+        _turn(s, "abc1", "one")
+        _turn(s, "abc2", "two")
+    assert run(["rename", "abc", "New"], cwd=tmp_path, env=env) == 2
+    assert "'abc' is ambiguous" in capsys.readouterr().err
+    assert run(["delete", "zzz"], cwd=tmp_path, env=env) == 2
+    assert "No thread 'zzz'" in capsys.readouterr().err
+    assert run(["rename", "abc1", "New", "title"], cwd=tmp_path, env=env) == 0
+    assert run(["prune", "--older-than", "soon"], cwd=tmp_path, env=env) == 2
+    assert run(["list", "--bogus"], cwd=tmp_path, env=env) == 2
+    with ThreadStore.open(tmp_path / "threads.db") as s:
+        assert s.get("abc1").title == "New title"  # type: ignore[union-attr]
