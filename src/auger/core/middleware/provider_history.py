@@ -22,6 +22,7 @@ from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain_core.messages import AIMessage, BaseMessage
 
 FAMILY_KEY = "auger_provider"
+RESPONSES = "openai_responses"  # OpenAI's Responses API, as opposed to chat completions ("openai")
 REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking", "reasoning", "reasoning_content"})
 KEEP_BLOCKS = frozenset({"text", "image", "image_url"})
 REASONING_KWARGS = frozenset({"reasoning_content", "reasoning", "thinking", "redacted_thinking"})
@@ -42,17 +43,25 @@ _PROVIDER_ALIASES = {"google_vertexai": "google_genai", "bedrock_converse": "bed
 def model_family(model: Any) -> str:
     """The wire-format family of a chat model, from its class's module (no provider imports)."""
     module = type(model).__module__
-    for prefix, family in _MODULE_FAMILIES:
-        if module.startswith(prefix):
-            return family
-    return str(getattr(model, "_llm_type", module))
+    family = next((f for prefix, f in _MODULE_FAMILIES if module.startswith(prefix)), None)
+    if family == "openai" and getattr(model, "use_responses_api", None):
+        return RESPONSES  # Responses API items (reasoning, ids) mean nothing to chat completions
+    return family or str(getattr(model, "_llm_type", module))
 
 
 def message_family(msg: AIMessage) -> str | None:
     """Which family wrote `msg`: our tag, else the integration's `model_provider`, else unknown."""
     meta = msg.response_metadata or {}
-    raw = meta.get(FAMILY_KEY) or meta.get("model_provider")
-    return _PROVIDER_ALIASES.get(raw, raw) if isinstance(raw, str) else None
+    if isinstance(meta.get(FAMILY_KEY), str):
+        return str(meta[FAMILY_KEY])
+    raw = meta.get("model_provider")
+    if not isinstance(raw, str):
+        return None
+    if raw == "openai" and (
+        str(meta.get("output_version", "")).startswith("responses") or "reasoning" in msg.additional_kwargs
+    ):
+        return RESPONSES
+    return _PROVIDER_ALIASES.get(raw, raw)
 
 
 def _clean_block(block: Any) -> Any | None:

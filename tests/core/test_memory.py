@@ -1,0 +1,83 @@
+"""Memory slots (AGENTS.md, CLAUDE.md fallback), the user-folder mounts the agent edits memory
+through, and the MemoryMiddleware that re-reads memory each turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from deepagents.backends import CompositeBackend, FilesystemBackend, LocalShellBackend
+
+from auger.core.memory import list_memory_files, memory_files, memory_sources
+from auger.core.middleware.memory import AugerMemoryMiddleware
+from auger.core.mounts import virtual_path, with_mounts
+from auger.settings import Settings, load_settings
+
+
+@pytest.fixture
+def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    home, project = tmp_path / "auger-home", tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "sub").mkdir()
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return load_settings(cwd=project / "sub", env={"AUGER_HOME": str(home), "HOME": str(tmp_path)})
+
+
+def test_slots_prefer_agents_md_and_fall_back_to_claude_md(settings: Settings) -> None:
+    root, home = settings.project_root, settings.home
+    (home / "AGENTS.md").write_text("user")
+    (root / "CLAUDE.md").write_text("claude")
+    (root / ".auger").mkdir()
+    (root / ".auger" / "CLAUDE.md").write_text("ignored: AGENTS.md wins")
+    (root / ".auger" / "AGENTS.md").write_text("local")
+    files = memory_files(settings)
+    assert [(m.scope, m.path, m.virtual_path, m.exists) for m in files] == [
+        ("user", home / "AGENTS.md", "/~auger/AGENTS.md", True),
+        ("project", root / "CLAUDE.md", "/CLAUDE.md", True),
+        ("project-local", root / ".auger" / "AGENTS.md", "/.auger/AGENTS.md", True),
+    ]
+    (root / "CLAUDE.md").unlink()
+    assert [m.scope for m in list_memory_files(settings)] == ["user", "project-local"]
+    assert len(list_memory_files(settings, include_missing=True)) == 3
+    assert memory_sources(settings)[1] == "/AGENTS.md"  # the project slot waits for an AGENTS.md
+
+
+def test_mounts_route_user_folders_and_keep_builtins_read_only(settings: Settings) -> None:
+    project = LocalShellBackend(root_dir=settings.project_root, virtual_mode=True)
+    backend = with_mounts(project, settings)
+    assert isinstance(backend, CompositeBackend) and with_mounts(backend, settings) is backend
+    # the agent can write user memory through the mount; it lands in AUGER_HOME
+    assert backend.write("/~auger/AGENTS.md", "- prefers tabs\n").error is None
+    assert (settings.home / "AGENTS.md").read_text() == "- prefers tabs\n"
+    assert backend.edit("/~auger/AGENTS.md", "tabs", "spaces").error is None
+    assert "spaces" in (settings.home / "AGENTS.md").read_text()
+    # shipped skills are readable, not writable
+    assert "Commit" in backend.read("/~builtin/skills/commit/SKILL.md").file_data["content"]  # type: ignore[index]
+    assert backend.write("/~builtin/skills/x/SKILL.md", "x").error
+    assert backend.edit("/~builtin/skills/commit/SKILL.md", "Commit", "X").error
+    # the mount cannot be escaped
+    with pytest.raises(ValueError, match="traversal"):
+        backend.read("/~auger/../project/x")
+    assert backend.execute("pwd").output.strip() == str(settings.project_root)
+
+
+def test_virtual_path_maps_host_paths(settings: Settings, tmp_path: Path) -> None:
+    assert virtual_path(settings.project_root / "src" / "a.py", settings) == "/src/a.py"
+    assert virtual_path(settings.home / "skills" / "x", settings) == "/~auger/skills/x"
+    assert virtual_path(tmp_path / "elsewhere", settings) is None
+
+
+def test_middleware_reads_every_turn_and_writes_state_only_on_change(settings: Settings) -> None:
+    backend = with_mounts(FilesystemBackend(root_dir=settings.project_root, virtual_mode=True), settings)
+    mw = AugerMemoryMiddleware(backend, settings)
+    assert mw.name == "MemoryMiddleware"
+    (settings.home / "AGENTS.md").write_text("USER NOTE")
+    first = mw.before_agent({"messages": []}, None, {})  # type: ignore[arg-type]
+    assert first == {"memory_contents": {"/~auger/AGENTS.md": "USER NOTE"}}
+    assert mw.before_agent({"messages": [], **first}, None, {}) is None  # type: ignore[arg-type]
+    (settings.project_root / "CLAUDE.md").write_text("PROJECT NOTE")
+    second = mw.before_agent({"messages": [], **first}, None, {})  # type: ignore[arg-type]
+    assert second == {"memory_contents": {"/~auger/AGENTS.md": "USER NOTE", "/CLAUDE.md": "PROJECT NOTE"}}
+    prompt = mw._format_agent_memory(second["memory_contents"], mw.system_prompt or "")
+    assert "USER NOTE" in prompt and "PROJECT NOTE" in prompt and "/~auger/AGENTS.md" in prompt
