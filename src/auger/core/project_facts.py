@@ -17,6 +17,7 @@ from typing import Any
 log = logging.getLogger("auger.project_facts")
 
 MAX_CHARS = 2048
+_NOISE = ("_cache/", "__pycache__/", ".DS_Store")  # counted, not listed
 MAX_ENTRIES = 60
 MAX_COMMITS = 5
 TIMEOUT_S = 10
@@ -175,6 +176,8 @@ def render(facts: Facts, max_chars: int = MAX_CHARS) -> str:
     room = max_chars - len(head) - len(prefix) - 12
     shown: list[str] = []
     for name in sorted(facts.entries, key=lambda n: (not n.endswith("/"), n.lower())):
+        if name.endswith(_NOISE):
+            continue
         if len(", ".join([*shown, name])) > room:
             break
         shown.append(_clip(name, 60))
