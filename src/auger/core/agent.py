@@ -14,15 +14,23 @@ order hooks run before a model call (wrap_model_call: outermost first):
                                  after a summarization.
 5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`).
 6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
-7. McpToolsMiddleware          — (when MCP servers are configured) offers the tools of the servers
+7. HooksMiddleware             — PreToolUse/PostToolUse(/Failure), SubagentStart/Stop hooks
+                                 (`auger.core.hooks`); may block a call or change its input.
+8. PermissionMiddleware        — refuses calls a `[permissions] deny` rule matches (on the final
+                                 input, after hooks), telling the model and the user which rule.
+9. RedactionMiddleware         — secret env values out of tool results and model replies before
+                                 they enter state (and the thread DB).
+10. McpToolsMiddleware         — (when MCP servers are configured) offers the tools of the servers
                                  connected now and runs their calls, asking approval if needed.
-8. AugerSkillsMiddleware       — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
-9. AugerMemoryMiddleware       — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
+11. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
+12. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
 
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
-dangling-tool-call patching) and its tail after 1-7: skills (8), prompt caching, memory (9),
-human-in-the-loop (`interrupt_on`, gated per call by `needs_approval` from the run context),
-unsupported content. Subagents get 1, 2, 5 (+ a tool allow-list) — see `_subagents()`.
+dangling-tool-call patching) and its tail after 1-10: skills (11), prompt caching, memory (12),
+human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
+`auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
+> approval mode), unsupported content. Subagents get 1, 2, 5, 7-9 (+ a tool allow-list) — see
+`_subagents()`.
 
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.mounts`
 (`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
@@ -32,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from auger.core.context import GATED_TOOLS, AugerContext, needs_approval
+from auger.core.context import AugerContext
 from auger.core.models import build_chat_model, parse_spec
 from auger.core.prompt import SYSTEM_PROMPT
 from auger.errors import ModelError
@@ -73,7 +81,19 @@ def _middleware(
         LocalContextMiddleware(backend, str(settings.project_root)),
         TurnLimitMiddleware(),
         TodoListMiddleware(),
+        *_safety(),
     ]
+
+
+def _safety() -> list[AgentMiddleware[Any, Any, Any]]:
+    """Tool-call safety, outermost first: hooks (may change or block the input), permission rules
+    (deny; checked on the final input), redaction (secrets out of results and replies)."""
+    from auger.core.middleware.hooks import HooksMiddleware, install_precompact_hook
+    from auger.core.middleware.permissions import PermissionMiddleware
+    from auger.core.middleware.redaction import RedactionMiddleware
+
+    install_precompact_hook()
+    return [HooksMiddleware(), PermissionMiddleware(), RedactionMiddleware()]
 
 
 def _tail(settings: Settings, backend: Any) -> list[AgentMiddleware[Any, Any, Any]]:
@@ -96,6 +116,7 @@ def _subagents(
     by_name = {m.name: m for m in middleware}
     switch, history = by_name["ConfigurableModelMiddleware"], by_name["ProviderHistoryMiddleware"]
     turn_limit = by_name["TurnLimitMiddleware"]
+    safety = [by_name[n] for n in ("HooksMiddleware", "PermissionMiddleware", "RedactionMiddleware")]
 
     def model_middleware(spec: str | None) -> Any:
         return switch if spec is None else ConfigurableModelMiddleware(model_factory(settings), pinned=spec)
@@ -104,23 +125,23 @@ def _subagents(
         "name": "general-purpose",
         "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
         "system_prompt": DEFAULT_SUBAGENT_PROMPT,
-        "middleware": [switch, history, turn_limit, skills],
+        "middleware": [switch, history, turn_limit, *safety, skills],
     }
     catalog = discover_subagents(settings)
-    common = [history, turn_limit]
+    common = [history, turn_limit, *safety]
     defined = subagent_specs(catalog, model_middleware=model_middleware, common=common, tools=tools)
     specs = {spec["name"]: spec for spec in [general_purpose, *defined]}  # a file may redefine it
     return list(specs.values())
 
 
-def _when_gated(request: Any) -> bool:
-    ctx = getattr(request.runtime, "context", None)
-    return needs_approval(request.tool_call["name"], ctx if isinstance(ctx, AugerContext) else None)
+def _interrupt_on(tools: Sequence[BaseTool], gated_tools: Sequence[str]) -> dict[str, Any]:
+    """HITL config for every tool: `when` asks only on an "ask" verdict (permission rules, then
+    the approval mode; see `auger.core.middleware.permissions`)."""
+    from auger.core.middleware.permissions import all_tool_names, interrupt_config, mcp_identity
 
-
-def interrupt_config(tool_names: Sequence[str]) -> dict[str, Any]:
-    """HITL config: every gated tool may interrupt; `when` decides per call from the context."""
-    return {name: {"allowed_decisions": ["approve", "reject"], "when": _when_gated} for name in tool_names}
+    mcp_names = {t.name: ident for t in tools if (ident := mcp_identity(t))}
+    names = all_tool_names([*gated_tools, *(t.name for t in tools)])
+    return interrupt_config(names, gated=gated_tools, mcp_names=mcp_names)
 
 
 def create_cli_agent(
@@ -169,7 +190,7 @@ def create_cli_agent(
         subagents=subagents,  # type: ignore[arg-type]
         memory=memory_sources(settings),
         backend=backend,
-        interrupt_on=interrupt_config([*sorted(GATED_TOOLS), *gated_tools]),
+        interrupt_on=_interrupt_on(tools, gated_tools),
         context_schema=AugerContext,
         checkpointer=checkpointer,
     )

@@ -75,10 +75,14 @@ class ToolCallFinished(Event):
 @dataclass(frozen=True)
 class ApprovalDecision:
     """The answer to an ApprovalRequested: approve, reject (with a message to the agent), or
-    approve every call of this tool for the rest of the thread."""
+    approve_always: allow `rule` (default: the request's `suggested_rule`, which provably matches
+    the call) for the rest of the thread, and with `persist` also write it to the "project" or
+    "user" config's `[permissions] allow`."""
 
     kind: ApprovalKind = "approve"
     message: str | None = None
+    rule: str | None = None
+    persist: Literal["project", "user"] | None = None
 
 
 @dataclass(frozen=True)
@@ -88,8 +92,9 @@ class ApprovalRequested(Event):
     call_id: str
     name: str
     args: dict[str, Any]
-    description: str = ""
+    description: str = ""  # why it needs approval: the ask rule, protected path or mode
     parent_id: str | None = None
+    suggested_rule: str = ""  # the "always allow" rule for this call, e.g. "execute(git status *)"
     future: asyncio.Future[ApprovalDecision] | None = field(
         default=None, compare=False, repr=False, metadata={"wire": False}
     )

@@ -16,8 +16,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from auger.core import events as ev
-from auger.core.context import MODES, AugerContext, needs_approval
+from auger.core.context import MODES, AugerContext
 from auger.core.provider_errors import describe_error
+from auger.core.session_safety import SessionSafety
 from auger.core.stream import StreamTranslator, call_key
 from auger.errors import AugerError, UsageError
 
@@ -31,14 +32,14 @@ _DONE = object()
 
 
 def headless_policy(request: ev.ApprovalRequested, ctx: AugerContext) -> ev.ApprovalDecision:
-    """No human to ask: the approval mode decides; refusals are explained to the model."""
-    if not needs_approval(request.name, ctx):
-        return ev.ApprovalDecision("approve")
+    """No human to ask: whatever needs approval (the mode, an ask rule, a protected path — the
+    request's description says which) is refused, and the refusal is explained to the model."""
+    why = request.description or f"{request.name} needs approval in {ctx.mode!r} mode."
     return ev.ApprovalDecision(
         "reject",
-        f"Not run: auger is running without a human in {ctx.mode!r} mode, which does not allow "
-        f"{request.name!r}. Do not retry it; finish what you can without it and say what is left "
-        "(the user can re-run with --mode auto-edit or --mode yolo).",
+        f"Not run: {why} auger is running without a human (headless), so nobody can approve it. "
+        "Do not retry it; finish what you can without it and say what is left (the user can re-run "
+        "with --mode auto-edit or --mode yolo, or add an allow rule to [permissions]).",
     )
 
 
@@ -73,6 +74,7 @@ class Session:
         self._task: asyncio.Task[None] | None = None
         self._cancelled = False
         self.mcp: Any = None  # McpManager, closed with the session
+        self.safety = SessionSafety(settings)  # rules, hooks (create_session sets .hooks), redaction
 
     # -- controls --------------------------------------------------------------------------
     @property
@@ -114,6 +116,9 @@ class Session:
             always_allow=frozenset(self.always_allow),
             thread_id=self.thread_id,
             max_turns=self.max_turns,
+            permissions=self.safety.permissions,
+            hooks=self.safety.hooks,
+            verdicts=self.safety.verdicts,
         )
 
     @property
@@ -123,6 +128,8 @@ class Session:
     # -- threads ---------------------------------------------------------------------------
     async def open_thread(self, thread_id: str | None) -> None:
         """Switch to `thread_id` (None: a new thread); restores its model and token count."""
+        await self.safety.end_session(self, "clear")
+        self.safety.source = "resume" if thread_id else "clear"
         self.thread_id = thread_id or new_thread_id()
         self.always_allow.clear()
         self.context_tokens = 0
@@ -144,6 +151,7 @@ class Session:
             self.cancel()
             with contextlib.suppress(BaseException):
                 await self._task  # type: ignore[misc]
+        await self.safety.end_session(self, "exit")
         if self.mcp is not None:
             await self.mcp.aclose()
             self.mcp = None
@@ -175,7 +183,7 @@ class Session:
 
         from auger.core.turn_input import load_warnings, user_message
 
-        put = queue.put_nowait
+        put, flush = self.safety.sink(queue.put_nowait)
         put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
         await self._hook(self.on_turn_start, prompt)
         self._drain_notices(put)
@@ -188,12 +196,16 @@ class Session:
         message, warnings = user_message(prompt, self.settings)
         for text in warnings:
             put(ev.Notice(text, "warning"))
-        payload: Any = {"messages": [message]}
         try:
+            messages = await self.safety.start_turn(self, message, put)  # hooks; None: blocked
+            payload: Any = {"messages": messages} if messages else None
+            reason = "done" if messages else "error"
             while payload is not None:
                 translator.interrupts.clear()
                 await self._stream(payload, translator, put)
                 payload = await self._answer_interrupts(translator, put)
+                if payload is None and not translator.hit_turn_limit:
+                    payload = await self.safety.after_turn(self, put)  # Stop hooks may continue it
             if translator.hit_turn_limit:
                 reason = "turn_limit"
         except asyncio.CancelledError:
@@ -214,6 +226,7 @@ class Session:
             self._pending.clear()
         self._drain_notices(put)
         await self._hook(self.on_turn_end, prompt)
+        flush()
         put(ev.TurnEnded(reason, self.thread_id, translator.final_text))
         put(_DONE)
 
@@ -232,6 +245,7 @@ class Session:
         from langchain_core.messages import AIMessage
 
         try:
+            text = self.safety.redactor.text(text)
             await self.graph.aupdate_state(
                 self.config, {"messages": [AIMessage(content=text + "\n\n[interrupted]")]}
             )
@@ -248,7 +262,7 @@ class Session:
             payload,
             self.config,
             context=self.context(),
-            stream_mode=["messages", "updates"],
+            stream_mode=["messages", "updates", "custom"],
             subgraphs=True,
             durability="sync",  # each step is on disk before the next starts: kill -9 loses one step at most
         )
@@ -283,9 +297,13 @@ class Session:
             name=str(action.get("name")),
             args=dict(action.get("args") or {}),
             description=str(action.get("description") or ""),
+            suggested_rule=self.safety.suggested_rule(self, str(action.get("name")), action.get("args", {})),
             future=loop.create_future(),
         )
-        if self.approval_policy is not None:
+        early = await self.safety.decide_first(self, request, put)  # new grants, PermissionRequest hooks
+        if early is not None:
+            decision = early
+        elif self.approval_policy is not None:
             decision = self.approval_policy(request, self.context())
         else:
             self._pending[request.request_id] = request
@@ -294,7 +312,7 @@ class Session:
             decision = await request.future
             self._pending.pop(request.request_id, None)
         if decision.kind == "approve_always":
-            self.always_allow.add(request.name)
+            self.safety.grant(self, request, decision, put)
         if decision.kind == "reject":
             out: dict[str, Any] = {"type": "reject"}
             if decision.message:
@@ -316,16 +334,22 @@ async def create_session(
     gated_tools: Any = (),
     approval_policy: ApprovalPolicy | None = None,
     mcp: Any = None,
+    trust_project_hooks: bool = False,
 ) -> Session:
     """Open the checkpointer, build the agent, and return a Session on a new or given thread.
 
-    `mcp` is an `McpManager` (started or starting); the session closes it."""
+    `mcp` is an `McpManager` (started or starting); the session closes it.
+    `trust_project_hooks` runs the project's hooks this time without a remembered trust."""
     from auger.core.agent import create_cli_agent
     from auger.core.checkpoint import open_checkpointer
+    from auger.core.hooks import HookRunner
+    from auger.core.permissions import PermissionEngine
     from auger.core.thread_ops import install_hooks
     from auger.core.threads import ThreadStore
     from auger.paths import threads_db
 
+    PermissionEngine.from_settings(settings)  # a malformed [permissions] rule fails here, before any I/O
+    hooks = HookRunner.from_settings(settings, trust_project=trust_project_hooks)
     store = ThreadStore.open(threads_db(settings.home))  # validates + migrates the file first
     try:
         saver, conn = await open_checkpointer(threads_db(settings.home))
@@ -344,6 +368,7 @@ async def create_session(
     session.threads = store
     install_hooks(session, store)
     session.mcp = mcp
+    session.safety.hooks = hooks
     if thread_id is not None:
         await session.open_thread(thread_id)
     return session

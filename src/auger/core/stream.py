@@ -75,6 +75,10 @@ class StreamTranslator:
             yield from self._on_message(ns, *data)
         elif mode == "updates":
             yield from self._on_updates(ns, data)
+        elif mode == "custom" and isinstance(data, dict) and data.get("auger_event") == "notice":
+            # from middleware (permission refusals, hook problems) via the stream writer
+            level: Literal["info", "warning"] = "warning" if data.get("level") == "warning" else "info"
+            yield ev.Notice(str(data.get("message", "")), level)
 
     def _on_message(self, ns: tuple[str, ...], chunk: Any, meta: dict[str, Any]) -> Iterator[ev.Event]:
         if not isinstance(chunk, AIMessageChunk) or meta.get("langgraph_node") != "model":
@@ -154,6 +158,8 @@ class StreamTranslator:
         if msg.status == "error" and key in self.rejected:
             self.rejected.remove(key)
             status = "rejected"
+        elif msg.status == "error" and msg.additional_kwargs.get("auger_refused"):
+            status = "rejected"  # a deny rule or a PreToolUse hook: the tool never ran
         yield ev.ToolCallFinished(
             msg.tool_call_id, name, output, status, int((time.monotonic() - t0) * 1000), started_parent
         )

@@ -16,7 +16,7 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.types import interrupt
 
-from auger.core.context import AugerContext, needs_approval
+from auger.core.middleware.permissions import approval_description, mcp_identity, refused, tool_verdict
 
 BUILTIN_TOOL_NAMES = frozenset(
     {"ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "task", "write_todos"}
@@ -50,17 +50,26 @@ class McpToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         return await handler(self._with_tools(request))
 
     def _gate(self, request: Any, tool: BaseTool) -> ToolMessage | None:
-        """Ask for approval when the mode requires it; a ToolMessage when the user rejected."""
+        """Ask for approval when the verdict says so (permission rules — `server:tool` — then the
+        mode; read-only tools are not gated by the mode); a ToolMessage when refused or rejected."""
         ctx = getattr(request.runtime, "context", None)
-        name = request.tool_call["name"]
-        if (tool.metadata or {}).get("read_only") or not needs_approval(
-            name, ctx if isinstance(ctx, AugerContext) else None
-        ):
+        name, args = request.tool_call["name"], request.tool_call.get("args", {})
+        verdict = tool_verdict(
+            ctx,
+            name,
+            args,
+            gated=not (tool.metadata or {}).get("read_only"),
+            mcp=mcp_identity(tool),
+            call_id=request.tool_call.get("id"),
+        )
+        if verdict.action == "deny":
+            return refused(request.tool_call, verdict)
+        if verdict.action == "allow":
             return None
-        action = {"id": request.tool_call.get("id"), "name": name, "args": request.tool_call.get("args", {})}
+        action = {"id": request.tool_call.get("id"), "name": name, "args": args}
         answer = interrupt(
             {
-                "action_requests": [{**action, "description": f"MCP tool {name}"}],
+                "action_requests": [{**action, "description": approval_description(name, args, verdict)}],
                 "review_configs": [{"action_name": name, "allowed_decisions": ["approve", "reject"]}],
             }
         )

@@ -1,0 +1,243 @@
+"""HooksMiddleware: PreToolUse / PostToolUse / PostToolUseFailure (and SubagentStart /
+SubagentStop around `task`) hooks on every tool call. The runner comes from the run context
+(`AugerContext.hooks`, see `auger.core.hooks`); session-level events are run by the Session.
+
+A PreToolUse block means the tool is not run and the model reads the hook's reason; an
+`updatedInput` replaces those arguments before the call (deny rules are checked after this,
+approvals were given before it); PostToolUse `additionalContext` (or a block reason) is appended
+to the result the model reads. Hook problems become Notices.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import ToolMessage
+
+from auger.core.context import AugerContext
+from auger.core.hooks import HookResult, HookRunner
+from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
+from auger.core.middleware.redaction import map_tool_messages
+from auger.core.stream import tool_output_text
+
+
+def _runner(request: Any) -> tuple[HookRunner | None, AugerContext | None]:
+    ctx = getattr(request.runtime, "context", None)
+    if not isinstance(ctx, AugerContext) or not isinstance(ctx.hooks, HookRunner) or not ctx.hooks.hooks:
+        return None, None
+    return ctx.hooks, ctx
+
+
+def tool_subjects(name: str, tool: Any) -> list[str]:
+    """What a tool matcher is matched against: the tool's name, and for MCP tools also
+    `server:tool` and Claude Code's `mcp__server__tool`."""
+    ident = mcp_identity(tool)
+    return [name, *([f"{ident[0]}:{ident[1]}", f"mcp__{ident[0]}__{ident[1]}"] if ident else [])]
+
+
+def _notify(request: Any, result: HookResult) -> None:
+    writer = getattr(request.runtime, "stream_writer", None)
+    for message, level in result.notices:
+        if callable(writer):
+            with contextlib.suppress(Exception):  # best effort
+                writer({"auger_event": "notice", "message": message, "level": level})
+
+
+def _blocked(call: Mapping[str, Any], reason: str) -> ToolMessage:
+    return ToolMessage(
+        f"Blocked by a PreToolUse hook, the tool was not run: {reason}",
+        tool_call_id=call.get("id") or "",
+        name=call["name"],
+        status="error",
+        additional_kwargs={REFUSED_FLAG: f"PreToolUse hook: {reason}"},
+    )
+
+
+def _tool_messages(result: Any) -> list[ToolMessage]:
+    found: list[ToolMessage] = []
+
+    def collect(msg: ToolMessage) -> ToolMessage:
+        found.append(msg)
+        return msg
+
+    map_tool_messages(result, collect)
+    return found
+
+
+def _failed(result: Any) -> bool:
+    return any(m.status == "error" for m in _tool_messages(result))
+
+
+def _output(result: Any) -> str:
+    return "\n".join(tool_output_text(m) for m in _tool_messages(result))
+
+
+def _append(result: Any, extra: list[str]) -> Any:
+    if not extra:
+        return result
+    note = "\n\n".join(extra)
+
+    def add(msg: ToolMessage) -> ToolMessage:
+        content = msg.content
+        if isinstance(content, str):
+            return msg.model_copy(update={"content": f"{content}\n\n{note}" if content else note})
+        return msg.model_copy(update={"content": [*content, {"type": "text", "text": note}]})
+
+    return map_tool_messages(result, add)
+
+
+class _Call:
+    """One tool call going through the hooks (shared by the sync and async paths)."""
+
+    def __init__(self, request: Any, runner: HookRunner, ctx: AugerContext) -> None:
+        self.request, self.runner = request, runner
+        call = request.tool_call
+        self.name, self.args = str(call["name"]), dict(call.get("args") or {})
+        self.subjects = tool_subjects(self.name, request.tool)
+        self.agent_type = str(self.args.get("subagent_type") or "") if self.name == "task" else ""
+        self.base = {
+            "session_id": ctx.thread_id or "",
+            "permission_mode": ctx.mode,
+            "tool_name": self.name,
+            "tool_input": self.args,
+            "tool_use_id": call.get("id") or "",
+        }
+
+    def subagent_payload(self, output: str | None = None) -> dict[str, Any]:
+        data = {"session_id": self.base["session_id"], "agent_type": self.agent_type}
+        data["agent_id"] = self.base["tool_use_id"]
+        if output is None:
+            data["prompt"] = self.args.get("description", "")
+        else:
+            data["output"] = output
+        return data
+
+    def after_pre(self, pre: HookResult) -> ToolMessage | None:
+        """The refusal if PreToolUse blocked; else applies `updatedInput` to the request."""
+        _notify(self.request, pre)
+        if pre.blocked:
+            return _blocked(self.request.tool_call, pre.reason)
+        if pre.updated_input:
+            self.args = {**self.args, **pre.updated_input}
+            self.request = self.request.override(tool_call={**self.request.tool_call, "args": self.args})
+        return None
+
+    def post(self, result: Any) -> tuple[str, dict[str, Any]]:
+        failed = _failed(result)
+        payload = {**self.base, "tool_input": self.args}
+        payload["error" if failed else "tool_response"] = _output(result)
+        return ("PostToolUseFailure" if failed else "PostToolUse"), payload
+
+    def finish(self, result: Any, *outcomes: HookResult) -> Any:
+        extra: list[str] = []
+        for outcome in outcomes:
+            _notify(self.request, outcome)
+            extra += outcome.context
+            if outcome.blocked:
+                extra.append(f"Hook feedback: {outcome.reason}")
+        return _append(result, extra)
+
+
+class HooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        runner, ctx = _runner(request)
+        if runner is None or ctx is None:
+            return await handler(request)
+        call = _Call(request, runner, ctx)
+        outcomes: list[HookResult] = []
+        if call.agent_type:
+            start = await runner.run("SubagentStart", call.subagent_payload(), [call.agent_type])
+            _notify(request, start)
+        refusal = call.after_pre(await runner.run("PreToolUse", call.base, call.subjects))
+        if refusal is not None:
+            return refusal
+        result = await handler(call.request)
+        event, payload = call.post(result)
+        outcomes.append(await runner.run(event, payload, call.subjects))
+        if call.agent_type:
+            stop = call.subagent_payload(_output(result))
+            outcomes.append(await runner.run("SubagentStop", stop, [call.agent_type]))
+        return call.finish(result, *outcomes)
+
+    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        runner, ctx = _runner(request)
+        if runner is None or ctx is None:
+            return handler(request)
+        call = _Call(request, runner, ctx)
+        outcomes: list[HookResult] = []
+        if call.agent_type:
+            _notify(request, runner.run_sync("SubagentStart", call.subagent_payload(), [call.agent_type]))
+        refusal = call.after_pre(runner.run_sync("PreToolUse", call.base, call.subjects))
+        if refusal is not None:
+            return refusal
+        result = handler(call.request)
+        event, payload = call.post(result)
+        outcomes.append(runner.run_sync(event, payload, call.subjects))
+        if call.agent_type:
+            stop = call.subagent_payload(_output(result))
+            outcomes.append(runner.run_sync("SubagentStop", stop, [call.agent_type]))
+        return call.finish(result, *outcomes)
+
+
+# --- PreCompact -----------------------------------------------------------------------------------
+# deepagents' summarization (automatic, and its `compact_conversation` tool) builds its summary in
+# `_create_summary` / `_acreate_summary` of a private class; auger runs the PreCompact hooks just
+# before, reading the hook runner from the run context of the graph step that summarises.
+
+
+def _precompact_runner() -> tuple[HookRunner, AugerContext] | None:
+    try:
+        from langgraph.runtime import get_runtime
+
+        ctx = get_runtime().context
+    except Exception:
+        return None
+    if isinstance(ctx, AugerContext) and isinstance(ctx.hooks, HookRunner) and ctx.hooks.has("PreCompact"):
+        return ctx.hooks, ctx
+    return None
+
+
+def _precompact_notify(result: HookResult) -> None:
+    try:
+        from langgraph.config import get_stream_writer
+
+        writer = get_stream_writer()
+        for message, level in result.notices:
+            writer({"auger_event": "notice", "message": message, "level": level})
+    except Exception:
+        return  # outside a graph step: nothing to tell
+
+
+def _precompact_payload(ctx: AugerContext) -> dict[str, Any]:
+    return {"session_id": ctx.thread_id or "", "trigger": "auto", "custom_instructions": ""}
+
+
+def install_precompact_hook() -> None:
+    """Patch deepagents' summarization once so PreCompact hooks run before each summary."""
+    try:
+        from deepagents.middleware import summarization
+    except ImportError:
+        return
+    cls = getattr(summarization, "_DeepAgentsSummarizationMiddleware", None)
+    if cls is None or getattr(cls, "_auger_precompact", False):
+        return
+    sync_summary, async_summary = cls._create_summary, cls._acreate_summary
+
+    def _create_summary(self: Any, messages: list[Any]) -> str:
+        found = _precompact_runner()
+        if found is not None:
+            _precompact_notify(found[0].run_sync("PreCompact", _precompact_payload(found[1]), ["auto"]))
+        return sync_summary(self, messages)  # type: ignore[no-any-return]
+
+    async def _acreate_summary(self: Any, messages: list[Any]) -> str:
+        found = _precompact_runner()
+        if found is not None:
+            _precompact_notify(await found[0].run("PreCompact", _precompact_payload(found[1]), ["auto"]))
+        return await async_summary(self, messages)  # type: ignore[no-any-return]
+
+    cls._create_summary = _create_summary
+    cls._acreate_summary = _acreate_summary
+    cls._auger_precompact = True

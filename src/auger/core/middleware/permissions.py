@@ -1,0 +1,155 @@
+"""PermissionMiddleware: permission rules on every tool call.
+
+Two halves, one verdict (`tool_verdict`, see `auger.core.permissions` for the order):
+
+* before the tools run, HITL's `when` predicate (built by `interrupt_config`) asks for approval
+  when the verdict is "ask" — an ask rule, a protected path, or the approval mode — and the
+  approval request's description says which;
+* as a tool call runs, `wrap_tool_call` refuses it when a deny rule matches (checked again on
+  the final input, after PreToolUse hooks may have changed it): the tool is not run, the model
+  reads which rule refused it, and the user gets a Notice.
+
+Verdicts are memoised per tool-call id in the run context for the turn, so the `when`
+predicate answers the same when the run resumes after an approval, even if an "always allow"
+given in that approval changed the grants (HITL requires it to).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import ToolMessage
+
+from auger.core.context import AugerContext
+from auger.core.permissions import Verdict, describe_call, is_gated, mode_verdict, refusal_message
+
+REFUSED_FLAG = "auger_refused"  # additional_kwargs marker on a ToolMessage for a call that never ran
+
+
+def mcp_identity(tool: Any) -> tuple[str, str] | None:
+    meta = getattr(tool, "metadata", None) or {}
+    if meta.get("mcp_server") and meta.get("mcp_tool"):
+        return str(meta["mcp_server"]), str(meta["mcp_tool"])
+    return None
+
+
+def tool_verdict(
+    ctx: Any,
+    name: str,
+    args: Mapping[str, Any],
+    *,
+    gated: bool,
+    mcp: tuple[str, str] | None = None,
+    call_id: str | None = None,
+) -> Verdict:
+    """The verdict for one call under the run context (memoised per call id for the turn)."""
+    if not isinstance(ctx, AugerContext):
+        return Verdict("ask", "no run context") if gated else mode_verdict(name, "manual", False)
+    if call_id and call_id in ctx.verdicts:
+        memo: Verdict = ctx.verdicts[call_id]
+        return memo
+    if ctx.permissions is None:
+        verdict = mode_verdict(name, ctx.mode, gated and name not in ctx.always_allow)
+    else:
+        verdict = ctx.permissions.evaluate(
+            name, args, mode=ctx.mode, gated=gated, grants=sorted(ctx.always_allow), mcp=mcp
+        )
+    if call_id:
+        ctx.verdicts[call_id] = verdict
+    return verdict
+
+
+def approval_description(name: str, args: Mapping[str, Any], verdict: Verdict) -> str:
+    return f"{name} {describe_call(name, args)} needs approval: {verdict.reason}."
+
+
+def refused(call: Mapping[str, Any], verdict: Verdict) -> ToolMessage:
+    name, args = str(call["name"]), dict(call.get("args") or {})
+    return ToolMessage(
+        refusal_message(name, args, verdict),
+        tool_call_id=call.get("id") or "",
+        name=name,
+        status="error",
+        additional_kwargs={REFUSED_FLAG: verdict.reason},
+    )
+
+
+def interrupt_config(
+    tool_names: Iterable[str],
+    gated: Iterable[str] = (),
+    mcp_names: Mapping[str, tuple[str, str]] | None = None,
+) -> dict[str, Any]:
+    """HITL `interrupt_on` for every tool in `tool_names`: `when` asks only on an "ask" verdict;
+    a tool is subject to the approval mode when it is in GATED_TOOLS or `gated`; `mcp_names`
+    maps MCP tool names to (server, tool) for `server:tool` rules."""
+    extra = frozenset(gated)
+    mcp_of = dict(mcp_names or {})
+
+    def when(request: Any) -> bool:
+        call = request.tool_call
+        ctx = getattr(request.runtime, "context", None)
+        verdict = tool_verdict(
+            ctx,
+            call["name"],
+            call.get("args") or {},
+            gated=is_gated(call["name"], extra),
+            mcp=mcp_identity(request.tool) or mcp_of.get(call["name"]),
+            call_id=call.get("id"),
+        )
+        return verdict.action == "ask"
+
+    def describe(tool_call: Any, state: Any, runtime: Any) -> str:
+        ctx = getattr(runtime, "context", None)
+        name, args = tool_call["name"], tool_call.get("args") or {}
+        verdict = tool_verdict(
+            ctx, name, args, gated=is_gated(name, extra), mcp=mcp_of.get(name), call_id=tool_call.get("id")
+        )
+        return approval_description(name, args, verdict)
+
+    config = {"allowed_decisions": ["approve", "reject"], "when": when, "description": describe}
+    return {name: dict(config) for name in dict.fromkeys(tool_names)}
+
+
+def _notify(request: Any, message: str, level: str = "warning") -> None:
+    writer = getattr(request.runtime, "stream_writer", None)
+    if callable(writer):
+        with contextlib.suppress(Exception):  # best effort: the model still reads the refusal
+            writer({"auger_event": "notice", "message": message, "level": level})
+
+
+class PermissionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    """Refuses calls that a deny rule matches (the `when` gate in `interrupt_config` does asks)."""
+
+    def _denied(self, request: Any) -> ToolMessage | None:
+        ctx = getattr(request.runtime, "context", None)
+        engine = getattr(ctx, "permissions", None) if isinstance(ctx, AugerContext) else None
+        if engine is None:
+            return None
+        call = request.tool_call
+        verdict = engine.denial(call["name"], call.get("args") or {}, mcp_identity(request.tool))
+        if verdict is None:
+            return None
+        _notify(
+            request,
+            f"Refused {call['name']} {describe_call(call['name'], call.get('args') or {})}: "
+            f"{verdict.reason} in [permissions].",
+        )
+        return refused(call, verdict)
+
+    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        denied = self._denied(request)
+        return denied if denied is not None else handler(request)
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        denied = self._denied(request)
+        return denied if denied is not None else await handler(request)
+
+
+def all_tool_names(extra: Sequence[str] = ()) -> list[str]:
+    """Every tool auger's agent may call that the `when` gate should see."""
+    from auger.core.permissions import FILE_TOOLS
+
+    return sorted({*FILE_TOOLS, "execute", "task", "write_todos", *extra})
