@@ -67,6 +67,15 @@ def virtual_path(path: Path, settings: Settings) -> str | None:
     return best[1] if best else None
 
 
+def host_path(vpath: str, settings: Settings) -> Path:
+    """The host path behind agent path `vpath` (the inverse of `virtual_path`), e.g. for permission
+    checks: `/~auger/AGENTS.md` -> `$AUGER_HOME/AGENTS.md`, `/src/a.py` -> `<root>/src/a.py`."""
+    for prefix, folder in sorted(mount_table(settings).items(), key=lambda kv: -len(kv[0])):
+        if vpath == prefix.rstrip("/") or vpath.startswith(prefix):
+            return folder / vpath[len(prefix) :]
+    return Path(settings.project_root) / vpath.lstrip("/")
+
+
 def _read_only_backend(root: Path) -> Any:
     from deepagents.backends import FilesystemBackend
     from deepagents.backends.protocol import DeleteResult, EditResult, WriteResult

@@ -8,6 +8,9 @@ misreads) them. Before each call this middleware compares the *family* of the mo
 with the family that wrote each earlier AI message and, where they differ, sends a cleaned copy:
 reasoning dropped, tool calls kept only in `tool_calls`, text blocks stripped to `type` + `text`.
 The checkpointed history is never changed, so switching back keeps the originals.
+Families: anthropic, openai (chat completions: OpenAI and every OpenAI-compatible server),
+openai_responses (OpenAI's Responses API), google_genai, ollama, bedrock; other models are known
+by their `_llm_type`. A message of unknown origin counts as foreign (cleaning is always safe).
 
 Replies are tagged with their family in `response_metadata["auger_provider"]`.
 """
