@@ -159,6 +159,7 @@ def _main(argv: Sequence[str]) -> int:
                 resume=args.resume or None,
                 mcp_extra=args.mcp_config,
                 trust_project_mcp=args.trust_project_mcp,
+                trust_project_hooks=args.trust_project_hooks,
                 use_mcp=not args.no_mcp,
             )
         )

@@ -108,6 +108,7 @@ async def run_headless(
     err: TextIO | None = None,
     mcp_extra: Sequence[str] = (),
     trust_project_mcp: bool = False,
+    trust_project_hooks: bool = False,
     use_mcp: bool = True,
 ) -> int:
     from auger.core.mcp import start_mcp
@@ -116,7 +117,13 @@ async def run_headless(
     printer = _Printer(output_format, out or sys.stdout, err or sys.stderr)
     mcp = await start_mcp(settings, extra=mcp_extra, trust_project=trust_project_mcp) if use_mcp else None
     try:
-        session = await create_session(settings, thread_id=resume, approval_policy=headless_policy, mcp=mcp)
+        session = await create_session(
+            settings,
+            thread_id=resume,
+            approval_policy=headless_policy,
+            mcp=mcp,
+            trust_project_hooks=trust_project_hooks,
+        )
     except BaseException:
         if mcp is not None:
             await mcp.aclose()

@@ -14,6 +14,9 @@ def setup_logging(home: Path, level: int = logging.INFO) -> Path | None:
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    from auger.core.redact import SecretFilter  # stdlib only: secret env values never reach the log
+
+    handler.addFilter(SecretFilter())
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
