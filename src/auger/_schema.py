@@ -138,7 +138,7 @@ KEYS: tuple[Key, ...] = (
     ),
     Key("permissions.ask", "list", [], "Tool rules that always ask, even in yolo mode.", concat=True),
     Key("permissions.deny", "list", [], "Tool rules that are always refused (deny wins).", concat=True),
-    Key("sandbox.enabled", "bool", False, "Run shell commands and file tools in a sandbox.", env="AUGER_SANDBOX"),
+    Key("sandbox.enabled", "bool", False, "Run shell and file tools in a sandbox.", env="AUGER_SANDBOX"),
     Key("sandbox.network", "bool", False, "Allow network access inside the sandbox."),
     Key("sandbox.provider", "str", "bubblewrap", "Sandbox implementation."),
     Key("hooks", "table", {}, "Commands run on agent events, Claude Code's format (see auger.core.hooks)."),
