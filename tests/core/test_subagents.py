@@ -136,3 +136,14 @@ def test_allow_list_hides_and_refuses_other_tools() -> None:
     results = [m for m in out["messages"] if m.type == "tool"]
     assert results[0].status == "error" and "not available to this agent" in results[0].content
     assert results[1].content == "y"
+
+
+def test_async_subagents_from_config_reach_the_agent(settings: Settings) -> None:
+    from auger.core.agent import create_cli_agent
+    from auger.core.context import AugerContext
+
+    model = ScriptedChatModel(script=["ok"])
+    graph = create_cli_agent(settings, model=model)
+    graph.invoke({"messages": [HumanMessage("hi")]}, context=AugerContext(mode="yolo"))
+    tools = set(model.calls[0]["tools"])
+    assert {"task", "start_async_task", "check_async_task"} <= tools
