@@ -50,6 +50,15 @@ print(json.dumps({"import": t1 - t0, "build": t2 - t1, "open+history": t3 - t2, 
                   "messages": n, "model": model, "context_tokens": tokens}))
 """
 
+HISTORY_SNIPPET = """
+import asyncio, json, sys, time
+from auger.core.thread_ops import read_history
+from auger.paths import auger_home, threads_db
+t0 = time.perf_counter()
+history = asyncio.run(read_history(threads_db(auger_home()), sys.argv[1]))
+print(json.dumps({"read": time.perf_counter() - t0, "messages": len(history)}))
+"""
+
 
 def wall(cmd: list[str], env: dict[str, str], cwd: str, runs: int) -> tuple[float, str]:
     """Median wall seconds over `runs` (after a warm-up) and the last stdout."""
@@ -95,7 +104,7 @@ def _groups(db: Path) -> dict[str, int]:
     conn = sqlite3.connect(db)
     try:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        rows = conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall()
+        rows = conn.execute("SELECT name, sum(payload) FROM dbstat GROUP BY name").fetchall()
     finally:
         conn.close()
     out = {"langgraph": 0, "auger": 0, "other": 0}
@@ -114,7 +123,8 @@ def _groups(db: Path) -> dict[str, int]:
 
 
 async def bytes_per_turn(turns: int = 20) -> dict[str, float]:
-    """DB bytes a simple turn (a one-line prompt, a one-line reply) adds, by owner."""
+    """DB bytes a simple turn (a one-line prompt, a one-line reply) adds: payload bytes by owner
+    (tables + indexes, from dbstat) and the file's growth."""
     from auger.core.session import create_session, headless_policy
     from auger.settings import load_settings
     from llm_server import ScriptedLLM
@@ -209,13 +219,21 @@ def main() -> None:
     line("  of which: open_thread + history", parts["open+history"], 1.0)
     line("  of which: building the agent", parts["build"])
     line("  of which: imports", parts["import"])
+    seconds, out = wall([sys.executable, "-c", HISTORY_SNIPPET, big], env, project, max(3, args.runs // 2))
+    parts = json.loads(out)
+    line("cold process, read_history (no agent)", seconds, 1.0, f"{parts['messages']} messages")
+    line("  of which: read_history", parts["read"])
     warm = asyncio.run(in_process_resume(home, project, big, args.runs))
     line("in-process (agent built): open_thread + history", warm, 1.0)
 
     per_turn = asyncio.run(bytes_per_turn())
-    print("DB bytes added per simple turn (one-line prompt, one-line reply), by owner:")
-    for key in ("langgraph", "auger", "other", "file"):
-        print(f"  {key:<10} {per_turn[key]:10,.0f} bytes")
+    print("DB bytes added per simple turn (one-line prompt, one-line reply):")
+    for key, label in (
+        ("langgraph", "LangGraph checkpoints + writes (payload)"),
+        ("auger", "auger threads + search index (payload)"),
+        ("file", "threads.db file growth"),
+    ):
+        print(f"  {label:<46} {per_turn[key]:10,.0f} bytes")
 
 
 if __name__ == "__main__":
