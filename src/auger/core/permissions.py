@@ -11,7 +11,8 @@ A rule is `TOOL` (every call of the tool) or `TOOL(PATTERN)`:
   without `*` also matches the whole command line exactly.
 * file tools (`read_file`, `write_file`, `edit_file`, `delete`, `ls`, `glob`, `grep`) — a path glob
   relative to the project root (`src/**`, `*.md`, `docs/*.txt`; `**` crosses folders, `*` and `?` do
-  not; `~/` patterns are relative to the home folder), matched on the normalised virtual path.
+  not; `~/x` patterns are relative to the home folder, `//x` ones absolute), matched on the
+  normalised virtual path.
 * MCP tools — `server:tool` (or `server:*`); the tool's own name works too.
 * `task(TYPE)` matches the subagent type; any other tool's pattern matches any string argument.
 
@@ -153,7 +154,7 @@ def _path_regex(pattern: str) -> re.Pattern[str]:
 
 
 def _norm_pattern_path(pattern: str) -> str:
-    stripped = pattern.strip().lstrip("/")
+    stripped = pattern.lstrip("/")
     return posixpath.normpath(stripped) if stripped else "."
 
 
@@ -188,7 +189,7 @@ def subject_for(
         sub.command = str(args.get("command") or "")
         sub.segments = shellparse.analyse(sub.command)
     elif name in FILE_TOOLS:
-        raw = call_path(name, args).strip()
+        raw = call_path(name, args)
         if raw.startswith("~"):
             sub.real_path = os.path.normpath(os.path.expanduser(raw))
         else:
@@ -215,17 +216,24 @@ def _tool_matches(rule: Rule, sub: Subject) -> bool:
 
 
 def _path_matches(pattern: str, sub: Subject) -> bool:
-    text = pattern.strip()
-    if text == "~" or text.startswith("~/"):
-        if sub.real_path is None:
-            return False
-        home = os.path.normpath(os.path.expanduser("~"))
-        rest = text[1:].lstrip("/")
-        regex = _path_regex(escape(home) + ("/" + rest if rest else ""))
-        return regex.fullmatch(sub.real_path) is not None
+    text = pattern
+    host = _host_pattern(text)
+    if host is not None:
+        return sub.real_path is not None and _path_regex(host).fullmatch(sub.real_path) is not None
     if sub.rel_path is None:
         return False
     return _path_regex(_norm_pattern_path(text)).fullmatch(sub.rel_path) is not None
+
+
+def _host_pattern(text: str) -> str | None:
+    """`~/x` (home) and `//x` (absolute) patterns as an absolute glob; None for project ones."""
+    if text == "~" or text.startswith("~/"):
+        rest = _norm_pattern_path(text[1:])
+        home = escape(os.path.normpath(os.path.expanduser("~")))
+        return home if rest == "." else f"{home}/{rest}"
+    if text.startswith("//"):
+        return "/" + _norm_pattern_path(text) if text.strip("/") else "/"
+    return None
 
 
 def _segment_matches(pattern: str, seg: shellparse.Segment, *, extra: bool) -> bool:
@@ -293,7 +301,7 @@ def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | Non
     if name == "execute":
         return f"execute({_command_pattern(str(args.get('command') or ''))})"
     if name in FILE_TOOLS:
-        return f"{name}({_path_pattern(call_path(name, args).strip())})"
+        return f"{name}({_path_pattern(call_path(name, args))})"
     if name == "task" and args.get("subagent_type"):
         return f"task({escape(str(args['subagent_type']))})"
     return name
@@ -301,7 +309,8 @@ def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | Non
 
 def _path_pattern(raw: str) -> str:
     if raw.startswith("~"):
-        return escape(raw)
+        real = os.path.normpath(os.path.expanduser(raw))
+        return "//" + escape(real.lstrip("/")) if real != "/" else "//"
     stripped = raw.lstrip("/")
     rel = posixpath.normpath(stripped) if stripped else "."
     folder = posixpath.dirname(rel)
