@@ -143,11 +143,11 @@ def parse_hooks(data: Any, source: str) -> tuple[list[HookCommand], list[str]]:
 
 
 def _command(hook: Any, event: str, source: str, problems: list[str]) -> str | None:
+    if isinstance(hook, dict) and hook.get("type", "command") != "command":
+        problems.append(f'{source}: {event} hook type {hook.get("type")!r} is not supported (only "command")')
+        return None
     if not isinstance(hook, dict) or not isinstance(hook.get("command"), str) or not hook["command"].strip():
         problems.append(f"{source}: a {event} hook has no `command`")
-        return None
-    if hook.get("type", "command") != "command":
-        problems.append(f'{source}: {event} hook type {hook.get("type")!r} is not supported (only "command")')
         return None
     return str(hook["command"])
 

@@ -1,0 +1,167 @@
+"""Hooks with real shell scripts: what they read on stdin, blocking, modifying, context,
+crashes and timeouts as notices, and project hooks that wait for trust."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from auger.core.hooks import HookCommand, HookRunner, load_hooks, parse_hooks, trust_project_hooks
+from auger.settings import load_settings
+
+
+def script(folder: Path, name: str, body: str) -> str:
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + textwrap.dedent(body))
+    path.chmod(0o755)
+    return str(path)
+
+
+def runner(tmp_path: Path, *hooks: HookCommand) -> HookRunner:
+    return HookRunner(hooks, project_root=tmp_path, cwd=tmp_path)
+
+
+async def test_stdin_json_and_environment(tmp_path: Path) -> None:
+    out = tmp_path / "seen.json"
+    cmd = script(tmp_path, "dump.sh", f'cat > {out}\necho "$AUGER_PROJECT_DIR" > {out}.dir\n')
+    r = runner(tmp_path, HookCommand("PreToolUse", cmd, "execute"))
+    result = await r.run(
+        "PreToolUse",
+        {"session_id": "t1", "tool_name": "execute", "tool_input": {"command": "ls"}},
+        ["execute"],
+    )
+    assert result.ran == 1 and not result.blocked
+    seen = json.loads(out.read_text())
+    assert seen["hook_event_name"] == "PreToolUse" and seen["session_id"] == "t1"
+    assert seen["tool_input"] == {"command": "ls"} and seen["cwd"] == str(tmp_path)
+    assert Path(f"{out}.dir").read_text().strip() == str(tmp_path)
+
+
+async def test_matchers_are_full_regexes_on_tool_names(tmp_path: Path) -> None:
+    r = runner(
+        tmp_path,
+        HookCommand("PreToolUse", "exit 2", "write_file|edit_file"),
+        HookCommand("PreToolUse", "true", "*"),
+    )
+    assert len(r.matching("PreToolUse", ["edit_file"])) == 2
+    assert len(r.matching("PreToolUse", ["write_files"])) == 1
+    assert len(r.matching("PreToolUse", ["execute"])) == 1
+
+
+async def test_exit_2_blocks_with_stderr_and_json_block(tmp_path: Path) -> None:
+    block = script(tmp_path, "block.sh", 'echo "no rm -rf here" >&2\nexit 2\n')
+    r = runner(tmp_path, HookCommand("PreToolUse", block))
+    result = await r.run("PreToolUse", {})
+    assert result.blocked and result.reason == "no rm -rf here"
+    r = runner(
+        tmp_path, HookCommand("PreToolUse", """echo '{"decision": "block", "reason": "policy says no"}'""")
+    )
+    result = await r.run("PreToolUse", {})
+    assert result.blocked and result.reason == "policy says no"
+    specific = {"permissionDecision": "deny", "permissionDecisionReason": "nope"}
+    deny = json.dumps({"hookSpecificOutput": specific})
+    r = runner(tmp_path, HookCommand("PreToolUse", f"echo '{deny}'"))
+    result = await r.run("PreToolUse", {})
+    assert result.blocked and result.reason == "nope" and result.permission == "deny"
+
+
+async def test_updated_input_and_additional_context(tmp_path: Path) -> None:
+    rewrite = script(
+        tmp_path,
+        "rewrite.sh",
+        """\
+        python3 -c '
+        import json, sys
+        data = json.load(sys.stdin)
+        cmd = data["tool_input"]["command"]
+        print(json.dumps({"hookSpecificOutput": {"updatedInput": {"command": cmd + " --dry-run"}},
+                          "additionalContext": "dry run forced"}))
+        '
+        """,
+    )
+    r = runner(tmp_path, HookCommand("PreToolUse", rewrite))
+    result = r.run_sync("PreToolUse", {"tool_input": {"command": "make"}})
+    assert result.updated_input == {"command": "make --dry-run"}
+    assert result.context == ["dry run forced"]
+    plain = runner(tmp_path, HookCommand("UserPromptSubmit", "echo 'branch: main'"))
+    assert (await plain.run("UserPromptSubmit", {"prompt": "hi"})).context == ["branch: main"]
+
+
+async def test_crash_timeout_and_missing_program_are_notices(tmp_path: Path) -> None:
+    r = runner(
+        tmp_path,
+        HookCommand("Stop", "echo boom >&2; exit 3"),
+        HookCommand("Stop", "sleep 30", timeout=0.5),
+        HookCommand("Stop", "/nonexistent/hook"),
+        HookCommand("Stop", "echo '{not json'"),
+    )
+    result = await r.run("Stop", {})
+    assert not result.blocked and result.ran == 4
+    text = "\n".join(m for m, _ in result.notices)
+    assert "failed (exit 3): boom" in text
+    assert "timed out after 0.5 s" in text
+    assert "exit 127" in text
+    assert "invalid JSON" in text
+    assert all(level == "warning" for _, level in result.notices)
+
+
+def test_parse_problems_are_reported() -> None:
+    hooks, problems = parse_hooks(
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "x", "hooks": [{"type": "prompt", "prompt": "?"}, {"command": "true"}]}
+                ],
+                "Nope": [],
+            }
+        },
+        "test",
+    )
+    assert [h.command for h in hooks] == ["true"]
+    assert any("Nope" in p for p in problems) and any("prompt" in p for p in problems)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    home, root = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    (root / ".git").mkdir(parents=True)
+    (root / ".auger").mkdir()
+    return home, root, {"AUGER_HOME": str(home)}
+
+
+def test_project_hooks_wait_for_trust(project: tuple[Path, Path, dict[str, str]]) -> None:
+    home, root, env = project
+    (home / "hooks.json").write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "user"}]}]}})
+    )
+    (root / ".auger" / "hooks.json").write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "project"}]}]}})
+    )
+    (root / ".auger" / "config.toml").write_text(
+        '[[hooks.Stop]]\nhooks = [{ type = "command", command = "toml" }]\n'
+    )
+    settings = load_settings(cwd=root, env=env)
+    hooks, notices = load_hooks(settings)
+    assert [h.command for h in hooks] == ["user"]
+    assert any("not run" in n and "--trust-project-hooks" in n for n in notices)
+    hooks, _ = load_hooks(settings, trust_project=True)
+    assert [h.command for h in hooks] == ["user", "project", "toml"]
+    trust_project_hooks(settings)
+    hooks, notices = load_hooks(settings)
+    assert [h.command for h in hooks] == ["user", "project", "toml"] and notices == []
+    (root / ".auger" / "hooks.json").write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "changed"}]}]}})
+    )
+    hooks, notices = load_hooks(settings)
+    assert [h.command for h in hooks] == ["user"] and notices  # changed files need trust again
+
+
+def test_bad_hooks_file_is_a_notice_not_a_crash(project: tuple[Path, Path, dict[str, str]]) -> None:
+    home, root, env = project
+    (home / "hooks.json").write_text("{oops")
+    hooks, notices = load_hooks(load_settings(cwd=root, env=env))
+    assert hooks == [] and any("invalid JSON" in n for n in notices)
