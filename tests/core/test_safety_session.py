@@ -1,0 +1,255 @@
+"""Permission rules, "always allow" rules, hooks and redaction through the Session, in-process
+against the scripted server."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from auger.core import events as ev
+from auger.core.session import Session, create_session
+from auger.settings import load_settings
+from conftest import AugerEnv
+
+
+def call(name: str, **args: object) -> dict[str, object]:
+    return {"tool_calls": [{"name": name, "args": args}]}
+
+
+def calls(*items: tuple[str, dict[str, object]]) -> dict[str, object]:
+    return {"tool_calls": [{"name": n, "args": a} for n, a in items]}
+
+
+async def _session(env: AugerEnv, mode: str = "manual") -> Session:
+    settings = load_settings(cwd=env.project, env=env.env, flags={"mode": mode})
+    return await create_session(settings)
+
+
+async def _drive(session: Session, prompt: str, answers: list[ev.ApprovalDecision]) -> list[ev.Event]:
+    seen: list[ev.Event] = []
+    async for event in session.send(prompt):
+        seen.append(event)
+        if isinstance(event, ev.ApprovalRequested):
+            event.respond(answers.pop(0))
+    return seen
+
+
+def asks(seen: list[ev.Event]) -> list[ev.ApprovalRequested]:
+    return [e for e in seen if isinstance(e, ev.ApprovalRequested)]
+
+
+def finished(seen: list[ev.Event]) -> list[ev.ToolCallFinished]:
+    return [e for e in seen if isinstance(e, ev.ToolCallFinished)]
+
+
+@pytest.fixture
+def project_cwd(auger_env: AugerEnv, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(auger_env.project)
+    for key, value in auger_env.env.items():
+        monkeypatch.setenv(key, value)
+    (auger_env.project / ".git").mkdir()
+    return auger_env.project
+
+
+def project_config(env: AugerEnv, text: str) -> None:
+    (env.project / ".auger").mkdir(exist_ok=True)
+    (env.project / ".auger" / "config.toml").write_text(text)
+
+
+async def test_always_allow_grants_the_suggested_rule_not_the_whole_tool(
+    auger_env: AugerEnv, project_cwd: Path
+) -> None:
+    auger_env.llm.add(
+        call("execute", command="git status"), {"text": "1"},
+        call("execute", command="timeout 5 git status --short"), {"text": "2"},
+        call("execute", command="echo other"), {"text": "3"},
+    )  # fmt: skip
+    session = await _session(auger_env)
+    try:
+        first = await _drive(session, "a", [ev.ApprovalDecision("approve_always")])
+        second = await _drive(session, "b", [])
+        third = await _drive(session, "c", [ev.ApprovalDecision("approve")])
+    finally:
+        await session.aclose()
+    [request] = asks(first)
+    assert request.suggested_rule == "execute(git status *)"
+    assert "mode 'manual' asks before execute" in request.description
+    assert session.always_allow == {"execute(git status *)"}
+    assert asks(second) == [] and finished(second)[0].status == "success"
+    assert [a.args["command"] for a in asks(third)] == ["echo other"]
+
+
+async def test_always_allow_mid_batch_keeps_the_batch_consistent(
+    auger_env: AugerEnv, project_cwd: Path
+) -> None:
+    """One model message, three gated calls: "always allow" on the first auto-approves the
+    second (same rule), the third is rejected; resuming must not trip HITL's decision count."""
+    auger_env.llm.add(
+        calls(
+            ("execute", {"command": "git status"}),
+            ("execute", {"command": "git status -s"}),
+            ("write_file", {"file_path": "/a.txt", "content": "A"}),
+        ),
+        {"text": "done"},
+    )
+    session = await _session(auger_env)
+    try:
+        seen = await _drive(
+            session, "go", [ev.ApprovalDecision("approve_always"), ev.ApprovalDecision("reject", "no")]
+        )
+    finally:
+        await session.aclose()
+    assert [a.name for a in asks(seen)] == ["execute", "write_file"]
+    assert [e.status for e in finished(seen) if e.name == "execute"] == ["success", "success"]
+    assert [e.status for e in finished(seen) if e.name == "write_file"] == ["rejected"]
+    assert not (project_cwd / "a.txt").exists()
+    assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].reason == "done"
+
+
+async def test_always_allow_can_be_saved_to_the_project(auger_env: AugerEnv, project_cwd: Path) -> None:
+    auger_env.llm.add(
+        call("edit_file", file_path="/src/m.py", old_string="a", new_string="b"), {"text": "ok"}
+    )
+    (project_cwd / "src").mkdir()
+    (project_cwd / "src" / "m.py").write_text("a\n")
+    session = await _session(auger_env)
+    try:
+        seen = await _drive(session, "edit", [ev.ApprovalDecision("approve_always", persist="project")])
+    finally:
+        await session.aclose()
+    saved = tomllib.loads((project_cwd / ".auger" / "config.toml").read_text())
+    assert saved["permissions"]["allow"] == ["edit_file(src/**)"]
+    assert any(isinstance(e, ev.Notice) and "edit_file(src/**)" in e.message for e in seen)
+    assert (project_cwd / "src" / "m.py").read_text() == "b\n"
+
+
+async def test_deny_rule_refuses_names_the_rule_and_tells_the_user(
+    auger_env: AugerEnv, project_cwd: Path
+) -> None:
+    project_config(auger_env, '[permissions]\ndeny = ["execute(rm -rf *)"]\nallow = ["execute"]\n')
+    (project_cwd / "build").mkdir()
+    auger_env.llm.add(call("execute", command="cd . && rm -rf build"), {"text": "could not"})
+    session = await _session(auger_env, mode="yolo")
+    try:
+        seen = await _drive(session, "clean", [])
+    finally:
+        await session.aclose()
+    assert (project_cwd / "build").is_dir()
+    [done] = finished(seen)
+    assert done.status == "rejected" and 'deny rule "execute(rm -rf *)"' in done.output
+    notices = [e.message for e in seen if isinstance(e, ev.Notice)]
+    assert any("execute(rm -rf *)" in n for n in notices)
+    tool_msg = next(m for m in auger_env.llm.requests[-1]["messages"] if m["role"] == "tool")
+    assert 'deny rule "execute(rm -rf *)"' in str(tool_msg["content"])
+
+
+async def test_deny_rules_apply_inside_subagents(auger_env: AugerEnv, project_cwd: Path) -> None:
+    project_config(auger_env, '[permissions]\ndeny = ["execute(rm *)"]\n')
+    (project_cwd / "keep.txt").write_text("x")
+    auger_env.llm.add(
+        call("task", subagent_type="general-purpose", description="delete keep.txt"),
+        call("execute", command="rm keep.txt"),
+        {"text": "subagent: refused"},
+        {"text": "main: done"},
+    )
+    session = await _session(auger_env, mode="yolo")
+    try:
+        seen = await _drive(session, "go", [])
+    finally:
+        await session.aclose()
+    assert (project_cwd / "keep.txt").exists()
+    inner = [e for e in finished(seen) if e.name == "execute"]
+    assert inner and inner[0].status == "rejected" and inner[0].parent_id
+
+
+async def test_ask_rule_asks_even_in_yolo_and_says_why(auger_env: AugerEnv, project_cwd: Path) -> None:
+    project_config(auger_env, '[permissions]\nask = ["execute(git push *)"]\n')
+    auger_env.llm.add(call("execute", command="git push origin main"), {"text": "ok"})
+    session = await _session(auger_env, mode="yolo")
+    try:
+        seen = await _drive(session, "push", [ev.ApprovalDecision("reject", "not now")])
+    finally:
+        await session.aclose()
+    [request] = asks(seen)
+    assert 'ask rule "execute(git push *)"' in request.description
+
+
+def hooks_file(env: AugerEnv, hooks: dict[str, object]) -> None:
+    (env.home / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+
+
+def command_hook(command: str, matcher: str = "") -> list[dict[str, object]]:
+    return [{"matcher": matcher, "hooks": [{"type": "command", "command": command}]}]
+
+
+async def test_permission_request_hook_can_approve(auger_env: AugerEnv, project_cwd: Path) -> None:
+    allow = json.dumps({"hookSpecificOutput": {"decision": {"behavior": "allow"}}})
+    hooks_file(auger_env, {"PermissionRequest": command_hook(f"echo '{allow}'", "execute")})
+    auger_env.llm.add(call("execute", command="echo approved-by-hook"), {"text": "ok"})
+    session = await _session(auger_env)
+    try:
+        seen = await _drive(session, "go", [])
+    finally:
+        await session.aclose()
+    assert asks(seen) == []
+    assert "approved-by-hook" in finished(seen)[0].output
+
+
+async def test_stop_hook_continues_the_turn_once(auger_env: AugerEnv, project_cwd: Path) -> None:
+    script = project_cwd.parent / "stop.sh"
+    script.write_text(
+        "#!/bin/sh\n"
+        'grep -q \'"stop_hook_active": false\' && { echo "run the tests first" >&2; exit 2; }\n'
+        "exit 0\n"
+    )
+    script.chmod(0o755)
+    hooks_file(auger_env, {"Stop": command_hook(str(script))})
+    auger_env.llm.add({"text": "first answer"}, {"text": "tests ran"})
+    session = await _session(auger_env)
+    try:
+        seen = await _drive(session, "go", [])
+    finally:
+        await session.aclose()
+    assert len(auger_env.llm.requests) == 2
+    assert "run the tests first" in json.dumps(auger_env.llm.requests[1]["messages"])
+    assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].text == "tests ran"
+
+
+async def test_user_prompt_submit_block_never_reaches_the_model(
+    auger_env: AugerEnv, project_cwd: Path
+) -> None:
+    hooks_file(auger_env, {"UserPromptSubmit": command_hook("echo 'no secrets in prompts' >&2; exit 2")})
+    session = await _session(auger_env)
+    try:
+        seen = await _drive(session, "hello", [])
+    finally:
+        await session.aclose()
+    assert auger_env.llm.requests == []
+    errors = [e for e in seen if isinstance(e, ev.Error)]
+    assert errors and "no secrets in prompts" in errors[0].message
+    assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].reason == "error"
+
+
+async def test_secret_in_prompt_and_tool_output_is_redacted(
+    auger_env: AugerEnv, project_cwd: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-session-test-0123456789"
+    monkeypatch.setenv("SESSION_TEST_API_KEY", secret)
+    import auger.core.redact as redact
+
+    monkeypatch.setattr(redact, "_default", redact.Redactor())
+    monkeypatch.setattr(redact, "_default_ready", False)
+    auger_env.llm.add(call("execute", command="echo $SESSION_TEST_API_KEY"), {"text": "done"})
+    session = await _session(auger_env, mode="yolo")
+    try:
+        seen = await _drive(session, f"my key is {secret}", [])
+        history = await session.history()
+    finally:
+        await session.aclose()
+    assert secret not in json.dumps([e.to_dict() for e in seen], default=str)
+    assert secret not in json.dumps(auger_env.llm.requests)
+    assert secret not in str([m.content for m in history])
+    assert "[redacted:$SESSION_TEST_API_KEY]" in finished(seen)[0].output
