@@ -12,6 +12,7 @@ from deepagents.backends import FilesystemBackend, LocalShellBackend
 from deepagents.backends.protocol import SandboxBackendProtocol
 
 from auger.core.backends import make_backend
+from auger.core.local_shell import LocalShell
 from auger.core.sandbox import BubblewrapSandbox
 from auger.errors import ConfigError
 
@@ -26,7 +27,7 @@ def _settings(
 
 def test_default_is_local_shell_rooted_at_the_project(tmp_path: Path) -> None:
     backend = make_backend(_settings(tmp_path))
-    assert type(backend) is LocalShellBackend
+    assert type(backend) is LocalShell and isinstance(backend, LocalShellBackend)
     assert backend.cwd == tmp_path.resolve()
     assert backend.virtual_mode is True
     assert backend._default_timeout == 77
@@ -52,7 +53,7 @@ def test_shell_off_gives_a_filesystem_backend_without_execute(tmp_path: Path) ->
 
 def test_sandbox_disabled_table_is_ignored(tmp_path: Path) -> None:
     settings = _settings(tmp_path, sandbox={"enabled": False, "provider": "no_such_module_xyz:make"})
-    assert type(make_backend(settings)) is LocalShellBackend  # the provider is never imported
+    assert type(make_backend(settings)) is LocalShell  # the provider is never imported
 
 
 @pytest.mark.parametrize("network", [False, True])

@@ -40,11 +40,9 @@ def make_backend(settings: Settings) -> BackendProtocol:
             raise ConfigError(f"sandbox provider '{provider}' returned a {kind}, not a sandbox backend")
         return backend  # type: ignore[no-any-return]
     if settings.shell:
-        from deepagents.backends import LocalShellBackend
+        from auger.core.local_shell import LocalShell  # LocalShellBackend that kills timed-out process groups
 
-        return LocalShellBackend(
-            root_dir=root, virtual_mode=True, inherit_env=True, timeout=settings.shell_timeout
-        )
+        return LocalShell(root_dir=root, virtual_mode=True, inherit_env=True, timeout=settings.shell_timeout)
     from deepagents.backends import FilesystemBackend
 
     return FilesystemBackend(root_dir=root, virtual_mode=True)

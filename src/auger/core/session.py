@@ -185,6 +185,7 @@ class Session:
 
         put, flush = self.safety.sink(queue.put_nowait)
         put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
+        prompt = self.safety.redact_prompt(prompt, put)  # secret values never reach the thread DB
         await self._hook(self.on_turn_start, prompt)
         self._drain_notices(put)
         translator = StreamTranslator()

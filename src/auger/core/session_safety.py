@@ -136,19 +136,27 @@ class SessionSafety:
             extra.append(_hook_message("UserPromptSubmit", submit.context))
         return [message, *extra]
 
+    def redact_prompt(self, prompt: str, put: Callable[[Any], None]) -> str:
+        """The prompt with secret values replaced (and a Notice saying so)."""
+        names = self.redactor.find(prompt)
+        if names:
+            put(
+                ev.Notice(
+                    "Your message contained the value of "
+                    + ", ".join(f"${n}" for n in names)
+                    + "; it was replaced by a placeholder before it was sent or saved.",
+                    "warning",
+                )
+            )
+        return self.redactor.text(prompt)
+
     def _redact_prompt(self, message: Any, put: Callable[[Any], None]) -> Any:
+        """The message with secret values replaced (attached files may carry them too)."""
         text = message.content if isinstance(message.content, str) else str(message.content)
         names = self.redactor.find(text)
         if not names:
             return message
-        put(
-            ev.Notice(
-                "Your message contained the value of "
-                + ", ".join(f"${n}" for n in names)
-                + "; it was replaced by a placeholder before it was sent or saved.",
-                "warning",
-            )
-        )
+        put(ev.Notice("Secret values in the attached content were replaced by placeholders.", "warning"))
         return self.redactor.message(message)
 
     async def after_turn(self, session: Any, put: Callable[[Any], None]) -> dict[str, Any] | None:
