@@ -137,7 +137,7 @@ class TurnView:
         """The user answered: the prompt goes, its row records the decision."""
         row = self.approvals.pop(prompt, None)
         if row is not None and prompt.decision is not None:
-            row.decided(prompt.decision.kind, prompt.decision.message)
+            row.decided(prompt.decision.kind, prompt.decision.message, prompt.decision.rule)
         await prompt.remove()
 
     async def _todos(self, event: ev.TodosUpdated) -> None:

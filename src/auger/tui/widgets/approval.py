@@ -17,7 +17,7 @@ from auger.tui import format as fmt
 from auger.tui.diffs import tool_diff
 from auger.tui.widgets.diffview import DiffView
 
-HINT = "y approve · n reject · a always allow {name} in this thread · Esc reject"
+HINT = "y approve · n reject · a always allow {rule} in this thread · Esc reject"
 
 
 class ApprovalPrompt(Vertical, can_focus=True):
@@ -51,11 +51,18 @@ class ApprovalPrompt(Vertical, can_focus=True):
             yield Static(f"$ {req.args.get('command', '')}", markup=False, classes="command")
         else:
             yield Static(fmt.pretty_args(req.args), markup=False, classes="args")
-        yield Static(HINT.format(name=req.name), markup=False, classes="hint")
+        if req.description and not req.description.startswith("Tool execution requires approval"):
+            yield Static(req.description, markup=False, classes="why")
+        yield Static(HINT.format(rule=self.rule), markup=False, classes="hint")
         yield Input(placeholder="Tell the agent why (Enter to reject, Esc for no message)", classes="reason")
 
     def on_mount(self) -> None:
         self.focus()
+
+    @property
+    def rule(self) -> str:
+        """What `a` allows for the rest of the thread (the core's suggestion for this call)."""
+        return self.request.suggested_rule or self.request.name
 
     @property
     def resolved(self) -> bool:
@@ -67,7 +74,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
         self.decision = decision
         self.request.respond(decision)
         self.add_class("-resolved")
-        words = {"approve": "approved", "approve_always": f"always allowed {self.request.name}"}
+        words = {"approve": "approved", "approve_always": f"always allowed {self.rule}"}
         text = words.get(decision.kind, "rejected")
         if decision.message:
             text += f": {decision.message}"
@@ -80,7 +87,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
         self.resolve(ApprovalDecision("approve"))
 
     def action_always(self) -> None:
-        self.resolve(ApprovalDecision("approve_always"))
+        self.resolve(ApprovalDecision("approve_always", rule=self.rule))
 
     def action_reject(self) -> None:
         self.resolve(ApprovalDecision("reject"))

@@ -8,6 +8,7 @@ from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from auger.tui.format import elapsed
+from auger.tui.mdsplit import Splitter
 
 
 class UserMessage(Static):
@@ -18,30 +19,69 @@ class UserMessage(Static):
         self.text = text
 
 
-class StreamedMarkdown(Markdown):
-    """Markdown fed through `MarkdownStream` (batched appends; never a full re-render per token)."""
+class StreamedMarkdown(Vertical):
+    """Markdown streamed through `MarkdownStream` (batched appends, never a full re-render per
+    token), as a run of bounded segments (`auger.tui.mdsplit`) so a long reply stays cheap."""
 
-    def __init__(self, text: str = "", **kwargs: object) -> None:
-        super().__init__(text or None, **kwargs)  # type: ignore[arg-type]
-        self.parts: list[str] = [text] if text else []
+    def __init__(self, text: str = "", *, classes: str = "") -> None:
+        super().__init__(classes=f"streamed {classes}".strip())
+        self.parts: list[str] = []
+        self._splitter = Splitter()
+        self._segment: Markdown | None = None
         self._stream: MarkdownStream | None = None
+        self._initial = text
 
     @property
     def text(self) -> str:
         return "".join(self.parts)
 
+    @property
+    def source(self) -> str:
+        return self.text
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        segments = [""]
+        for kind, value in self._splitter.feed(self._initial):
+            if kind == "split":
+                segments.append("")
+            else:
+                segments[-1] += value
+        if self._initial:
+            self.parts.append(self._initial)
+        for text in segments:
+            self._segment = Markdown(text or None)
+            yield self._segment
+
     async def write(self, fragment: str) -> None:
         if not fragment:
             return
         self.parts.append(fragment)
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-        await self._stream.write(fragment)
+        for kind, value in self._splitter.feed(fragment):
+            if kind == "split":
+                await self._new_segment()
+            else:
+                await self._write(value)
 
-    async def finish(self) -> None:
+    async def _write(self, text: str) -> None:
+        if self._segment is None:
+            await self._new_segment()
+        assert self._segment is not None
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self._segment)
+        await self._stream.write(text)
+
+    async def _new_segment(self) -> None:
+        await self._stop()
+        self._segment = Markdown()
+        await self.mount(self._segment)
+
+    async def _stop(self) -> None:
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
+
+    async def finish(self) -> None:
+        await self._stop()
 
 
 class AssistantMessage(StreamedMarkdown):

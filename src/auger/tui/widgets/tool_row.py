@@ -102,8 +102,8 @@ class ToolRow(Vertical, can_focus=True):
         if self._built:
             self._build_output()
 
-    def decided(self, kind: str, message: str | None) -> None:
-        words = {"approve": "approved", "approve_always": "always allowed"}
+    def decided(self, kind: str, message: str | None, rule: str | None = None) -> None:
+        words = {"approve": "approved", "approve_always": f"always allowed {rule or ''}".rstrip()}
         self.decision = words.get(kind, "rejected") + (f": {message}" if message else "")
         if kind == "reject":
             self.set_status("rejected")

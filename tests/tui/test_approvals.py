@@ -1,0 +1,99 @@
+"""Approvals inline in the transcript: y, n (+ message), a (always), Esc."""
+
+from __future__ import annotations
+
+import json
+
+from conftest_tui import Tui, ready, replies, submit, tui, wait_for  # noqa: F401
+
+from auger.tui.widgets.approval import ApprovalPrompt
+from auger.tui.widgets.diffview import DiffView
+from auger.tui.widgets.tool_row import ToolRow
+
+WRITE = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/a.py", "content": "x = 1\n"}}]}
+SRC_A = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/src/a.py", "content": "x = 1\n"}}]}
+SRC_B = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/src/b.py", "content": "y = 2\n"}}]}
+RUN = {"tool_calls": [{"name": "execute", "args": {"command": "echo approved-run"}}]}
+
+
+async def _approval(pilot, app) -> ApprovalPrompt:  # type: ignore[no-untyped-def]
+    await wait_for(pilot, lambda: app.transcript.query(ApprovalPrompt))
+    prompt = app.transcript.query_one(ApprovalPrompt)
+    await wait_for(pilot, lambda: prompt.has_focus)
+    return prompt
+
+
+def _tool_messages(tui: Tui) -> list[str]:
+    return [str(m["content"]) for m in tui.llm.requests[-1]["messages"] if m["role"] == "tool"]
+
+
+async def test_y_approves_a_file_write_shown_as_a_diff(tui: Tui) -> None:
+    tui.llm.add(WRITE, {"text": "Wrote it."})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "write a.py")
+        prompt = await _approval(pilot, app)
+        assert [(d.kind, d.text) for d in prompt.query_one(DiffView).lines] == [("add", "x = 1")]
+        assert app.status.activity == "waiting for you"
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        assert (tui.env.project / "a.py").read_text() == "x = 1\n"
+        row = app.transcript.query_one(ToolRow)
+        assert row.status == "success" and "approved" in row.meta()
+        assert not app.transcript.query(ApprovalPrompt)  # the question gives way to the row
+        assert replies(app)[-1] == "Wrote it."
+        assert app.focused is app.prompt
+
+
+async def test_n_rejects_with_a_message_the_agent_reads(tui: Tui) -> None:
+    tui.llm.add(RUN, {"text": "OK, I will not."})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "run it")
+        prompt = await _approval(pilot, app)
+        assert "$ echo approved-run" in str(prompt.query_one(".command").render())
+        await pilot.press("n")
+        await pilot.press(*"use make instead")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        row = app.transcript.query_one(ToolRow)
+        assert row.status == "rejected" and "rejected: use make instead" in row.meta()
+        assert any("use make instead" in t for t in _tool_messages(tui))
+        assert replies(app)[-1] == "OK, I will not."
+
+
+async def test_escape_rejects_without_running(tui: Tui) -> None:
+    tui.llm.add(RUN, {"text": "Skipped."})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "run it")
+        await _approval(pilot, app)
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        assert app.transcript.query_one(ToolRow).status == "rejected"
+        assert not any("approved-run\n" in t for t in _tool_messages(tui))
+        assert not app.busy  # Esc answered the question; it did not cancel the turn
+        assert replies(app)[-1] == "Skipped."
+
+
+async def test_a_always_allows_the_tool_for_the_thread(tui: Tui) -> None:
+    tui.llm.add(SRC_A, SRC_B, {"text": "Both written."})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "write two files")
+        prompt = await _approval(pilot, app)
+        assert prompt.rule == "write_file(src/**)"  # the core's rule for this call: files in src/
+        assert "a always allow write_file(src/**)" in str(prompt.query_one(".hint").render())
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        assert (tui.env.project / "src/a.py").exists() and (tui.env.project / "src/b.py").exists()
+        rows = list(app.transcript.query(ToolRow))
+        assert [r.status for r in rows] == ["success", "success"]
+        assert "always allowed write_file(src/**)" in rows[0].meta()
+        assert rows[1].decision == ""  # no second question
+        assert app.session is not None and "write_file(src/**)" in app.session.always_allow
+        assert json.dumps(tui.llm.requests[-1]).count("write_file") >= 2
