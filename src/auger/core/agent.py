@@ -35,6 +35,7 @@ human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" ve
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.mounts`
 (`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
