@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import AugerEnv
 from textual.pilot import Pilot
 
 from auger.settings import Settings, load_settings
@@ -18,6 +17,7 @@ from auger.tui import make_app
 from auger.tui.app import AugerApp
 from auger.tui.boot import BootOptions, session_factory
 from auger.tui.widgets.messages import AssistantMessage
+from conftest import AugerEnv
 
 
 @dataclass
@@ -33,7 +33,9 @@ class Tui:
 
     def app(self, *, thread_id: str | None = None, factory: Any = None, **flags: Any) -> AugerApp:
         return make_app(
-            self.settings(**flags), factory or session_factory(BootOptions(use_mcp=False)), thread_id=thread_id
+            self.settings(**flags),
+            factory or session_factory(BootOptions(use_mcp=False)),
+            thread_id=thread_id,
         )
 
     def last_user_text(self, index: int = -1) -> str:

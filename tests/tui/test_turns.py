@@ -62,7 +62,11 @@ async def test_tool_rows_show_diff_command_exit_code_and_expand(tui: Tui) -> Non
 
 async def test_subagent_work_is_grouped_under_its_task_row(tui: Tui) -> None:
     tui.llm.add(
-        {"tool_calls": [{"name": "task", "args": {"description": "look around", "subagent_type": "general-purpose"}}]},
+        {
+            "tool_calls": [
+                {"name": "task", "args": {"description": "look around", "subagent_type": "general-purpose"}}
+            ]
+        },
         {"tool_calls": [{"name": "ls", "args": {"path": "/"}}]},
         {"text": "sub result"},
         {"text": "All done."},
@@ -127,5 +131,5 @@ async def test_error_from_the_provider_is_one_line(tui: Tui) -> None:
         await ready(pilot)
         await turn(pilot, "hi")
         errors = [str(n.render()) for n in app.transcript.query(Notice) if n.has_class("-error")]
-        assert len(errors) == 1 and "401" in errors[0] or "key" in errors[0].lower()
+        assert len(errors) == 1 and ("401" in errors[0] or "key" in errors[0].lower())
         assert not app.busy

@@ -57,13 +57,13 @@ def skill_details(app: AugerApp) -> list[Any]:
 
 
 # -- subagents, memory -----------------------------------------------------------------------
-def subagents(app: AugerApp) -> list[Any] | None:
-    """The subagent definitions (None when the core has no subagents module yet)."""
+def subagents(app: AugerApp) -> list[Any]:
+    """The subagent definitions (built-in, user, project) plus the general-purpose one."""
     module = _module("auger.core.subagents")
-    for name in ("list_subagents", "discover_subagents", "load_subagents"):
-        if module is not None and hasattr(module, name):
-            return list(getattr(module, name)(app.settings))
-    return None
+    if module is None or not hasattr(module, "list_subagents"):
+        return []
+    catalog = module.list_subagents(app.settings)
+    return [*catalog.agents, *getattr(catalog, "async_agents", [])]
 
 
 def memory_files(app: AugerApp) -> list[Any]:

@@ -66,14 +66,12 @@ def _field(item: Any, *names: str) -> str:
 
 @command("agents", "Subagents the agent can delegate to", needs_session=False)
 async def agents_cmd(app: AugerApp, arg: str) -> None:
-    found = services.subagents(app)
-    if found is None:
-        await app.write_info("Subagents: `general-purpose` (built in).")
-        return
-    rows = ["| Subagent | Model | |", "|---|---|---|"]
-    for agent in found:
+    rows = ["| Subagent | Source | Model | |", "|---|---|---|---|"]
+    rows.append("| `general-purpose` | built-in | (same) | Any task, with the main agent's tools |")
+    for agent in services.subagents(app):
         name, model = _field(agent, "name"), _field(agent, "model") or "(same)"
-        rows.append(f"| `{name}` | {model} | {_cell(_field(agent, 'description'))} |")
+        source = _field(agent, "source") or ("remote" if _field(agent, "url") else "")
+        rows.append(f"| `{name}` | {source} | {model} | {_cell(_field(agent, 'description'))} |")
     await app.write_info("\n".join(rows))
 
 

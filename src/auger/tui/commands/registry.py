@@ -79,12 +79,18 @@ class Registry:
         return out
 
     def suggest(self, name: str, extra: list[str] | None = None) -> str | None:
+        typed = name.lower()
         names = [*self._names, *(extra or [])]
-        close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.5)
-        if close:
-            return close[0]
+        close = difflib.get_close_matches(typed, names, n=5, cutoff=0.5)
+        if close:  # prefer the same letters in another order (a transposed typo)
+            return max(close, key=lambda c: _closeness(typed, c))
         starts = [n for n in names if n.startswith(name.lower()[:2])] if len(name) >= 2 else []
         return starts[0] if starts else None
+
+
+def _closeness(typed: str, real: str) -> float:
+    bonus = 0.5 if sorted(typed) == sorted(real) else 0.0
+    return difflib.SequenceMatcher(None, typed, real).ratio() + bonus
 
 
 def parse(text: str) -> tuple[str, str] | None:

@@ -23,6 +23,7 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
         Binding("down", "move(1)", "Down", show=False, priority=True, id="picker.down"),
         Binding("up", "move(-1)", "Up", show=False, priority=True, id="picker.up"),
     ]
+    AUTO_FOCUS = "#picker-filter"
     TITLE = "Pick"
     PLACEHOLDER = "Type to filter"
     HINT = "Enter choose · Esc close"
@@ -36,12 +37,17 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
         with Vertical(id="picker-box"):
             yield Static(self.TITLE, classes="picker-title", markup=False)
             yield Input(self.query_text, placeholder=self.PLACEHOLDER, id="picker-filter")
+            yield from self.extra()
             yield OptionList(id="picker-list")
             yield Static(self.HINT, classes="picker-hint", markup=False)
 
+    def extra(self) -> ComposeResult:
+        """Widgets a subclass adds between the filter and the list."""
+        yield from ()
+
     def on_mount(self) -> None:
         self.refill(self.query_text)
-        self.query_one(Input).focus()
+        self.query_one("#picker-filter", Input).focus()
 
     # subclasses: the (value, label) rows for a query
     def rows(self, query: str) -> list[tuple[T, Content | str]]:

@@ -61,8 +61,7 @@ class ThreadPicker(FilterPicker[str]):
         self._renaming: str | None = None
         self.infos: dict[str, ThreadInfo] = {}
 
-    def compose(self) -> ComposeResult:
-        yield from super().compose()
+    def extra(self) -> ComposeResult:
         yield Input(placeholder="New title (Enter to save, Esc to cancel)", id="picker-rename")
 
     def rows(self, query: str) -> list[tuple[str, Content | str]]:

@@ -1,0 +1,263 @@
+"""Pilot tests for the slash commands, each through the real Session and scripted server."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from conftest_tui import Tui, ready, replies, submit, tui, turn, wait_for, write_skill  # noqa: F401
+from textual.widgets import Input
+
+from auger.tui.commands import REGISTRY, load_commands
+from auger.tui.screens.model_picker import ModelPicker
+from auger.tui.screens.thread_picker import ThreadPicker
+from auger.tui.widgets.messages import InfoBlock, Notice, UserMessage
+
+
+def notices(app) -> list[str]:  # type: ignore[no-untyped-def]
+    return [str(n.render()) for n in app.transcript.query(Notice)]
+
+
+def info(app) -> str:  # type: ignore[no-untyped-def]
+    return app.transcript.query(InfoBlock).last().source
+
+
+async def test_help_lists_every_registered_command(tui: Tui) -> None:
+    load_commands()
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/help")
+        text = info(app)
+        for cmd in REGISTRY.all():
+            assert f"`{cmd.usage}`" in text
+        assert "/clear" in text and "Shift+Enter" in text
+        expected = {"help", "model", "threads", "new", "rename", "fork", "skills", "agents", "memory"}
+        expected |= {"tools", "mcp", "tokens", "compact", "mode", "export", "copy", "quit", "editor"}
+        assert expected <= {c.name for c in REGISTRY.all()}
+
+
+async def test_unknown_command_suggests_the_nearest(tui: Tui) -> None:
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/modle gpt")
+        assert notices(app)[-1] == "Unknown command /modle. Did you mean /model?"
+        assert not tui.llm.requests  # nothing was sent to the model
+
+
+async def test_model_switch_applies_to_the_next_turn_of_the_same_thread(tui: Tui) -> None:
+    tui.llm.add({"text": "from the first model"}, {"text": "from the other model"})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "one")
+        thread = app.session.thread_id  # type: ignore[union-attr]
+        await turn(pilot, "/model local:other-model")
+        assert app.status.model == "local:other-model"
+        await turn(pilot, "two")
+        assert [r["model"] for r in tui.llm.requests] == ["scripted-model", "other-model"]
+        assert app.session.thread_id == thread  # type: ignore[union-attr]
+        assert "one" in str(tui.llm.requests[-1]["messages"])  # same conversation
+        assert replies(app) == ["from the first model", "from the other model"]
+
+
+async def test_model_picker_filters_and_switches(tui: Tui) -> None:
+    tui.llm.add({"text": "picked"})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/model")
+        assert isinstance(app.screen, ModelPicker)
+        assert app.screen.values[:2] == ["local:scripted-model", "local:other-model"]
+        await pilot.press(*"other")
+        assert app.screen.values == ["local:other-model"]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.status.model == "local:other-model")
+        assert not isinstance(app.screen, ModelPicker)
+        await turn(pilot, "go")
+        assert tui.llm.requests[-1]["model"] == "other-model"
+
+
+async def test_unknown_provider_is_refused_with_a_hint(tui: Tui) -> None:
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/model nowhere:thing")
+        assert "Unknown provider 'nowhere'" in notices(app)[-1]
+        assert app.status.model == "local:scripted-model"
+
+
+async def test_mode_command_and_shift_tab_cycle(tui: Tui) -> None:
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/mode yolo")
+        assert app.session.mode == "yolo" and app.status.mode == "yolo"  # type: ignore[union-attr]
+        await pilot.press("shift+tab")
+        assert app.session.mode == "manual"  # type: ignore[union-attr]
+        await pilot.press("shift+tab")
+        assert app.status.mode == "auto-edit"
+
+
+async def test_threads_picker_resumes_a_thread(tui: Tui) -> None:
+    tui.llm.add({"text": "about apples"}, {"text": "about pears"}, {"text": "back to apples"})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "tell me about apples")
+        first = app.session.thread_id  # type: ignore[union-attr]
+        await turn(pilot, "/new")
+        assert not app.transcript.query(UserMessage)
+        await turn(pilot, "tell me about pears")
+        second = app.session.thread_id  # type: ignore[union-attr]
+        assert second != first
+        await turn(pilot, "/threads")
+        picker = app.screen
+        assert isinstance(picker, ThreadPicker)
+        assert picker.values == [second, first] and picker.selected == second
+        await pilot.press(*"apples")
+        assert picker.values == [first]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.session.thread_id == first)  # type: ignore[union-attr]
+        await app.workers.wait_for_complete()
+        assert [m.text for m in app.transcript.query(UserMessage)] == ["tell me about apples"]
+        assert replies(app) == ["about apples"]
+        await turn(pilot, "and more?")
+        sent = str(tui.llm.requests[-1]["messages"])
+        assert "tell me about apples" in sent and "pears" not in sent
+
+
+async def test_thread_picker_renames_and_deletes(tui: Tui) -> None:
+    tui.llm.add({"text": "a"}, {"text": "b"})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "old thread")
+        old = app.session.thread_id  # type: ignore[union-attr]
+        await turn(pilot, "/new")
+        await turn(pilot, "current thread")
+        await turn(pilot, "/threads")
+        picker = app.screen
+        assert isinstance(picker, ThreadPicker)
+        await pilot.press("down")
+        assert picker.selected == old
+        await pilot.press("ctrl+e")
+        box = picker.query_one("#picker-rename", Input)
+        assert box.has_focus and box.value == "old thread"
+        box.value = ""
+        await pilot.press(*"renamed one", "enter")
+        store = app.session.threads  # type: ignore[union-attr]
+        assert store.get(old).title == "renamed one"
+        picker.option_list.highlighted = picker.values.index(old)
+        await pilot.press("ctrl+d")
+        assert store.get(old) is not None  # the first press only asks
+        await pilot.press("ctrl+d")
+        assert store.get(old) is None and old not in picker.values
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ThreadPicker)
+
+
+async def test_rename_and_fork(tui: Tui) -> None:
+    tui.llm.add({"text": "original answer"}, {"text": "in the fork"})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "start here")
+        original = app.session.thread_id  # type: ignore[union-attr]
+        await turn(pilot, "/rename  My   work ")
+        assert app.status.title == "My work"
+        await turn(pilot, "/fork")
+        fork = app.session.thread_id  # type: ignore[union-attr]
+        assert fork != original
+        store = app.session.threads  # type: ignore[union-attr]
+        assert store.get(fork).parent_id == original
+        assert replies(app) == ["original answer"]  # the fork carries the conversation
+        await turn(pilot, "continue")
+        assert "start here" in str(tui.llm.requests[-1]["messages"])
+
+
+async def test_skill_is_completed_and_invoked(tui: Tui) -> None:
+    write_skill(tui.env.project, "greet", "Greet someone warmly", "Say hello warmly to the person named.")
+    tui.llm.add({"text": "Hello, Bob!"})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        app.prompt.focus()
+        await pilot.press("/", "g", "r")
+        menu = app.prompt.menu
+        assert menu.is_open and menu.current is not None
+        assert [c.value for c in menu.current.items] == ["/greet "]
+        await pilot.press("tab")
+        assert app.prompt.text == "/greet "
+        await pilot.press(*"Bob")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        assert "Say hello warmly to the person named." in tui.last_user_text()
+        assert "Bob" in tui.last_user_text()
+        assert [m.text for m in app.transcript.query(UserMessage)] == ["/greet Bob"]
+        await turn(pilot, "/skills")
+        assert "`/greet`" in info(app) and "Greet someone warmly" in info(app)
+
+
+async def test_info_commands(tui: Tui) -> None:
+    (tui.env.project / "AGENTS.md").write_text("Use tabs.\n")
+    app = tui.app()
+    async with app.run_test(size=(100, 50)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/tools")
+        assert "`write_file`" in info(app) and "`execute`" in info(app)
+        await turn(pilot, "/agents")
+        assert "`general-purpose`" in info(app)
+        await turn(pilot, "/memory")
+        assert str(tui.env.project / "AGENTS.md") in info(app) and "loaded" in info(app)
+        await turn(pilot, "/mcp")
+        assert "No MCP servers" in info(app)
+        await turn(pilot, "/tokens")
+        assert "Context" in info(app) and "128k" in info(app)
+        await turn(pilot, "/compact")
+        assert "compact" in notices(app)[-1].lower()
+
+
+async def test_export_and_copy(tui: Tui) -> None:
+    tui.llm.add({"text": "The **answer** is 42."})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/copy")
+        assert notices(app)[-1] == "Nothing to copy yet."
+        await turn(pilot, "what is the answer?")
+        await turn(pilot, "/copy")
+        assert app.clipboard == "The **answer** is 42."
+        await turn(pilot, "/export out.md")
+        text = (tui.env.project / "out.md").read_text()
+        assert "## User" in text and "what is the answer?" in text and "The **answer** is 42." in text
+
+
+async def test_editor_command_fills_the_prompt(tui: Tui, tmp_path: Path) -> None:
+    script = tmp_path / "fake-editor"
+    script.write_text('#!/bin/sh\nprintf "written in the editor\\nsecond line" > "$1"\n')
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    os.environ["EDITOR"] = str(script)
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "/editor")
+        await wait_for(pilot, lambda: app.prompt.text == "written in the editor\nsecond line")
+        app.prompt.load_text("")
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: app.prompt.text == "written in the editor\nsecond line")
+
+
+async def test_quit_prints_how_to_resume(tui: Tui) -> None:
+    tui.llm.add({"text": "bye"})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "hello")
+        thread = app.session.thread_id  # type: ignore[union-attr]
+        await submit(pilot, "/quit")
+        await wait_for(pilot, lambda: app._exit_renderables is not None or not app.is_running)
+    assert app.return_code == 0
+    assert app.resume_hint() == f"auger -r {thread}"
