@@ -82,6 +82,13 @@ async def submit(pilot: Pilot[Any], text: str) -> None:
     await pilot.press("enter")
 
 
+def send_nowait(app: AugerApp, text: str) -> None:
+    """Type `text` and press Enter without waiting for the app to go idle (Pilot.press waits for
+    idle, which a streaming reply delays): what a user typing during a turn does."""
+    app.prompt.load_text(text)
+    app.prompt.action_submit()
+
+
 async def turn(pilot: Pilot[Any], text: str) -> AugerApp:
     """Send `text` and wait until the turn (and anything it queued) is over."""
     await submit(pilot, text)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest_tui import Tui, ready, replies, tui, turn, wait_for  # noqa: F401
+from conftest_tui import Tui, ready, replies, send_nowait, tui, turn, wait_for  # noqa: F401
 from textual.widgets import Collapsible
 from textual.widgets._markdown import MarkdownFence
 
@@ -109,8 +109,7 @@ async def test_escape_interrupts_and_keeps_the_partial_answer(tui: Tui) -> None:
     app = tui.app()
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
-        app.prompt.load_text("write a lot")
-        await pilot.press("enter")
+        send_nowait(app, "write a lot")
         await wait_for(pilot, lambda: len("".join(replies(app))) > 200)
         assert app.busy
         await pilot.press("escape")

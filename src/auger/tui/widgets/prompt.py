@@ -48,15 +48,8 @@ class PromptInput(TextArea):
         self.menu = menu
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("older", "newer"):
-            if self.menu.is_open:
-                return True
-            at_edge = self.cursor_at_first_line if action == "older" else self.cursor_at_last_line
-            return at_edge and (action == "older" or self.prompt_history.walking)
         if action in ("accept", "dismiss"):
             return self.menu.is_open
-        if action == "eof":
-            return not self.text
         return True
 
     def set_text(self, text: str) -> None:
@@ -77,9 +70,13 @@ class PromptInput(TextArea):
     def action_newline(self) -> None:
         self.insert("\n")
 
+    # Our bindings replace TextArea's for the same keys, so each action falls back to its behaviour.
     def action_older(self) -> None:
         if self.menu.is_open:
             self.menu.move(-1)
+            return
+        if not self.cursor_at_first_line:
+            self.action_cursor_up()
             return
         entry = self.prompt_history.older(self.text)
         if entry is not None:
@@ -89,6 +86,9 @@ class PromptInput(TextArea):
     def action_newer(self) -> None:
         if self.menu.is_open:
             self.menu.move(1)
+            return
+        if not self.cursor_at_last_line or not self.prompt_history.walking:
+            self.action_cursor_down()
             return
         entry = self.prompt_history.newer()
         if entry is not None:
@@ -119,7 +119,10 @@ class PromptInput(TextArea):
         self.menu.close()
 
     def action_eof(self) -> None:
-        self.post_message(self.EndOfInput())
+        if self.text:
+            self.action_delete_right()
+        else:
+            self.post_message(self.EndOfInput())
 
     @property
     def cursor_offset(self) -> int:
