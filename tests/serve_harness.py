@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+
 from conftest import AUGER, AugerEnv
 
 TOKEN = "test-token-0123456789"
@@ -71,7 +72,10 @@ class Server:
 
     def run(self, thread_id: str, prompt: str, **extra: Any) -> list[dict[str, Any]]:
         """POST /threads/{id}/runs and collect every IR event (no approvals expected)."""
-        with self.client() as c, c.stream("POST", f"/threads/{thread_id}/runs", json={"prompt": prompt, **extra}) as r:
+        with (
+            self.client() as c,
+            c.stream("POST", f"/threads/{thread_id}/runs", json={"prompt": prompt, **extra}) as r,
+        ):
             assert r.status_code == 200, r.read()
             return [json.loads(p) for p in sse_payloads(r.iter_lines())]
 

@@ -10,6 +10,7 @@ import subprocess
 from collections.abc import Iterator
 
 import pytest
+
 from conftest import AUGER, AugerEnv
 from serve_harness import TOKEN, Server, start_server
 
@@ -50,7 +51,9 @@ def test_token_required_everywhere_but_health(server: Server) -> None:
     with server.client() as ok:
         assert ok.get("/version").json()["version"]
         spec = ok.get("/openapi.json").json()
-        assert {"/chat/stream", "/threads/{thread_id}/runs", "/threads/{thread_id}/approvals"} <= set(spec["paths"])
+        assert {"/chat/stream", "/threads/{thread_id}/runs", "/threads/{thread_id}/approvals"} <= set(
+            spec["paths"]
+        )
     assert server.env.llm.requests == []  # nothing reached the agent
 
 
@@ -104,7 +107,11 @@ def test_chat_stream_text_reply_part_sequence(server: Server) -> None:
 
 def test_chat_stream_tool_call_part_sequence(server: Server) -> None:
     server.env.llm.add(
-        {"tool_calls": [{"name": "write_file", "id": "call_w1", "args": {"file_path": "/a.txt", "content": "A\n"}}]},
+        {
+            "tool_calls": [
+                {"name": "write_file", "id": "call_w1", "args": {"file_path": "/a.txt", "content": "A\n"}}
+            ]
+        },
         {"text": "Wrote a.txt."},
     )
     _, parts = server.chat({"messages": [_user("write a.txt")]})
@@ -128,14 +135,21 @@ def test_chat_stream_tool_call_part_sequence(server: Server) -> None:
     start, delta, available, output = parts[2:6]
     assert start == {"type": "tool-input-start", "toolCallId": "call_w1", "toolName": "write_file"}
     assert json.loads(delta["inputTextDelta"]) == {"file_path": "/a.txt", "content": "A\n"}
-    assert available["input"] == {"file_path": "/a.txt", "content": "A\n"} and available["toolName"] == "write_file"
+    assert (
+        available["input"] == {"file_path": "/a.txt", "content": "A\n"}
+        and available["toolName"] == "write_file"
+    )
     assert output["toolCallId"] == "call_w1" and isinstance(output["output"], str)
     assert (server.env.project / "a.txt").read_text() == "A\n"
 
 
 def test_chat_approvals_follow_the_server_mode(auger_env: AugerEnv) -> None:
     auger_env.llm.add(
-        {"tool_calls": [{"name": "write_file", "id": "call_m", "args": {"file_path": "/m.txt", "content": "x"}}]},
+        {
+            "tool_calls": [
+                {"name": "write_file", "id": "call_m", "args": {"file_path": "/m.txt", "content": "x"}}
+            ]
+        },
         {"text": "I was not allowed to write."},
     )
     srv = start_server(auger_env, "--mode", "manual")
@@ -158,7 +172,9 @@ def test_stateless_chat_sends_history_and_leaves_no_thread(server: Server) -> No
     ]
     _, parts = server.chat({"messages": history})
     assert parts[0]["messageMetadata"]["threadId"] is None
-    sent = [(m["role"], m["content"]) for m in server.env.llm.requests[-1]["messages"] if m["role"] != "system"]
+    sent = [
+        (m["role"], m["content"]) for m in server.env.llm.requests[-1]["messages"] if m["role"] != "system"
+    ]
     assert sent == [("user", "my name is Bob"), ("assistant", "Hi Bob!"), ("user", "what is my name?")]
     with server.client() as c:
         assert c.get("/threads", params={"all": "true"}).json()["threads"] == []
@@ -206,7 +222,13 @@ def test_malformed_requests_get_clear_4xx_and_the_server_keeps_serving(server: S
             400,
             "Unknown provider",
         ),
-        ("POST", "/chat/stream", json.dumps({"messages": [_user("x")], "thread_id": "a b"}).encode(), 400, "thread id"),
+        (
+            "POST",
+            "/chat/stream",
+            json.dumps({"messages": [_user("x")], "thread_id": "a b"}).encode(),
+            400,
+            "thread id",
+        ),
         ("POST", "/threads/nope/runs", json.dumps({"prompt": "hi"}).encode(), 404, "Unknown thread"),
         ("GET", "/threads/nope", None, 404, "Unknown thread"),
         ("POST", "/threads", json.dumps({"mode": "reckless"}).encode(), 400, "Unknown mode"),
@@ -239,7 +261,9 @@ def test_malformed_requests_get_clear_4xx_and_the_server_keeps_serving(server: S
 
 
 def test_serve_help_and_bad_port(auger_env: AugerEnv) -> None:
-    proc = subprocess.run([AUGER, "serve", "--help"], capture_output=True, text=True, env=auger_env.env, timeout=30)
+    proc = subprocess.run(
+        [AUGER, "serve", "--help"], capture_output=True, text=True, env=auger_env.env, timeout=30
+    )
     assert proc.returncode == 0 and "--token" in proc.stdout and "--mode" in proc.stdout
     srv = start_server(auger_env)
     try:

@@ -12,14 +12,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import AugerEnv
-from serve_harness import Server, hang_served, sse_payloads, start_server, wait_until
 
 from auger.core import events as ev
 from auger.errors import ThreadError, UsageError
 from auger.remote import RemoteError, RemoteSession
+from conftest import AugerEnv
+from serve_harness import Server, hang_served, sse_payloads, start_server, wait_until
 
-WRITE = {"tool_calls": [{"name": "write_file", "id": "call_1", "args": {"file_path": "/n.txt", "content": "N\n"}}]}
+WRITE = {
+    "tool_calls": [{"name": "write_file", "id": "call_1", "args": {"file_path": "/n.txt", "content": "N\n"}}]
+}
 
 
 @pytest.fixture
@@ -39,7 +41,10 @@ class StreamingRun:
         self._thread.start()
 
     def _read(self, server: Server, thread_id: str, prompt: str) -> None:
-        with server.client() as c, c.stream("POST", f"/threads/{thread_id}/runs", json={"prompt": prompt}) as r:
+        with (
+            server.client() as c,
+            c.stream("POST", f"/threads/{thread_id}/runs", json={"prompt": prompt}) as r,
+        ):
             self.status = r.status_code
             for payload in sse_payloads(r.iter_lines()):
                 self.events.put(json.loads(payload))
@@ -62,7 +67,7 @@ def test_thread_lifecycle_and_a_run_as_ir_events(server: Server) -> None:
     server.env.llm.add({"text": "First answer."})
     tid = server.new_thread(thread_id="native-1", model="local:scripted-model")
     events = server.run(tid, "hello there")
-    assert [e["type"] for e in events][0] == "turn_started" and events[-1]["type"] == "turn_ended"
+    assert events[0]["type"] == "turn_started" and events[-1]["type"] == "turn_ended"
     assert events[-1] == {"type": "turn_ended", "reason": "done", "thread_id": tid, "text": "First answer."}
     assert "".join(e["text"] for e in events if e["type"] == "text_delta") == "First answer."
     with server.client() as c:
@@ -72,7 +77,10 @@ def test_thread_lifecycle_and_a_run_as_ir_events(server: Server) -> None:
         assert [t["id"] for t in c.get("/threads").json()["threads"]] == [tid]
         assert c.get("/threads", params={"search": "answer"}).json()["threads"][0]["id"] == tid
         msgs = c.get(f"/threads/{tid}/messages").json()["messages"]
-        assert [(m["type"], m["data"]["content"]) for m in msgs] == [("human", "hello there"), ("ai", "First answer.")]
+        assert [(m["type"], m["data"]["content"]) for m in msgs] == [
+            ("human", "hello there"),
+            ("ai", "First answer."),
+        ]
         assert c.patch(f"/threads/{tid}", json={"title": "Renamed"}).json()["title"] == "Renamed"
         fork = c.post(f"/threads/{tid}/fork", json={})
         assert fork.status_code == 201 and fork.json()["parent_id"] == tid
@@ -100,7 +108,9 @@ def test_manual_approval_over_http_then_the_run_continues(server: Server) -> Non
     assert not (server.env.project / "n.txt").exists()
     with server.client() as c:
         assert c.get(f"/threads/{tid}").json()["busy"] is True
-        resp = c.post(f"/threads/{tid}/approvals", json={"request_id": asked["request_id"], "decision": "approve"})
+        resp = c.post(
+            f"/threads/{tid}/approvals", json={"request_id": asked["request_id"], "decision": "approve"}
+        )
         assert resp.status_code == 200, resp.text
     rest = run.rest()
     finished = [e for e in rest if e["type"] == "tool_call_finished"]
@@ -161,7 +171,9 @@ def test_client_disconnect_cancels_the_turn(server: Server) -> None:
 
 
 async def test_remote_session_drives_turns_end_to_end(server: Server) -> None:
-    server.env.llm.add({"text": "Remote hello."}, WRITE, {"text": "Wrote it remotely."}, {"text": "Other model."})
+    server.env.llm.add(
+        {"text": "Remote hello."}, WRITE, {"text": "Wrote it remotely."}, {"text": "Other model."}
+    )
     session = await RemoteSession.connect(server.url, server.token)
     try:
         assert session.thread_id and session.model_spec == "local:scripted-model" and session.mode == "manual"

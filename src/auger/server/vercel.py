@@ -61,10 +61,10 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
 
 def _message_text(msg: dict[str, Any], i: int) -> str:
     parts = msg.get("parts")
+    if parts is None and isinstance(msg.get("content"), str):
+        return str(msg["content"])
     if parts is None:
         parts = msg.get("content")
-    if isinstance(parts, str):
-        return parts
     if not isinstance(parts, list):
         raise ApiError(400, f"messages[{i}] needs 'parts' (a list) or 'content' (a string or a list).")
     texts: list[str] = []
