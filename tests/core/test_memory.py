@@ -57,8 +57,8 @@ def test_mounts_route_user_folders_and_keep_builtins_read_only(settings: Setting
     assert backend.write("/~builtin/skills/x/SKILL.md", "x").error
     assert backend.edit("/~builtin/skills/commit/SKILL.md", "Commit", "X").error
     # the mount cannot be escaped
-    with pytest.raises(ValueError, match="traversal"):
-        backend.read("/~auger/../project/x")
+    assert backend.read("/~auger/../project/x").error  # an error result, no crash
+    assert "traversal" in str(backend.read("/~auger/skills/../../x").error)
     assert backend.execute("pwd").output.strip() == str(settings.project_root)
 
 
@@ -84,3 +84,49 @@ def test_middleware_reads_every_turn_and_writes_state_only_on_change(settings: S
     assert second == {"memory_contents": {"/~auger/AGENTS.md": "USER NOTE", "/CLAUDE.md": "PROJECT NOTE"}}
     prompt = mw._format_agent_memory(second["memory_contents"], mw.system_prompt or "")
     assert "USER NOTE" in prompt and "PROJECT NOTE" in prompt and "/~auger/AGENTS.md" in prompt
+
+
+def test_auger_home_shares_only_memory_skills_and_agents(settings: Settings) -> None:
+    home = settings.home
+    (home / "config.toml").write_text("SECRET-CONFIG")
+    (home / "mcp.json").write_text('{"headers": {"Authorization": "Bearer SECRET-TOKEN"}}')
+    (home / "AGENTS.md").write_text("NEEDLE in user memory\n")
+    (home / "skills" / "s").mkdir(parents=True)
+    (home / "skills" / "s" / "SKILL.md").write_text("NEEDLE in a user skill\n")
+    (settings.project_root / "app.py").write_text("NEEDLE = 1\n")
+    backend = with_mounts(LocalShellBackend(root_dir=settings.project_root, virtual_mode=True), settings)
+    assert "SECRET" not in str(backend.read("/~auger/config.toml").error)
+    assert backend.read("/~auger/config.toml").file_data is None
+    assert backend.download_files(["/~auger/mcp.json"])[0].content is None
+    listed = {e["path"] for e in backend.ls("/~auger/").entries or []}
+    assert "/~auger/AGENTS.md" in listed and not any("config" in p or "mcp" in p for p in listed)
+    assert backend.grep("SECRET", "/~auger/").error  # no search of AUGER_HOME's root
+    assert [m["path"] for m in backend.grep("NEEDLE", "/~auger/skills").matches or []] == [
+        "/~auger/skills/s/SKILL.md"
+    ]
+    # a project-wide search or listing stays in the project
+    assert [m["path"] for m in backend.grep("NEEDLE").matches or []] == ["/app.py"]
+    assert [m["path"] for m in backend.grep("NEEDLE", "/").matches or []] == ["/app.py"]
+    assert all(not str(e["path"]).startswith("/~") for e in backend.ls("/").entries or [])
+    assert all(not str(m["path"]).startswith("/~") for m in backend.glob("**/*.md").matches or [])
+
+
+def test_symlink_escapes_are_errors_not_crashes(settings: Settings, tmp_path: Path) -> None:
+    (tmp_path / "outside.txt").write_text("outside")
+    (settings.home / "skills" / "s").mkdir(parents=True)
+    (settings.home / "skills" / "s" / "leak.md").symlink_to(tmp_path / "outside.txt")
+    backend = with_mounts(FilesystemBackend(root_dir=settings.project_root, virtual_mode=True), settings)
+    assert "outside root" in str(backend.read("/~auger/skills/s/leak.md").error)
+    assert backend.download_files(["/~auger/skills/s/leak.md"])[0].error == "invalid_path"
+    assert backend.write("/~auger/skills/s/leak.md", "x").error
+    assert (tmp_path / "outside.txt").read_text() == "outside"
+
+
+def test_memory_follows_a_symlinked_user_agents_md(settings: Settings, tmp_path: Path) -> None:
+    (tmp_path / "dotfiles").mkdir()
+    (tmp_path / "dotfiles" / "AGENTS.md").write_text("FROM DOTFILES")
+    (settings.home / "AGENTS.md").symlink_to(tmp_path / "dotfiles" / "AGENTS.md")
+    mw = AugerMemoryMiddleware(None, settings)
+    assert mw.before_agent({"messages": []}, None, {}) == {  # type: ignore[arg-type]
+        "memory_contents": {"/~auger/AGENTS.md": "FROM DOTFILES"}
+    }

@@ -4,12 +4,15 @@ The backend's paths are virtual and rooted at the project ("/src/x.py"). Memory 
 live in the user's folders, so the agent's backend is a deepagents `CompositeBackend` whose
 default is the project backend, with these routes:
 
-    /~auger/          $AUGER_HOME (user AGENTS.md, skills/, agents/) — editable, so the agent
-                      can update memory or write a skill when asked
+    /~auger/          $AUGER_HOME — only AGENTS.md, CLAUDE.md, skills/ and agents/ (editable, so
+                      the agent can update memory or write a skill when asked); config.toml,
+                      mcp.json, threads.db and logs/ are not reachable
     /~builtin/skills/ the skills shipped with auger — read-only
     /~agents/skills/  ~/.agents/skills, the cross-tool skills folder (when it exists)
 
-Each route is a `FilesystemBackend` in virtual mode: `..` and symlinks cannot leave its folder.
+Each route is a `FilesystemBackend` in virtual mode (`auger.core.mount_backends`): `..` and
+symlinks cannot leave its folder, and such attempts are error results, not exceptions. Searching
+or listing the project root stays in the project; a mount is searched when its path is named.
 `builtin_dir("skills" | "agents")` finds the shipped folders in a wheel (`auger/_builtin/`) and
 in a source checkout (the repo root).
 """
@@ -76,41 +79,24 @@ def host_path(vpath: str, settings: Settings) -> Path:
     return Path(settings.project_root) / vpath.lstrip("/")
 
 
-def _read_only_backend(root: Path) -> Any:
-    from deepagents.backends import FilesystemBackend
-    from deepagents.backends.protocol import DeleteResult, EditResult, WriteResult
-
-    class ReadOnlyFilesystemBackend(FilesystemBackend):
-        def write(self, file_path: str, content: str) -> WriteResult:
-            return WriteResult(error=f"{file_path} is read-only (shipped with auger)")
-
-        def edit(
-            self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
-        ) -> EditResult:
-            return EditResult(error=f"{file_path} is read-only (shipped with auger)")
-
-        def delete(self, file_path: str) -> DeleteResult:
-            return DeleteResult(error=f"{file_path} is read-only (shipped with auger)")
-
-        def upload_files(self, files: list[tuple[str, bytes]]) -> list[Any]:
-            from deepagents.backends.protocol import FileUploadResponse
-
-            return [FileUploadResponse(path=p, error="permission_denied") for p, _ in files]
-
-    return ReadOnlyFilesystemBackend(root_dir=root, virtual_mode=True)
+HOME_SHARED = ("AGENTS.md", "CLAUDE.md", "skills", "agents")  # the rest of AUGER_HOME stays private
 
 
 def with_mounts(backend: Any, settings: Settings) -> Any:
-    """`backend` (the project's) wrapped in a CompositeBackend with the user-folder routes."""
-    from deepagents.backends import CompositeBackend, FilesystemBackend
+    """`backend` (the project's) wrapped in a composite backend with the user-folder routes."""
+    from deepagents.backends import CompositeBackend
+
+    from auger.core.mount_backends import MountBackend, MountedBackend
 
     if isinstance(backend, CompositeBackend):
         return backend  # already composed by the caller
     routes: dict[str, Any] = {}
     for prefix, folder in mount_table(settings).items():
         if prefix == BUILTIN_SKILLS_MOUNT:
-            routes[prefix] = _read_only_backend(folder)
-        else:
+            routes[prefix] = MountBackend(folder, read_only=True)
+        elif prefix == HOME_MOUNT:
             folder.mkdir(parents=True, exist_ok=True)
-            routes[prefix] = FilesystemBackend(root_dir=folder, virtual_mode=True)
-    return CompositeBackend(default=backend, routes=routes)
+            routes[prefix] = MountBackend(folder, shared=HOME_SHARED)
+        else:
+            routes[prefix] = MountBackend(folder)
+    return MountedBackend(default=backend, routes=routes)

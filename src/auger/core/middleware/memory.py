@@ -1,8 +1,10 @@
 """The SDK's MemoryMiddleware over auger's memory slots, re-read at the start of every user turn.
 
-deepagents loads AGENTS.md once per thread; auger re-reads the slots (through the backend) at
-the start of each run, so what the agent saved when asked to remember something is in the next
-turn's prompt, and a CLAUDE.md replaced by an AGENTS.md is noticed. State is written only when
+deepagents loads AGENTS.md once per thread; auger re-reads the slots at the start of each run,
+so what the agent saved when asked to remember something is in the next turn's prompt, and a
+CLAUDE.md replaced by an AGENTS.md is noticed. The files are read on the host (they are the
+user's own files, so a symlinked ~/.auger/AGENTS.md works, and no sandbox process is started per
+turn); the agent edits them through the backend at the paths shown in the prompt. State is written only when
 the contents changed (keeping the prompt cache warm). Its `name` is "MemoryMiddleware", so
 `create_deep_agent(memory=...)` puts it in the SDK's slot.
 """
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepagents.middleware.memory import MemoryMiddleware
 
-from auger.core.memory import memory_sources
+from auger.core.memory import memory_files
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -39,17 +41,28 @@ Keep entries short, under a fitting heading, and do not duplicate what is alread
 store secrets (API keys, tokens, passwords)."""
 
 
-def _contents(sources: list[str], responses: list[Any]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for path, resp in zip(sources, responses, strict=True):
-        if resp.error is None and resp.content is not None:
-            out[path] = resp.content.decode("utf-8", errors="replace")
-    return out
+MAX_MEMORY_BYTES = 256 * 1024
+
+
+def read_memory(settings: Settings) -> tuple[list[str], dict[str, str]]:
+    """(sources, contents): every slot's agent path, and the text of those that exist."""
+    sources: list[str] = []
+    contents: dict[str, str] = {}
+    for memory in memory_files(settings):
+        sources.append(memory.virtual_path)
+        if not memory.exists:
+            continue
+        try:
+            with memory.path.open("rb") as fh:
+                contents[memory.virtual_path] = fh.read(MAX_MEMORY_BYTES).decode("utf-8", errors="replace")
+        except OSError:
+            continue
+    return sources, contents
 
 
 class AugerMemoryMiddleware(MemoryMiddleware):  # type: ignore[type-arg]
     def __init__(self, backend: Any, settings: Settings) -> None:
-        sources = memory_sources(settings)
+        sources = [m.virtual_path for m in memory_files(settings)]
         super().__init__(
             backend=backend, sources=sources, add_cache_control=True, system_prompt=MEMORY_PROMPT
         )
@@ -59,14 +72,12 @@ class AugerMemoryMiddleware(MemoryMiddleware):  # type: ignore[type-arg]
     def name(self) -> str:
         return "MemoryMiddleware"
 
-    def _update(self, state: Any, contents: dict[str, str]) -> dict[str, Any] | None:
+    def _load(self, state: Any) -> dict[str, Any] | None:
+        self.sources, contents = read_memory(self._settings)
         return None if state.get("memory_contents") == contents else {"memory_contents": contents}
 
     def before_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> Any:  # type: ignore[override]
-        self.sources = memory_sources(self._settings)
-        return self._update(state, _contents(self.sources, self._backend.download_files(self.sources)))
+        return self._load(state)
 
     async def abefore_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> Any:  # type: ignore[override]
-        self.sources = memory_sources(self._settings)
-        responses = await self._backend.adownload_files(self.sources)
-        return self._update(state, _contents(self.sources, responses))
+        return self._load(state)
