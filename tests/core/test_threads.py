@@ -284,6 +284,7 @@ async def test_resume_restores_model_history_and_project_newest(
     resumed = await create_session(settings, thread_id=second)
     try:
         assert resumed.model_spec == "local:other-model"
+        assert resumed.context_tokens > 0  # from the resume state in the checkpoint
         assert [m.content for m in await resumed.history()] == ["second thread", "new"]
     finally:
         await resumed.aclose()
