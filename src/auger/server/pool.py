@@ -95,6 +95,7 @@ class ThreadPool:
         session = Session(self.settings, self.graph, thread_id=thread_id)
         for name in SHARED:
             setattr(session, name, getattr(self.base, name, None))
+        session.safety.hooks = self.base.safety.hooks  # hooks loaded (and trusted) once
         session.mode = self.mode
         return session
 
