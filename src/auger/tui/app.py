@@ -183,14 +183,18 @@ class AugerApp(App[int]):
             log.exception("turn failed")
             self.notice(f"Internal error: {type(exc).__name__}: {exc} (details in the log).", "error")
         finally:
-            await view.close()
             self.last_reply = view.reply or self.last_reply
             self.view = None
-            self.set_activity("")
             self.busy = False
-            self.refresh_status()
-            self.prompt.focus()
-            await self.inputs.drain()
+            if self.screen_stack:  # not when the app is shutting down mid-turn
+                await self._after_turn(view)
+
+    async def _after_turn(self, view: TurnView) -> None:
+        await view.close()
+        self.set_activity("")
+        self.refresh_status()
+        self.prompt.focus()
+        await self.inputs.drain()
 
     def approval_opened(self, prompt: ApprovalPrompt) -> None:
         self.set_activity("waiting for you")
@@ -270,8 +274,9 @@ class AugerApp(App[int]):
 
     # -- actions ---------------------------------------------------------------------------
     def watch_busy(self, busy: bool) -> None:
-        self.screen.set_class(busy, "-busy")
-        self.refresh_bindings()
+        if self.screen_stack:
+            self.screen_stack[0].set_class(busy, "-busy")
+            self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
