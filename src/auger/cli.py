@@ -18,6 +18,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "config": ("auger.config_cmd", "show or change settings (auger config show | set KEY VALUE)"),
     "threads": ("auger.threads_cmd", "list, search, show, rename, fork, delete and prune threads"),
     "mcp": ("auger.mcp_cmd", "list configured MCP servers and their tools"),
+    "hooks": ("auger.hooks_cmd", "list lifecycle hooks, trust this project's hooks"),
     "serve": ("auger.serve_cmd", "serve the agent over HTTP"),
 }
 
@@ -80,7 +81,9 @@ def build_parser() -> Any:
     p.add_argument(
         "--trust-project-mcp", action="store_true", help="let headless start this project's MCP servers"
     )
-    p.add_argument("--trust-project-hooks", action="store_true", help="let headless run this project's hooks")
+    p.add_argument(
+        "--trust-project-hooks", action="store_true", help="run this project's hooks (see: auger hooks)"
+    )
     p.add_argument("--connect", metavar="URL", help="run the TUI against an `auger serve` server")
     p.add_argument("--token", metavar="TOKEN", help="bearer token for --connect")
     return p

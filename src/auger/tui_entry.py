@@ -23,6 +23,7 @@ def run_tui(settings: Settings, args: Any) -> int:
         use_mcp=not getattr(args, "no_mcp", False),
         mcp_extra=tuple(getattr(args, "mcp_config", None) or ()),
         trust_project_mcp=bool(getattr(args, "trust_project_mcp", False)),
+        trust_project_hooks=bool(getattr(args, "trust_project_hooks", False)),
     )
     app = make_app(settings, session_factory(options), thread_id=getattr(args, "resume", None) or None)
     code = app.run()

@@ -249,6 +249,14 @@ def test_project_hooks_run_only_when_trusted(auger_env: AugerEnv) -> None:
     proc = auger_env.run("-n", "hi", "--trust-project-hooks")
     assert proc.returncode == 0, proc.stderr
     assert marker.exists()
+    marker.unlink()
+    listed = auger_env.run("hooks", "list")
+    assert "SessionStart: touch" in listed.stdout and "not trusted" in listed.stdout
+    assert "Trusted:" in auger_env.run("hooks", "trust").stdout  # remembered from now on
+    auger_env.llm.add({"text": "three"})
+    proc = auger_env.run("-n", "hi")
+    assert proc.returncode == 0, proc.stderr
+    assert marker.exists() and "--trust-project-hooks" not in proc.stderr
 
 
 # --- bounded runs ---------------------------------------------------------------------------------------

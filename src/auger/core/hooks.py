@@ -251,7 +251,7 @@ def load_hooks(settings: Any, *, trust_project: bool = False) -> tuple[list[Hook
     if untrusted:
         notices.append(
             f"Project hooks in {', '.join(untrusted)} were not run: they run commands on this machine. "
-            "Trust them in the TUI, or pass --trust-project-hooks in headless mode."
+            "Review them, then trust them with `auger hooks trust` (or --trust-project-hooks for one run)."
         )
     return hooks, notices
 

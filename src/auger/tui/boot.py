@@ -34,6 +34,7 @@ class BootOptions:
     use_mcp: bool = True
     mcp_extra: Sequence[str] = ()
     trust_project_mcp: bool = False
+    trust_project_hooks: bool = False
 
 
 def preload(settings: Settings) -> None:
@@ -69,7 +70,9 @@ def session_factory(options: BootOptions | None = None) -> SessionFactory:
                 settings, extra=opts.mcp_extra, trust_project=opts.trust_project_mcp, wait=False
             )
         try:
-            return await create_session(settings, thread_id=thread_id, mcp=mcp)
+            return await create_session(
+                settings, thread_id=thread_id, mcp=mcp, trust_project_hooks=opts.trust_project_hooks
+            )
         except BaseException:
             if mcp is not None:
                 await mcp.aclose()
