@@ -253,3 +253,12 @@ async def test_secret_in_prompt_and_tool_output_is_redacted(
     assert secret not in json.dumps(auger_env.llm.requests)
     assert secret not in str([m.content for m in history])
     assert "[redacted:$SESSION_TEST_API_KEY]" in finished(seen)[0].output
+
+
+def test_recursion_limit_is_derived_from_the_turn_cap(auger_env: AugerEnv) -> None:
+    """The turn cap ends a run first (with a final message); LangGraph's limit is only a backstop."""
+    for cap in (1, 7, 50):
+        settings = load_settings(cwd=auger_env.project, env=auger_env.env, flags={"max_turns": cap})
+        session = Session(settings, graph=None)
+        assert session.config["recursion_limit"] == 20 * cap + 100
+        assert session.context().max_turns == cap
