@@ -186,7 +186,6 @@ class Session:
         put, flush = self.safety.sink(queue.put_nowait)
         put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
         prompt = self.safety.redact_prompt(prompt, put)  # secret values never reach the thread DB
-        await self._hook(self.on_turn_start, prompt)
         self._drain_notices(put)
         translator = StreamTranslator()
         reason: ev.EndReason = "done"
@@ -198,6 +197,7 @@ class Session:
         for text in warnings:
             put(ev.Notice(text, "warning"))
         try:
+            await self._hook(self.on_turn_start, prompt)  # in the try: a cancel here still ends the turn
             messages = await self.safety.start_turn(self, message, put)  # hooks; None: blocked
             payload: Any = {"messages": messages} if messages else None
             reason = "done" if messages else "error"
