@@ -146,6 +146,17 @@ class Session:
         state = await self.graph.aget_state(self.config)
         return list((state.values or {}).get("messages", []))
 
+    def sibling(self, thread_id: str) -> Session:
+        """A Session on `thread_id` sharing this one's graph, checkpointer connection, thread store,
+        MCP manager and hooks — what `auger serve` keeps per active thread. Its own state (model,
+        mode, grants, approvals) starts fresh. Drop it when done: its `aclose` would close the
+        shared parts, which belong to this session. Keep in step with `create_session`."""
+        other = Session(self.settings, self.graph, thread_id=thread_id)
+        other.threads, other.mcp = self.threads, self.mcp
+        other.on_turn_start, other.on_turn_end = self.on_turn_start, self.on_turn_end
+        other.safety.hooks = self.safety.hooks
+        return other
+
     async def aclose(self) -> None:
         if self.busy:
             self.cancel()
