@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 import subprocess
@@ -335,3 +336,36 @@ def test_cli_errors_name_the_thread_and_exit_2(tmp_path: Path, capsys: pytest.Ca
     assert run(["list", "--bogus"], cwd=tmp_path, env=env) == 2
     with ThreadStore.open(tmp_path / "threads.db") as s:
         assert s.get("abc1").title == "New title"  # type: ignore[union-attr]
+
+
+async def test_a_cancel_during_the_thread_hooks_still_ends_the_turn(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    settings = _settings(tmp_path, scripted_llm)
+    scripted_llm.add({"text": "answered"})
+    session = await create_session(settings, approval_policy=headless_policy)
+    never, entered = asyncio.Event(), asyncio.Event()
+
+    async def stuck(_s: object, _p: str) -> None:
+        entered.set()
+        await never.wait()
+
+    try:
+        session.on_turn_start = stuck
+        events = []
+        async for event in session.send("first"):
+            events.append(event)
+            if event.type == "turn_started":
+                session.cancel()
+        assert events[-1].type == "turn_ended" and events[-1].reason == "cancelled"
+        assert scripted_llm.requests == []
+
+        session.on_turn_start, session.on_turn_end = None, stuck
+        entered.clear()
+        waiter = asyncio.create_task(entered.wait())
+        waiter.add_done_callback(lambda _t: session.cancel())
+        events = [event async for event in session.send("second")]
+        assert events[-1].type == "turn_ended" and events[-1].reason == "done"
+        assert events[-1].text == "answered"
+    finally:
+        await session.aclose()

@@ -237,16 +237,23 @@ class Session:
         finally:
             self._pending.clear()
         self._drain_notices(put)
-        await self._hook(self.on_turn_end, prompt)
+        await self._hook(self.on_turn_end, prompt, final=True)
         flush()
         put(ev.TurnEnded(reason, self.thread_id, translator.final_text))
         put(_DONE)
 
-    async def _hook(self, hook: Callable[[Session, str], Any] | None, prompt: str) -> None:
-        """Run a turn hook (the thread index); a failing hook is logged, never fails the turn."""
+    async def _hook(
+        self, hook: Callable[[Session, str], Any] | None, prompt: str, *, final: bool = False
+    ) -> None:
+        """Run a turn hook (the thread index); a failing hook is logged, never fails the turn.
+        A cancel during the `final` (turn-end) hook is absorbed: the turn still ends with TurnEnded."""
         if hook is not None:
             try:
                 await hook(self, prompt)
+            except asyncio.CancelledError:
+                if not final:
+                    raise
+                log.warning("turn-end hook cancelled; the thread index catches up next turn")
             except Exception:
                 log.exception("turn hook %s failed", getattr(hook, "__name__", hook))
 
