@@ -555,6 +555,7 @@ def _statements(sql: str) -> list[str]:
 
 def check_foreign(path: Path, tables: set[str]) -> None:
     """A database with tables, none of them auger's or LangGraph's, belongs to something else."""
+    tables = {t for t in tables if not t.startswith("sqlite_")}  # SQLite's own (stats, sequences)
     if tables and not tables & OWN_TABLES:
         raise ThreadError(
             f"{path} is an SQLite database of something else (tables: {', '.join(sorted(tables)[:5])});"
