@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
@@ -17,13 +18,13 @@ PLACEHOLDER = "Ask anything · / for commands · @ to add a file · ! to run a s
 
 class PromptInput(TextArea):
     BINDINGS: ClassVar = [
-        Binding("enter", "submit", "Send", priority=True, id="prompt.submit"),
-        Binding("shift+enter,ctrl+j", "newline", "New line", priority=True, id="prompt.newline"),
-        Binding("up", "older", "Previous prompt", priority=True, show=False, id="prompt.history_up"),
-        Binding("down", "newer", "Next prompt", priority=True, show=False, id="prompt.history_down"),
-        Binding("tab", "accept", "Complete", priority=True, show=False, id="prompt.complete"),
-        Binding("escape", "dismiss", "Close menu", priority=True, show=False, id="prompt.dismiss"),
-        Binding("ctrl+d", "eof", "Quit (on empty input)", priority=True, show=False, id="prompt.eof"),
+        Binding("enter", "submit", "Send", id="prompt.submit"),
+        Binding("shift+enter,ctrl+j", "newline", "New line", id="prompt.newline"),
+        Binding("up", "older", "Previous prompt", show=False, id="prompt.history_up"),
+        Binding("down", "newer", "Next prompt", show=False, id="prompt.history_down"),
+        Binding("tab", "accept", "Complete", show=False, id="prompt.complete"),
+        Binding("escape", "dismiss", "Close menu", show=False, id="prompt.dismiss"),
+        Binding("ctrl+d", "eof", "Quit (on empty input)", show=False, id="prompt.eof"),
     ]
 
     class Submitted(Message):
@@ -46,6 +47,25 @@ class PromptInput(TextArea):
         )
         self.prompt_history = history
         self.menu = menu
+
+    async def _on_key(self, event: events.Key) -> None:
+        """Our bindings run here, in order with the typed characters (a priority binding would
+        run before characters still queued for this widget: "abc⏎" in one burst would send "")."""
+        binding = self._binding_for(event.key)
+        if binding is not None and self.check_action(binding.action, ()):
+            event.stop()
+            event.prevent_default()
+            await self.run_action(binding.action)
+            return
+        await super()._on_key(event)
+
+    def _binding_for(self, key: str) -> Binding | None:
+        for namespace, bindings in self.screen._binding_chain:
+            if namespace is self:
+                for binding in bindings.key_to_bindings.get(key, ()):
+                    if binding.id and binding.id.startswith("prompt."):
+                        return binding
+        return None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("accept", "dismiss"):
