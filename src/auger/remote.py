@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from auger.core import events as ev
 from auger.core.context import MODES, AugerContext
 from auger.errors import AugerError, ThreadError, UsageError
-from auger.remote_threads import RemoteThreadStore
+from auger.remote_threads import RemoteMcp, RemoteThreadStore
 
 if TYPE_CHECKING:
     import httpx
@@ -62,6 +62,7 @@ class RemoteSession:
         self._running = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self.threads: RemoteThreadStore | None = None  # the thread picker's store, over HTTP
+        self.mcp: RemoteMcp | None = None  # the server's MCP status, for /mcp
 
     @classmethod
     async def connect(
@@ -81,6 +82,7 @@ class RemoteSession:
         client = httpx.AsyncClient(base_url=url, headers=headers, timeout=httpx.Timeout(30.0, read=120.0))
         session = cls(client, url=url, settings=settings, approval_policy=approval_policy)
         session.threads = RemoteThreadStore(url, headers, client)
+        session.mcp = RemoteMcp(session.threads)
         try:
             info = await session._json("GET", "/version")
             session.model_spec, session.mode = info.get("model"), info.get("mode") or "manual"
@@ -142,6 +144,11 @@ class RemoteSession:
         self.context_tokens = int(info.get("context_tokens") or 0)
         self.always_allow.clear()
         self._changes.clear()
+
+    def tool_names(self) -> list[str]:
+        """The tools the server's agent can call (a short blocking request, like the store's)."""
+        assert self.threads is not None
+        return list(self.threads.call("GET", "/tools")["tools"])
 
     async def history(self) -> list[Any]:
         from langchain_core.messages import messages_from_dict
@@ -231,11 +238,12 @@ class RemoteSession:
 
     async def _answer(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
         self._pending.pop(request.request_id, None)
-        if decision.kind == "approve_always":
-            self.always_allow.add(request.name)
+        if decision.kind == "approve_always":  # mirrors the grant the server's session records
+            self.always_allow.add(decision.rule or getattr(request, "suggested_rule", "") or request.name)
         body: dict[str, Any] = {"request_id": request.request_id, "decision": decision.kind}
-        if decision.message:
-            body["message"] = decision.message
+        for key in ("message", "rule", "persist"):
+            if getattr(decision, key, None):
+                body[key] = getattr(decision, key)
         await self._json("POST", f"/threads/{self.thread_id}/approvals", json=body)
 
     # -- HTTP ------------------------------------------------------------------------------
@@ -305,11 +313,22 @@ def session_factory(
     token = token or os.environ.get(TOKEN_ENV)
 
     async def create(settings: Settings, thread_id: str | None) -> RemoteSession:
-        return await RemoteSession.connect(
+        session = await RemoteSession.connect(
             url, token, thread_id=thread_id, settings=settings, approval_policy=approval_policy
         )
+        apply_flags(session, settings)
+        return session
 
     return create
+
+
+def apply_flags(session: RemoteSession, settings: Settings) -> None:
+    """`--mode`/`--model` (or AUGER_MODE/AUGER_MODEL) given here win over the server's defaults;
+    a mode or model merely configured on this machine does not (the server's config decides)."""
+    if settings.sources.get("mode", "default").startswith(("flag", "env")):
+        session.set_mode(settings.mode)
+    if settings.model and settings.sources.get("model", "").startswith(("flag", "env")):
+        session.set_model(settings.model)
 
 
 async def run_remote_headless(
@@ -327,13 +346,8 @@ async def run_remote_headless(
     from auger.core.session import headless_policy
     from auger.headless import _Printer, run_turn
 
-    factory = session_factory(url, token, approval_policy=headless_policy)
-    session = await factory(settings, resume)
+    session = await session_factory(url, token, approval_policy=headless_policy)(settings, resume)
     try:
-        if settings.sources.get("mode", "default") != "default":  # else the server's --mode decides
-            session.set_mode(settings.mode)
-        if settings.model and settings.sources.get("model", "").startswith("flag"):
-            session.set_model(settings.model)
         printer = _Printer(output_format, sys.stdout, sys.stderr)
         return await run_turn(session, prompt, printer, settings.timeout)  # type: ignore[arg-type]
     finally:

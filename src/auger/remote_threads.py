@@ -65,6 +65,10 @@ class RemoteThreadStore:
             self._client = httpx.Client(base_url=self.url, headers=self._headers, timeout=30.0)
         return self._client
 
+    def call(self, method: str, path: str, **kwargs: Any) -> Any:
+        """A blocking JSON request (for the synchronous bits of the front-end API)."""
+        return self._call(method, path, **kwargs)
+
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         import httpx
 
@@ -133,3 +137,19 @@ def _message(resp: httpx.Response) -> str:
         return str(resp.json().get("error") or resp.text)
     except ValueError:
         return resp.text[:200] or resp.reason_phrase
+
+
+class RemoteMcp:
+    """`session.mcp` for a RemoteSession: the server's MCP servers, for `/mcp`."""
+
+    def __init__(self, sync: RemoteThreadStore) -> None:
+        self._sync = sync
+
+    def status(self) -> builtins.list[dict[str, Any]]:
+        return builtins.list(self._sync.call("GET", "/tools").get("mcp") or [])
+
+    def tools(self, existing: Any = ()) -> builtins.list[Any]:
+        return []  # `tool_names()` already lists the server's MCP tools
+
+    def drain_notices(self) -> builtins.list[str]:
+        return []

@@ -199,6 +199,8 @@ def create_cli_agent(
 
 def agent_tool_names(session: Any) -> list[str]:
     """The tools `session`'s agent can call now: the graph's own, then connected MCP servers'."""
+    if hasattr(session, "tool_names"):  # a RemoteSession asks its server
+        return list(session.tool_names())
     node = getattr(session.graph, "nodes", {}).get("tools")
     names = list(getattr(getattr(node, "bound", None), "tools_by_name", None) or {})
     manager = getattr(session, "mcp", None)

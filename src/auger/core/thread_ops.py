@@ -139,6 +139,9 @@ async def read_history(db: Path, thread_id: str) -> list[Any]:
 async def fork_thread(store: ThreadStore, source_id: str, at_turn: int | None = None) -> str:
     """A new thread holding `source_id`'s history up to user turn `at_turn` (None: all of it);
     its parent and fork point are recorded. Returns the new id."""
+    remote_fork = getattr(store, "fork_thread", None)  # a store over `auger serve` (auger.remote_threads)
+    if remote_fork is not None:
+        return str(await remote_fork(source_id, at_turn))
     new_id = uuid.uuid4().hex
     await asyncio.to_thread(store.fork, source_id, at_turn, new_id=new_id)
     messages = await read_history(store.path, new_id)

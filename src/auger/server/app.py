@@ -78,6 +78,13 @@ class Api:
             }
         )
 
+    async def tools(self, request: Request) -> Response:
+        from auger.core.agent import agent_tool_names
+
+        base = self.pool.base
+        mcp = base.mcp.status() if base.mcp is not None else None
+        return JSONResponse({"tools": agent_tool_names(base), "mcp": mcp})
+
     async def openapi(self, request: Request) -> Response:
         from auger.server.openapi import spec
 
@@ -182,10 +189,18 @@ class Api:
         decision = field(body, "decision", str, required=True)
         if decision not in DECISIONS:
             raise ApiError(400, f"Field 'decision' must be one of {', '.join(DECISIONS)}, not {decision!r}.")
-        message = field(body, "message", str)
+        persist = field(body, "persist", str)
+        if persist not in (None, "project", "user"):
+            raise ApiError(400, f"Field 'persist' must be 'project' or 'user', not {persist!r}.")
+        answer = ev.ApprovalDecision(
+            decision,  # type: ignore[arg-type]
+            field(body, "message", str),
+            rule=field(body, "rule", str),
+            persist=persist,  # type: ignore[arg-type]
+        )
         session = await self.pool.get(_thread_id(request))
         try:
-            await session.resolve_approval(request_id, ev.ApprovalDecision(decision, message))  # type: ignore[arg-type]
+            await session.resolve_approval(request_id, answer)
         except UsageError:
             raise ApiError(
                 404, f"No pending approval {request_id!r} on thread {session.thread_id!r}."
@@ -292,6 +307,7 @@ def create_app(pool: ThreadPool, *, token: str, max_body: int = MAX_BODY) -> ASG
         Route("/health", api.health, methods=["GET"]),
         Route("/version", api.version, methods=["GET"]),
         Route("/openapi.json", api.openapi, methods=["GET"]),
+        Route("/tools", api.tools, methods=["GET"]),
         Route("/chat/stream", api.chat_stream, methods=["POST"]),
         Route("/threads", api.list_threads, methods=["GET"]),
         Route("/threads", api.create_thread, methods=["POST"]),

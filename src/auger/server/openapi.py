@@ -59,6 +59,8 @@ SCHEMAS: dict[str, Any] = {
         request_id=S,
         decision={"enum": ["approve", "reject", "approve_always"]},
         message=S,
+        rule=S,
+        persist={"enum": ["project", "user"]},
     ),
     "Model": _obj(["model"], model=S),
     "Mode": _obj(["mode"], mode={"enum": ["manual", "auto-edit", "yolo"]}),
@@ -102,6 +104,11 @@ def spec(version: str) -> dict[str, Any]:
                 )
             },
             "/openapi.json": {"get": _op("This description", {"description": "OK"}, errors=(401,))},
+            "/tools": {
+                "get": _op(
+                    "Tools the agent can call, and MCP server status", {"description": "OK"}, errors=(401,)
+                )
+            },
             "/chat/stream": {
                 "post": _op(
                     "Vercel AI SDK UI-message stream (header x-vercel-ai-ui-message-stream: v1). Without "

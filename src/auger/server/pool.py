@@ -1,8 +1,8 @@
 """One Session per active thread, all over ONE compiled graph and ONE checkpointer connection.
 
 `create_session()` runs once at start (checkpointer, agent, thread store and its hooks, MCP);
-every other thread gets a light Session sharing those (`_session_for`): no new graph, no new
-SQLite connection. Measured in bench/bench_serve.py: a shared-graph Session costs microseconds,
+every other thread gets a light Session sharing those (`Session.sibling`): no new graph, no
+new SQLite connection. Measured in bench/bench_serve.py: a shared-graph Session costs microseconds,
 a fresh `create_session()` tens of milliseconds and ~0.5 MB, and concurrent turns run as fast.
 
 A thread is busy while a run holds its `Lease`; a second run gets 409. Idle sessions past
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 MAX_IDLE = 256
 EPHEMERAL_PREFIX = "~tmp-"  # "~" is not allowed in client thread ids: no collisions
-SHARED = ("threads", "mcp", "on_turn_start", "on_turn_end")  # what create_session wires, shared
 
 
 class Lease:
@@ -90,12 +89,7 @@ class ThreadPool:
     # -- sessions -------------------------------------------------------------------------
     def _session_for(self, thread_id: str) -> Session:
         """A Session on `thread_id` sharing the base session's graph, connection, store and hooks."""
-        from auger.core.session import Session
-
-        session = Session(self.settings, self.graph, thread_id=thread_id)
-        for name in SHARED:
-            setattr(session, name, getattr(self.base, name, None))
-        session.safety.hooks = self.base.safety.hooks  # hooks loaded (and trusted) once
+        session = self.base.sibling(thread_id)
         session.mode = self.mode
         return session
 
