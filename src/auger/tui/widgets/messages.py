@@ -3,6 +3,8 @@ notices and command output."""
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.containers import Vertical
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
@@ -28,6 +30,7 @@ class StreamedMarkdown(Vertical):
         self.parts: list[str] = []
         self._splitter = Splitter()
         self._segment: Markdown | None = None
+        self._fed = ""  # what the current segment has been given
         self._stream: MarkdownStream | None = None
         self._initial = text
 
@@ -68,17 +71,27 @@ class StreamedMarkdown(Vertical):
         assert self._segment is not None
         if self._stream is None:
             self._stream = Markdown.get_stream(self._segment)
+        self._fed += text
         await self._stream.write(text)
 
     async def _new_segment(self) -> None:
         await self._stop()
-        self._segment = Markdown()
+        self._segment, self._fed = Markdown(), ""
         await self.mount(self._segment)
 
     async def _stop(self) -> None:
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop()
+        """Stop the stream and wait until the segment shows everything it was given (a stopped
+        MarkdownStream can leave its last append still running)."""
+        if self._stream is None or self._segment is None:
+            return
+        stream, self._stream = self._stream, None
+        segment = self._segment
+        await stream.stop()
+        if segment.source != self._fed:
+            await segment.update(self._fed)
+        await asyncio.sleep(0)  # let an in-flight append take the widget's lock...
+        async with segment.lock:  # ...and wait for it to finish
+            pass
 
     async def finish(self) -> None:
         await self._stop()
