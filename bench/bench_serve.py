@@ -89,7 +89,7 @@ async def interleaved(settings: Any, url: str, turns: int) -> tuple[list[float],
 
 async def thread_cost(settings: Any, n: int = 20) -> tuple[float, float, float]:
     """(ms per create_session, ms per shared-graph Session, MB per create_session)."""
-    from auger.core.session import Session, create_session
+    from auger.core.session import create_session
 
     base = await create_session(settings)
     before = rss_mb(os.getpid())
@@ -98,7 +98,7 @@ async def thread_cost(settings: Any, n: int = 20) -> tuple[float, float, float]:
     full = (time.perf_counter() - t0) / n
     mb = (rss_mb(os.getpid()) - before) / n
     t0 = time.perf_counter()
-    _ = [Session(settings, base.graph) for _ in range(n)]
+    _ = [base.sibling(f"t{i}") for i in range(n)]
     light = (time.perf_counter() - t0) / n
     for s in [base, *extra]:
         await s.aclose()
@@ -238,7 +238,7 @@ def main() -> int:
     print(f"  server RSS after load                {loaded:7.1f} MB")
     print(
         f"  one more thread: create_session {full_ms:.1f} ms + {per_session_mb:.2f} MB; "
-        f"shared-graph Session {light_ms * 1000:.0f} µs (the server's choice)"
+        f"Session.sibling {light_ms * 1000:.0f} µs (the server's choice)"
     )
     ok = ok_latency and ok_idle and not errors
     print("PASS" if ok else "FAIL")
