@@ -9,15 +9,22 @@ import time
 from collections.abc import Sequence
 
 
-def measure(cmd: Sequence[str], *, runs: int = 7, env: dict[str, str] | None = None, cwd: str | None = None,
-            stdin: str = "") -> tuple[float, float]:
+def measure(
+    cmd: Sequence[str],
+    *,
+    runs: int = 7,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    stdin: str = "",
+) -> tuple[float, float]:
     """Median wall seconds and median peak RSS (MB) of `cmd` over `runs` runs (after one warm-up)."""
     walls: list[float] = []
     rss: list[float] = []
     for i in range(runs + 1):
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            cmd, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         assert proc.stdin is not None
         proc.stdin.write(stdin.encode())
         proc.stdin.close()

@@ -21,6 +21,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from _util import measure, row  # noqa: E402
+
 from llm_server import ScriptedLLM  # noqa: E402
 
 AUGER = str(Path(sys.executable).with_name("auger"))
@@ -56,8 +57,9 @@ def main() -> None:
             ("auger --help", measure([AUGER, "--help"], runs=runs, env=env), "target ≤ 60 ms"),
             (
                 "auger -n (one-tool turn)",
-                measure([AUGER, "-n", "bench", "--mode", "yolo", "--no-mcp"], runs=runs, env=env,
-                        cwd=str(project)),
+                measure(
+                    [AUGER, "-n", "bench", "--mode", "yolo", "--no-mcp"], runs=runs, env=env, cwd=str(project)
+                ),
                 "target ≤ 1.3× floor, ≤ 200 MB",
             ),
         ]

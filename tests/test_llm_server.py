@@ -23,7 +23,7 @@ pytestmark = pytest.mark.timeout(20)
 
 
 @pytest.fixture
-def llm(scripted_llm: ScriptedLLM) -> ScriptedLLM:  # noqa: F811
+def llm(scripted_llm: ScriptedLLM) -> ScriptedLLM:
     return scripted_llm
 
 

@@ -36,8 +36,8 @@ def test_cli_entry_imports_nothing_heavy() -> None:
 def test_version_and_help_import_nothing_heavy() -> None:
     for flag in ("--version", "--help"):
         code = (
-            "import sys\nsys.argv = ['auger', %r]\nimport auger.cli\n"
-            "try:\n    auger.cli.main()\nexcept SystemExit:\n    pass" % flag
+            f"import sys\nsys.argv = ['auger', {flag!r}]\nimport auger.cli\n"
+            "try:\n    auger.cli.main()\nexcept SystemExit:\n    pass"
         )
         assert _heavy(_modules_after(code)) == set(), flag
 
