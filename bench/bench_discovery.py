@@ -44,7 +44,7 @@ def build(tmp: Path) -> Any:
         folder.mkdir(parents=True)
         body = "\n".join(f"{n}. Do step {n} carefully." for n in range(1, 40))
         desc = f"Skill number {i}: what it does and when to use it, in a sentence or two."
-        (folder / "SKILL.md").write_text(f"---\nname: skill-{i:03d}\ndescription: \"{desc}\"\n---\n\n{body}\n")
+        (folder / "SKILL.md").write_text(f'---\nname: skill-{i:03d}\ndescription: "{desc}"\n---\n\n{body}\n')
     agents = project / ".auger" / "agents"
     agents.mkdir(parents=True)
     for i in range(20):

@@ -153,7 +153,7 @@ KEYS: tuple[Key, ...] = (
     ),
     Key("tui.theme", "str", "textual-dark", "Textual theme name."),
     Key("tui.prune_after", "int", 400, "Transcript widgets kept before old ones are pruned.", positive=True),
-    Key("tui.keys", "table", {}, "Key remaps: binding id -> keys, e.g. \"app.cancel\" = \"escape,ctrl+x\"."),
+    Key("tui.keys", "table", {}, 'Key remaps: binding id -> keys, e.g. "app.cancel" = "escape,ctrl+x".'),
 )
 
 FREE_KINDS = ("table", "any")
