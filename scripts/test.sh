@@ -19,7 +19,7 @@ fi
 
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 .venv/bin/python -m pip install -q -e ".[test]" >.venv/pip-install.log 2>&1 || {
   cat .venv/pip-install.log; echo "pip install failed"; exit 1; }
 . .venv/bin/activate
