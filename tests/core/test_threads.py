@@ -15,16 +15,9 @@ import pytest
 
 from auger.core.session import create_session, headless_policy
 from auger.core.thread_ops import fork_thread, messages_after, read_history
-from auger.core.threads import (
-    MIGRATIONS,
-    IndexedMessage,
-    ThreadStore,
-    fts_query,
-    git_branch,
-    make_title,
-    parse_age,
-    resolve_thread,
-)
+from auger.core.thread_schema import MIGRATIONS
+from auger.core.thread_search import IndexedMessage, fts_query
+from auger.core.threads import ThreadStore, git_branch, make_title, parse_age, resolve_thread
 from auger.errors import ThreadError, UsageError
 from auger.settings import Settings, load_settings
 from conftest_llm import ScriptedLLM

@@ -19,7 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from auger.core.threads import IndexedMessage, ThreadStore, git_branch
+from auger.core.thread_search import IndexedMessage
+from auger.core.threads import ThreadStore, git_branch
 
 if TYPE_CHECKING:
     from auger.core.session import Session

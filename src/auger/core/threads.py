@@ -1,12 +1,9 @@
 """ThreadStore: auger's own view of the conversations in `$AUGER_HOME/threads.db`.
 
 LangGraph owns `checkpoints` and `writes` (the conversation itself); auger owns the `auger_*`
-tables beside them, created by named migrations recorded in `auger_migrations`:
-
-* `auger_threads`  — one row per thread: title, cwd, project root, git branch, model, times,
-  message count, parent thread and fork point.
-* `auger_messages` + `auger_fts` — the text of each message once (user, assistant, tool result),
-  with an external-content FTS5 index over it for full-text search.
+tables beside them (`auger.core.thread_schema`: one row per thread in `auger_threads`, message
+text for full-text search in `auger_messages` + `auger_fts`, see `auger.core.thread_search`).
+A fork copies LangGraph's rows verbatim (`auger.core.thread_checkpoints`).
 
 Only the standard library is imported here, so `auger threads list/search/rename/delete/prune`
 start fast. Anything that needs the message objects lives in `auger.core.thread_ops`.
@@ -18,7 +15,6 @@ from __future__ import annotations
 import builtins
 import contextlib
 import dataclasses
-import json
 import re
 import sqlite3
 import threading
@@ -29,69 +25,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from auger.core import thread_checkpoints, thread_schema, thread_search
 from auger.core.checkpoint import BUSY_TIMEOUT_MS, check_db_path
+from auger.core.thread_schema import THREAD_COLUMNS
+from auger.core.thread_search import IndexedMessage
 from auger.errors import ThreadError, UsageError
 
 if TYPE_CHECKING:
     from auger.settings import Settings
 
 TITLE_CHARS = 80
-INDEX_CHARS = 32_000  # text indexed per message (a huge tool result is indexed by its start)
-SNIPPET_TOKENS = 12
-
-MIGRATIONS: list[tuple[str, str]] = [
-    (
-        "0001_threads",
-        """
-        CREATE TABLE auger_threads (
-            key INTEGER PRIMARY KEY,
-            id TEXT NOT NULL UNIQUE,
-            title TEXT NOT NULL DEFAULT '',
-            renamed INTEGER NOT NULL DEFAULT 0,
-            cwd TEXT NOT NULL DEFAULT '',
-            root TEXT NOT NULL DEFAULT '',
-            git_branch TEXT,
-            model TEXT,
-            created_at REAL NOT NULL,
-            updated_at REAL NOT NULL,
-            message_count INTEGER NOT NULL DEFAULT 0,
-            last_message_id TEXT,
-            parent_id TEXT,
-            fork_turn INTEGER
-        );
-        CREATE INDEX auger_threads_root_updated ON auger_threads(root, updated_at);
-        CREATE INDEX auger_threads_updated ON auger_threads(updated_at);
-        CREATE INDEX auger_threads_parent ON auger_threads(parent_id);
-        """,
-    ),
-    (
-        "0002_search",
-        """
-        CREATE TABLE auger_messages (
-            id INTEGER PRIMARY KEY,
-            thread_key INTEGER NOT NULL,
-            role TEXT NOT NULL,
-            at REAL NOT NULL,
-            text TEXT NOT NULL
-        );
-        CREATE INDEX auger_messages_thread ON auger_messages(thread_key);
-        CREATE VIRTUAL TABLE auger_fts USING fts5(
-            text, content='auger_messages', content_rowid='id',
-            tokenize='unicode61 remove_diacritics 2', columnsize=0
-        );
-        CREATE TRIGGER auger_messages_ai AFTER INSERT ON auger_messages BEGIN
-            INSERT INTO auger_fts(rowid, text) VALUES (new.id, new.text);
-        END;
-        CREATE TRIGGER auger_messages_ad AFTER DELETE ON auger_messages BEGIN
-            INSERT INTO auger_fts(auger_fts, rowid, text) VALUES ('delete', old.id, old.text);
-        END;
-        """,
-    ),
-]
-OWN_TABLES = {"auger_migrations", "auger_threads", "auger_messages", "checkpoints", "writes"}
-_COLUMNS = (
-    "id, title, cwd, root, git_branch, model, created_at, updated_at, message_count, parent_id, fork_turn"
-)
 
 
 @dataclass(frozen=True)
@@ -122,12 +65,6 @@ class ThreadInfo:
         return out
 
 
-@dataclass(frozen=True)
-class IndexedMessage:
-    role: str  # "user" | "assistant" | "tool"
-    text: str
-
-
 def iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
@@ -136,12 +73,6 @@ def make_title(prompt: str) -> str:
     """A title from the first prompt: whitespace collapsed, cut at TITLE_CHARS."""
     text = " ".join(prompt.split())
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
-
-
-def fts_query(text: str) -> str | None:
-    """User words -> an FTS5 query: every word must appear (each quoted, so no syntax errors)."""
-    words = re.findall(r"\w+", text)
-    return " ".join(f'"{w}"' for w in words) if words else None
 
 
 _AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
@@ -171,10 +102,6 @@ def git_branch(root: Path) -> str | None:
     return head[:12] or None  # detached: the commit
 
 
-def _is_sqlite_error(exc: BaseException) -> bool:
-    return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
-
-
 class ThreadStore:
     """Thread metadata and search index over one SQLite file. Thread-safe (one lock, one connection)."""
 
@@ -195,12 +122,7 @@ class ThreadStore:
         except sqlite3.Error as exc:
             raise ThreadError(f"Cannot open the thread database {path}: {exc}.") from exc
         try:
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            check_foreign(path, tables)
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            tables = thread_schema.prepare(conn, path)
             store = cls(conn, path)
             store._migrate(tables)
         except sqlite3.DatabaseError as exc:
@@ -215,23 +137,10 @@ class ThreadStore:
         return store
 
     def _migrate(self, tables: set[str]) -> None:
-        names = [name for name, _ in MIGRATIONS]
-        if "auger_migrations" in tables:
-            done = {r[0] for r in self.conn.execute("SELECT name FROM auger_migrations")}
-            if done.issuperset(names):
-                return
+        if thread_schema.up_to_date(self.conn, tables):
+            return
         with self._write() as cur:  # re-checked under the write lock: another process may have won
-            cur.execute(
-                "CREATE TABLE IF NOT EXISTS auger_migrations"
-                " (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
-            )
-            done = {r[0] for r in cur.execute("SELECT name FROM auger_migrations")}
-            for name, sql in MIGRATIONS:
-                if name in done:
-                    continue
-                for statement in _statements(sql):
-                    cur.execute(statement)
-                cur.execute("INSERT INTO auger_migrations VALUES (?, ?)", (name, time.time()))
+            thread_schema.migrate(cur)
 
     def migrations(self) -> builtins.list[str]:
         return [r[0] for r in self.conn.execute("SELECT name FROM auger_migrations ORDER BY name")]
@@ -264,7 +173,7 @@ class ThreadStore:
 
     # -- reading -----------------------------------------------------------------------------
     def get(self, thread_id: str) -> ThreadInfo | None:
-        rows = self._query(f"SELECT {_COLUMNS} FROM auger_threads WHERE id = ?", (thread_id,))
+        rows = self._query(f"SELECT {THREAD_COLUMNS} FROM auger_threads WHERE id = ?", (thread_id,))
         return ThreadInfo(*rows[0]) if rows else None
 
     def list(
@@ -275,7 +184,7 @@ class ThreadStore:
             return self.search(search, root=root, limit=limit)
         where, params = ("WHERE root = ?", [root]) if root is not None else ("", [])
         rows = self._query(
-            f"SELECT {_COLUMNS} FROM auger_threads {where} ORDER BY updated_at DESC, key DESC LIMIT ?",
+            f"SELECT {THREAD_COLUMNS} FROM auger_threads {where} ORDER BY updated_at DESC, key DESC LIMIT ?",
             [*params, -1 if limit is None else limit],
         )
         return [ThreadInfo(*r) for r in rows]
@@ -285,40 +194,15 @@ class ThreadStore:
     ) -> builtins.list[ThreadInfo]:
         """Threads whose messages contain every word of `text`, newest first, each with a snippet
         of its newest matching message (hits marked with **)."""
-        query = fts_query(text)
-        if query is None:
-            return []
-        where = "WHERE t.root = ?" if root is not None else ""
-        params: list[Any] = [query, *([root] if root is not None else []), -1 if limit is None else limit]
-        sql = f"""
-            WITH hits AS (
-                SELECT m.thread_key AS k, max(m.id) AS mid FROM auger_fts
-                JOIN auger_messages m ON m.id = auger_fts.rowid
-                WHERE auger_fts MATCH ? GROUP BY m.thread_key)
-            SELECT {", ".join("t." + c.strip() for c in _COLUMNS.split(","))}, hits.mid
-            FROM hits JOIN auger_threads t ON t.key = hits.k {where}
-            ORDER BY t.updated_at DESC, t.key DESC LIMIT ?"""
         with self._lock:
-            try:
-                rows = self.conn.execute(sql, params).fetchall()
-            except sqlite3.OperationalError as exc:  # e.g. an FTS5 query it cannot parse
-                raise UsageError(f"Cannot search for {text!r}: {exc}.") from exc
-            out = []
-            for *info, mid in rows:
-                snip = self.conn.execute(
-                    "SELECT snippet(auger_fts, 0, '**', '**', '…', ?), m.at FROM auger_fts"
-                    " JOIN auger_messages m ON m.id = auger_fts.rowid"
-                    " WHERE auger_fts MATCH ? AND auger_fts.rowid = ?",
-                    (SNIPPET_TOKENS, query, mid),
-                ).fetchone()
-                snippet, at = (" ".join(snip[0].split()), snip[1]) if snip else ("", None)
-                out.append(dataclasses.replace(ThreadInfo(*info), snippet=snippet, snippet_at=at))
-        return out
+            rows = thread_search.search_rows(self.conn, text, root=root, limit=limit)
+        return [dataclasses.replace(ThreadInfo(*i), snippet=snip, snippet_at=at) for i, snip, at in rows]
 
     def children(self, thread_id: str) -> builtins.list[ThreadInfo]:
         """Threads forked from `thread_id`, oldest first."""
         rows = self._query(
-            f"SELECT {_COLUMNS} FROM auger_threads WHERE parent_id = ? ORDER BY created_at", (thread_id,)
+            f"SELECT {THREAD_COLUMNS} FROM auger_threads WHERE parent_id = ? ORDER BY created_at",
+            (thread_id,),
         )
         return [ThreadInfo(*r) for r in rows]
 
@@ -411,10 +295,7 @@ class ThreadStore:
                 " model = coalesce(?, model) WHERE key = ?",
                 (message_count, last_message_id, now, model, row[0]),
             )
-            cur.executemany(
-                "INSERT INTO auger_messages (thread_key, role, at, text) VALUES (?, ?, ?, ?)",
-                [(row[0], m.role, now, m.text[:INDEX_CHARS]) for m in new_messages if m.text.strip()],
-            )
+            thread_search.index_messages(cur, row[0], new_messages, now)
 
     def rename(self, thread_id: str, title: str) -> None:
         title = " ".join(title.split())
@@ -435,9 +316,7 @@ class ThreadStore:
             self._delete(cur, thread_id)
 
     def _delete(self, cur: sqlite3.Cursor, thread_id: str) -> None:
-        for table in ("checkpoints", "writes"):
-            with contextlib.suppress(sqlite3.OperationalError):  # LangGraph has not set up yet
-                cur.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
+        thread_checkpoints.delete_checkpoints(cur, thread_id)
         row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
         if row is not None:
             cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
@@ -463,21 +342,7 @@ class ThreadStore:
         LangGraph's own rows verbatim, so the fork carries the state (messages, todos, model) as it
         was at that point; the source is not touched."""
         with self._write() as cur:
-            chain = _root_chain(cur, source_id)
-            if not chain:
-                raise ThreadError(f"Thread {source_id} has no saved conversation to fork.")
-            inputs = [i for i, (_, source) in enumerate(chain) if source == "input"]
-            turns = len(inputs)
-            if at_turn is not None and at_turn < 1:
-                raise UsageError(f"--at must be at least 1 (got {at_turn}).")
-            if at_turn is not None and at_turn > turns:
-                raise UsageError(f"Thread {source_id} has {turns} user turn(s); cannot fork at {at_turn}.")
-            if at_turn is None or at_turn == turns:
-                cut, at_turn = len(chain), turns
-            else:
-                cut = inputs[at_turn]  # the next turn's input checkpoint is not copied
-            ids = [cid for cid, _ in chain[:cut]]
-            _copy_checkpoints(cur, source_id, new_id, ids)
+            at_turn = thread_checkpoints.copy_turns(cur, source_id, new_id, at_turn)
             src = cur.execute(
                 "SELECT title, cwd, root, git_branch, model FROM auger_threads WHERE id = ?", (source_id,)
             ).fetchone() or ("", "", "", None, None)
@@ -488,80 +353,6 @@ class ThreadStore:
                 (new_id, *src, now, now, source_id, at_turn),
             )
         return at_turn
-
-
-def _root_chain(cur: sqlite3.Cursor, thread_id: str) -> list[tuple[str, str | None]]:
-    """The main-graph checkpoints of a thread, oldest first: (checkpoint_id, metadata source)."""
-    rows = cur.execute(
-        "SELECT checkpoint_id, parent_checkpoint_id, metadata FROM checkpoints"
-        " WHERE thread_id = ? AND checkpoint_ns = ''",
-        (thread_id,),
-    ).fetchall()
-    if not rows:
-        return []
-    by_id = {cid: (parent, meta) for cid, parent, meta in rows}
-    chain: list[tuple[str, str | None]] = []
-    cid: str | None = max(by_id)  # LangGraph's "latest" is the greatest id
-    seen: set[str] = set()
-    while cid is not None and cid in by_id and cid not in seen:
-        seen.add(cid)
-        parent, meta = by_id[cid]
-        chain.append((cid, _meta_source(meta)))
-        cid = parent
-    chain.reverse()
-    return chain
-
-
-def _meta_source(meta: Any) -> str | None:
-    try:
-        data = json.loads(meta) if meta else {}
-    except (ValueError, TypeError):
-        return None
-    return data.get("source") if isinstance(data, dict) else None
-
-
-def _copy_checkpoints(cur: sqlite3.Cursor, src: str, dst: str, ids: Sequence[str]) -> None:
-    cur.execute("CREATE TEMP TABLE IF NOT EXISTS auger_fork_ids (checkpoint_id TEXT PRIMARY KEY)")
-    cur.execute("DELETE FROM temp.auger_fork_ids")
-    cur.executemany("INSERT INTO temp.auger_fork_ids VALUES (?)", [(i,) for i in ids])
-    cur.execute(
-        "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,"
-        " checkpoint, metadata) SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,"
-        " checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''"
-        " AND checkpoint_id IN (SELECT checkpoint_id FROM temp.auger_fork_ids)",
-        (dst, src),
-    )
-    # every copied checkpoint's writes but the last one's: the fork ends with no task pending
-    cur.execute(
-        "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel,"
-        " type, value) SELECT ?, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type,"
-        " value FROM writes WHERE thread_id = ? AND checkpoint_ns = ''"
-        " AND checkpoint_id IN (SELECT checkpoint_id FROM temp.auger_fork_ids) AND checkpoint_id != ?",
-        (dst, src, ids[-1]),
-    )
-
-
-def _statements(sql: str) -> list[str]:
-    """Split a migration into statements (triggers keep their inner `;`)."""
-    out, buf = [], ""
-    for part in sql.split(";"):
-        buf += part + ";"
-        if sqlite3.complete_statement(buf):
-            if buf.strip(" \n;"):
-                out.append(buf.strip())
-            buf = ""
-    return out
-
-
-def check_foreign(path: Path, tables: set[str]) -> None:
-    """A database with tables, none of them auger's or LangGraph's, belongs to something else."""
-    tables = {t for t in tables if not t.startswith("sqlite_")}  # SQLite's own (stats, sequences)
-    if tables and not tables & OWN_TABLES:
-        raise ThreadError(
-            f"{path} is an SQLite database of something else (tables: {', '.join(sorted(tables)[:5])});"
-            " auger will not write to it.",
-            hint="Move it aside or set AUGER_HOME to another folder.",
-        )
 
 
 def open_store(settings: Settings) -> ThreadStore:
