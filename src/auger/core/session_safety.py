@@ -40,7 +40,8 @@ def add_rule(settings: Settings, kind: str, rule: str, *, scope: str = "project"
     import tomli_w
 
     from auger.config_cmd import _atomic_write
-    from auger.core.permissions import KINDS, parse_rule
+    from auger.core.permission_rules import parse_rule
+    from auger.core.permissions import KINDS
     from auger.errors import ConfigError
     from auger.settings import project_config_path, read_toml, user_config_path
 

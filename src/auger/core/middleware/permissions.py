@@ -150,6 +150,6 @@ class PermissionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
 
 def all_tool_names(extra: Sequence[str] = ()) -> list[str]:
     """Every tool auger's agent may call that the `when` gate should see."""
-    from auger.core.permissions import FILE_TOOLS
+    from auger.core.permission_rules import FILE_TOOLS
 
     return sorted({*FILE_TOOLS, "execute", "task", "write_todos", *extra})
