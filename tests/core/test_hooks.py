@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.hooks import HookCommand, HookRunner, load_hooks, parse_hooks, trust_project_hooks
+from auger.core.hooks import HookRunner
+from auger.core.hooks_config import HookCommand, load_hooks, parse_hooks, trust_project_hooks
 from auger.settings import load_settings
 
 
