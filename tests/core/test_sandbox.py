@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from deepagents.backends import LocalShellBackend
 
-from auger.core.sandbox import MISSING_BWRAP, BubblewrapSandbox, check_bwrap
+from auger.core.bwrap import MISSING_BWRAP, check_bwrap
+from auger.core.sandbox import BubblewrapSandbox
 from auger.errors import ConfigError
 
 

@@ -30,7 +30,8 @@ def make_backend(settings: Settings) -> BackendProtocol:
     if table.get("enabled"):
         provider = str(table.get("provider") or BUBBLEWRAP).strip()
         if provider == BUBBLEWRAP:
-            from auger.core.sandbox import BubblewrapSandbox, check_bwrap
+            from auger.core.bwrap import check_bwrap
+            from auger.core.sandbox import BubblewrapSandbox
 
             check_bwrap()
             return BubblewrapSandbox(root, network=bool(table.get("network")), timeout=settings.shell_timeout)

@@ -4,24 +4,19 @@ The host filesystem is bound read-only, the project folder read-write at its own
 private per-backend folder (never the host's `/tmp`) and every namespace is unshared — no network
 unless `network=True`. File-tool paths are virtual and rooted at the project ("/src/x.py" is
 `<root>/src/x.py`), with the same results as `LocalShellBackend(root_dir=root, virtual_mode=True)`.
+The bwrap flags, the scrubbed environment and the output collector are `auger.core.bwrap`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
-import dataclasses
 import json
 import os
-import re
-import select
 import shlex
 import shutil
-import signal
 import subprocess
 import tempfile
-import time
 import uuid
 import weakref
 from pathlib import Path, PurePosixPath
@@ -44,13 +39,8 @@ from deepagents.backends.protocol import (
 from deepagents.backends.sandbox import BaseSandbox
 from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, slice_read_response
 
-from auger.errors import ConfigError
+from auger.core.bwrap import ISOLATION, MISSING_BWRAP, Outcome, collect, kill, sandbox_env
 
-SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
-MISSING_BWRAP = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap, or turn the sandbox off"
-# --cap-drop ALL matters when auger runs as root: bwrap then keeps every capability and a command
-# could `mount -o remount,bind,rw /` and write the host (verified). Non-root users have none to drop.
-ISOLATION = ("--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 _EDIT_TMP_PREFIX = "/tmp/.deepagents_edit_"  # BaseSandbox.edit uploads big payloads here, then reads them
 _DOWNLOAD_CAP = 64 * 1024 * 1024
 _SH = "/bin/sh"
@@ -81,73 +71,6 @@ print(json.dumps({'entries': out}))
 _UPLOAD_SCRIPT = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
 _DOWNLOAD_SCRIPT = '[ -d "$1" ] && exit 3; [ -e "$1" ] || exit 4; [ -r "$1" ] || exit 5; exec cat -- "$1"'
 _DOWNLOAD_ERRORS = {3: "is_directory", 4: "file_not_found", 5: "permission_denied"}
-
-
-def sandbox_env(base: dict[str, str] | None = None) -> dict[str, str]:
-    """What a sandboxed command sees: `base` (default os.environ) minus secret-looking names."""
-    env = {k: v for k, v in (os.environ if base is None else base).items() if not SECRET_ENV.search(k)}
-    return {**env, "TMPDIR": "/tmp"}
-
-
-def check_bwrap() -> None:
-    """Raise `ConfigError` (one line) unless `bwrap` is on PATH and can create a sandbox here."""
-    exe = shutil.which("bwrap")
-    if exe is None:
-        raise ConfigError(MISSING_BWRAP)
-    probe = [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *ISOLATION, "true"]
-    try:
-        proc = subprocess.run(probe, capture_output=True, text=True, timeout=20, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ConfigError(f"bubblewrap cannot create a sandbox here: {exc}") from exc
-    if proc.returncode != 0:
-        detail = (
-            "; ".join(line for line in proc.stderr.splitlines() if line.strip()) or f"exit {proc.returncode}"
-        )
-        raise ConfigError(
-            f"bubblewrap cannot create a sandbox here ({detail}).",
-            hint="Enable user namespaces (sysctl kernel.unprivileged_userns_clone=1) or turn the sandbox off",
-        )
-
-
-@dataclasses.dataclass
-class _Outcome:
-    data: bytes
-    exit_code: int
-    truncated: bool = False
-    timed_out: bool = False
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    """Kill bwrap's process group; --die-with-parent and the pid namespace take the rest down."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _collect(proc: subprocess.Popen[bytes], timeout: float, cap: int) -> _Outcome:
-    """Read combined output (keeping `cap` bytes, draining the rest) until exit or `timeout`."""
-    assert proc.stdout is not None
-    deadline, fd = time.monotonic() + timeout, proc.stdout.fileno()
-    chunks: list[bytes] = []
-    size, timed_out = 0, False
-    while not timed_out:
-        remaining = deadline - time.monotonic()
-        timed_out = remaining <= 0
-        if timed_out or not select.select([fd], [], [], remaining)[0]:
-            continue
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk[: max(cap - size, 0)])
-        size += len(chunk)
-    try:
-        proc.wait(timeout=max(deadline - time.monotonic(), 0.01) if not timed_out else 0)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    if timed_out:
-        _kill(proc)
-        proc.wait()
-    proc.stdout.close()
-    return _Outcome(b"".join(chunks), 124 if timed_out else proc.returncode, size > cap, timed_out)
 
 
 class BubblewrapSandbox(BaseSandbox):
@@ -200,11 +123,11 @@ class BubblewrapSandbox(BaseSandbox):
             start_new_session=True,
         )
 
-    def _run(self, command: list[str], *, data: bytes = b"", cap: int | None = None) -> _Outcome:
+    def _run(self, command: list[str], *, data: bytes = b"", cap: int | None = None) -> Outcome:
         with tempfile.TemporaryFile() as stdin:
             stdin.write(data)
             stdin.seek(0)
-            return _collect(self._spawn(command, stdin), self._timeout, cap or self._cap)
+            return collect(self._spawn(command, stdin), self._timeout, cap or self._cap)
 
     def _start(self, command: str, timeout: int | None) -> tuple[int, subprocess.Popen[bytes] | str]:
         limit = timeout if timeout is not None else self._timeout
@@ -215,7 +138,7 @@ class BubblewrapSandbox(BaseSandbox):
         except OSError as exc:
             return limit, f"Error: cannot start bubblewrap ({exc}). {MISSING_BWRAP}"
 
-    def _response(self, out: _Outcome, limit: int) -> ExecuteResponse:
+    def _response(self, out: Outcome, limit: int) -> ExecuteResponse:
         text = out.data.decode("utf-8", errors="replace")
         if out.truncated:
             text += f"\n\n... Output truncated at {self._cap} bytes."
@@ -227,16 +150,16 @@ class BubblewrapSandbox(BaseSandbox):
         limit, proc = self._start(command, timeout)
         if isinstance(proc, str):
             return ExecuteResponse(output=proc, exit_code=1)
-        return self._response(_collect(proc, limit, self._cap), limit)
+        return self._response(collect(proc, limit, self._cap), limit)
 
     async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
         limit, proc = self._start(command, timeout)
         if isinstance(proc, str):
             return ExecuteResponse(output=proc, exit_code=1)
         try:
-            out = await asyncio.to_thread(_collect, proc, limit, self._cap)
+            out = await asyncio.to_thread(collect, proc, limit, self._cap)
         except asyncio.CancelledError:
-            _kill(proc)  # a cancelled turn stops the command; the reader thread then sees EOF
+            kill(proc)  # a cancelled turn stops the command; the reader thread then sees EOF
             raise
         return self._response(out, limit)
 
