@@ -16,6 +16,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 import uuid
 import weakref
@@ -105,10 +106,29 @@ class BubblewrapSandbox(BaseSandbox):
         self._finalizer()
 
     # -- running commands ------------------------------------------------------------------------
+    @property
+    def _tool_binds(self) -> list[str]:
+        """The private /tmp hides the host's; keep toolchains that live there (a venv, PATH entries)
+        visible, read-only."""
+        dirs = {sys.prefix, *self._env.get("PATH", "").split(os.pathsep)}
+        out: list[str] = []
+        for d in sorted(x for x in dirs if x.startswith("/tmp/") and os.path.isdir(x)):
+            out += ["--ro-bind", d, d]
+        return out
+
     def bwrap_argv(self, *command: str) -> list[str]:
         """The full argv that runs `command` inside the sandbox."""
         argv = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        argv += ["--bind", self.tmp_dir, "/tmp", "--bind", self.root, self.root, *ISOLATION]
+        argv += [
+            "--bind",
+            self.tmp_dir,
+            "/tmp",
+            *self._tool_binds,
+            "--bind",
+            self.root,
+            self.root,
+            *ISOLATION,
+        ]
         argv += ["--share-net"] if self.network else []
         return [*argv, "--chdir", self.root, "--", *command]
 
