@@ -105,6 +105,10 @@ class McpManager:
             elif not cfg.trusted:
                 srv.status, srv.error = "untrusted", untrusted_hint(cfg.project_root)
             self._servers[cfg.name] = srv
+        untrusted = [s for s in self._servers.values() if s.status == "untrusted"]
+        if untrusted:  # shown once, on the first turn
+            names = ", ".join(s.config.name for s in untrusted)
+            self._notices.append(f"Not started: {names}. {untrusted[0].error}")
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def start(self, *, wait: bool = True) -> None:

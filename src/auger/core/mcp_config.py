@@ -102,7 +102,7 @@ class TrustStore:
 def untrusted_hint(root: Path | None) -> str:
     return (
         f"Project MCP servers from {root / PROJECT_FILE if root else PROJECT_FILE} are not started until "
-        "you trust them: approve them in the TUI (/mcp), or pass --trust-project-mcp in headless mode."
+        "you trust them: run /mcp trust in the TUI (remembered), or pass --trust-project-mcp headless."
     )
 
 

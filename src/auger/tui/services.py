@@ -80,6 +80,24 @@ def mcp_status(app: AugerApp) -> list[dict[str, Any]] | None:
     return manager.status() if manager is not None else None
 
 
+async def mcp_action(app: AugerApp, action: str, name: str) -> str:
+    """`/mcp restart NAME` (a crashed or hung server) and `/mcp trust` (approve this project's
+    `.mcp.json`, remembered per project, then start its servers)."""
+    manager = getattr(app.session, "mcp", None)
+    if manager is None:
+        return "MCP is not running (no servers configured, or --no-mcp)."
+    if action == "trust":
+        from auger.core.mcp_config import TrustStore
+
+        await manager.trust_project(TrustStore(app.settings.home))
+        return "Trusted this project's MCP servers (remembered until its .mcp.json changes)."
+    names = [s["name"] for s in manager.status()]
+    if name not in names:
+        return f"No MCP server named {name!r}. Servers: {', '.join(names) or 'none'}."
+    await manager.restart(name)
+    return f"Restarted MCP server {name!r}."
+
+
 def tool_names(app: AugerApp) -> list[str]:
     """Tools the agent can call (built-in + MCP), via the core's helper."""
     if app.session is None:

@@ -91,8 +91,13 @@ async def tools_cmd(app: AugerApp, arg: str) -> None:
     await app.write_info("Tools: " + ", ".join(f"`{n}`" for n in names))
 
 
-@command("mcp", "MCP servers and their tools")
+@command(
+    "mcp", "MCP servers and their tools; `/mcp restart NAME`, `/mcp trust`", args="[restart NAME | trust]"
+)
 async def mcp_cmd(app: AugerApp, arg: str) -> None:
+    action, _, name = arg.strip().partition(" ")
+    if action in ("restart", "trust"):
+        await app.write_info(await services.mcp_action(app, action, name.strip()))
     status = services.mcp_status(app)
     if not status:
         await app.write_info("No MCP servers configured (`.mcp.json`, `$AUGER_HOME/mcp.json` or `[mcp]`).")
