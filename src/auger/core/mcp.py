@@ -389,17 +389,25 @@ def _strip_unsupported(result: Any) -> Any:
     return result
 
 
-async def start_mcp(
-    settings: Any, *, extra: Iterable[str] = (), trust_project: bool = False, wait: bool = True
+def mcp_manager(
+    settings: Any, *, extra: Iterable[str] = (), trust_project: bool = False
 ) -> McpManager | None:
-    """The manager for the servers `settings` (and `--mcp-config` files) configure, started;
-    None when there are none. `wait=False` returns while they are still starting."""
+    """The manager for the servers `settings` (and `--mcp-config` files) configure, not started;
+    None when there are none."""
     from auger.core.mcp_config import servers_from_settings
     from auger.paths import logs_dir
 
     servers = servers_from_settings(settings, extra=list(extra), trust_project=trust_project)
     if not servers:
         return None
-    manager = McpManager(servers, logs_dir(settings.home), float(settings.get("mcp.call_timeout", 60.0)))
-    await manager.start(wait=wait)
+    return McpManager(servers, logs_dir(settings.home), float(settings.get("mcp.call_timeout", 60.0)))
+
+
+async def start_mcp(
+    settings: Any, *, extra: Iterable[str] = (), trust_project: bool = False, wait: bool = True
+) -> McpManager | None:
+    """`mcp_manager(...)`, started; `wait=False` returns while the servers are still starting."""
+    manager = mcp_manager(settings, extra=extra, trust_project=trust_project)
+    if manager is not None:
+        await manager.start(wait=wait)
     return manager

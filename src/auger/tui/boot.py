@@ -64,18 +64,19 @@ def session_factory(options: BootOptions | None = None) -> SessionFactory:
 
         mcp: Any = None
         if opts.use_mcp:
-            from auger.core.mcp import start_mcp
+            from auger.core.mcp import mcp_manager
 
-            mcp = await start_mcp(
-                settings, extra=opts.mcp_extra, trust_project=opts.trust_project_mcp, wait=False
-            )
+            mcp = mcp_manager(settings, extra=opts.mcp_extra, trust_project=opts.trust_project_mcp)
         try:
-            return await create_session(
+            session = await create_session(
                 settings, thread_id=thread_id, mcp=mcp, trust_project_hooks=opts.trust_project_hooks
             )
         except BaseException:
             if mcp is not None:
                 await mcp.aclose()
             raise
+        if mcp is not None:  # the servers connect in the background; their tools join when ready
+            await mcp.start(wait=False)
+        return session
 
     return create
