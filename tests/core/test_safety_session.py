@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from auger.core import events as ev
-from auger.core.session import Session, create_session
+from auger.core.session import Session
 from auger.settings import load_settings
 from conftest import AugerEnv
+from session_helpers import drive, open_session
 
 
 def call(name: str, **args: object) -> dict[str, object]:
@@ -21,20 +22,6 @@ def call(name: str, **args: object) -> dict[str, object]:
 
 def calls(*items: tuple[str, dict[str, object]]) -> dict[str, object]:
     return {"tool_calls": [{"name": n, "args": a} for n, a in items]}
-
-
-async def _session(env: AugerEnv, mode: str = "manual") -> Session:
-    settings = load_settings(cwd=env.project, env=env.env, flags={"mode": mode})
-    return await create_session(settings)
-
-
-async def _drive(session: Session, prompt: str, answers: list[ev.ApprovalDecision]) -> list[ev.Event]:
-    seen: list[ev.Event] = []
-    async for event in session.send(prompt):
-        seen.append(event)
-        if isinstance(event, ev.ApprovalRequested):
-            event.respond(answers.pop(0))
-    return seen
 
 
 def asks(seen: list[ev.Event]) -> list[ev.ApprovalRequested]:
@@ -67,11 +54,11 @@ async def test_always_allow_grants_the_suggested_rule_not_the_whole_tool(
         call("execute", command="timeout 5 git status --short"), {"text": "2"},
         call("execute", command="echo other"), {"text": "3"},
     )  # fmt: skip
-    session = await _session(auger_env)
+    session = await open_session(auger_env)
     try:
-        first = await _drive(session, "a", [ev.ApprovalDecision("approve_always")])
-        second = await _drive(session, "b", [])
-        third = await _drive(session, "c", [ev.ApprovalDecision("approve")])
+        first = await drive(session, "a", [ev.ApprovalDecision("approve_always")])
+        second = await drive(session, "b", [])
+        third = await drive(session, "c", [ev.ApprovalDecision("approve")])
     finally:
         await session.aclose()
     [request] = asks(first)
@@ -95,9 +82,9 @@ async def test_always_allow_mid_batch_keeps_the_batch_consistent(
         ),
         {"text": "done"},
     )
-    session = await _session(auger_env)
+    session = await open_session(auger_env)
     try:
-        seen = await _drive(
+        seen = await drive(
             session, "go", [ev.ApprovalDecision("approve_always"), ev.ApprovalDecision("reject", "no")]
         )
     finally:
@@ -115,9 +102,9 @@ async def test_always_allow_can_be_saved_to_the_project(auger_env: AugerEnv, pro
     )
     (project_cwd / "src").mkdir()
     (project_cwd / "src" / "m.py").write_text("a\n")
-    session = await _session(auger_env)
+    session = await open_session(auger_env)
     try:
-        seen = await _drive(session, "edit", [ev.ApprovalDecision("approve_always", persist="project")])
+        seen = await drive(session, "edit", [ev.ApprovalDecision("approve_always", persist="project")])
     finally:
         await session.aclose()
     saved = tomllib.loads((project_cwd / ".auger" / "config.toml").read_text())
@@ -132,9 +119,9 @@ async def test_deny_rule_refuses_names_the_rule_and_tells_the_user(
     project_config(auger_env, '[permissions]\ndeny = ["execute(rm -rf *)"]\nallow = ["execute"]\n')
     (project_cwd / "build").mkdir()
     auger_env.llm.add(call("execute", command="cd . && rm -rf build"), {"text": "could not"})
-    session = await _session(auger_env, mode="yolo")
+    session = await open_session(auger_env, mode="yolo")
     try:
-        seen = await _drive(session, "clean", [])
+        seen = await drive(session, "clean", [])
     finally:
         await session.aclose()
     assert (project_cwd / "build").is_dir()
@@ -155,9 +142,9 @@ async def test_deny_rules_apply_inside_subagents(auger_env: AugerEnv, project_cw
         {"text": "subagent: refused"},
         {"text": "main: done"},
     )
-    session = await _session(auger_env, mode="yolo")
+    session = await open_session(auger_env, mode="yolo")
     try:
-        seen = await _drive(session, "go", [])
+        seen = await drive(session, "go", [])
     finally:
         await session.aclose()
     assert (project_cwd / "keep.txt").exists()
@@ -168,9 +155,9 @@ async def test_deny_rules_apply_inside_subagents(auger_env: AugerEnv, project_cw
 async def test_ask_rule_asks_even_in_yolo_and_says_why(auger_env: AugerEnv, project_cwd: Path) -> None:
     project_config(auger_env, '[permissions]\nask = ["execute(git push *)"]\n')
     auger_env.llm.add(call("execute", command="git push origin main"), {"text": "ok"})
-    session = await _session(auger_env, mode="yolo")
+    session = await open_session(auger_env, mode="yolo")
     try:
-        seen = await _drive(session, "push", [ev.ApprovalDecision("reject", "not now")])
+        seen = await drive(session, "push", [ev.ApprovalDecision("reject", "not now")])
     finally:
         await session.aclose()
     [request] = asks(seen)
@@ -189,9 +176,9 @@ async def test_permission_request_hook_can_approve(auger_env: AugerEnv, project_
     allow = json.dumps({"hookSpecificOutput": {"decision": {"behavior": "allow"}}})
     hooks_file(auger_env, {"PermissionRequest": command_hook(f"echo '{allow}'", "execute")})
     auger_env.llm.add(call("execute", command="echo approved-by-hook"), {"text": "ok"})
-    session = await _session(auger_env)
+    session = await open_session(auger_env)
     try:
-        seen = await _drive(session, "go", [])
+        seen = await drive(session, "go", [])
     finally:
         await session.aclose()
     assert asks(seen) == []
@@ -208,9 +195,9 @@ async def test_stop_hook_continues_the_turn_once(auger_env: AugerEnv, project_cw
     script.chmod(0o755)
     hooks_file(auger_env, {"Stop": command_hook(str(script))})
     auger_env.llm.add({"text": "first answer"}, {"text": "tests ran"})
-    session = await _session(auger_env)
+    session = await open_session(auger_env)
     try:
-        seen = await _drive(session, "go", [])
+        seen = await drive(session, "go", [])
     finally:
         await session.aclose()
     assert len(auger_env.llm.requests) == 2
@@ -222,9 +209,9 @@ async def test_user_prompt_submit_block_never_reaches_the_model(
     auger_env: AugerEnv, project_cwd: Path
 ) -> None:
     hooks_file(auger_env, {"UserPromptSubmit": command_hook("echo 'no secrets in prompts' >&2; exit 2")})
-    session = await _session(auger_env)
+    session = await open_session(auger_env)
     try:
-        seen = await _drive(session, "hello", [])
+        seen = await drive(session, "hello", [])
     finally:
         await session.aclose()
     assert auger_env.llm.requests == []
@@ -243,9 +230,9 @@ async def test_secret_in_prompt_and_tool_output_is_redacted(
     monkeypatch.setattr(redact, "_default", redact.Redactor())
     monkeypatch.setattr(redact, "_default_ready", False)
     auger_env.llm.add(call("execute", command="echo $SESSION_TEST_API_KEY"), {"text": "done"})
-    session = await _session(auger_env, mode="yolo")
+    session = await open_session(auger_env, mode="yolo")
     try:
-        seen = await _drive(session, f"my key is {secret}", [])
+        seen = await drive(session, f"my key is {secret}", [])
         history = await session.history()
     finally:
         await session.aclose()

@@ -9,26 +9,11 @@ from pathlib import Path
 import pytest
 
 from auger.core import events as ev
-from auger.core.session import Session, create_session
-from auger.settings import load_settings
 from conftest import AugerEnv
+from session_helpers import drive, open_session
 
 WRITE = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/a.txt", "content": "A\n"}}]}
 SHELL = {"tool_calls": [{"name": "execute", "args": {"command": "echo shell-ran"}}]}
-
-
-async def _session(env: AugerEnv, mode: str = "manual") -> Session:
-    settings = load_settings(cwd=env.project, env=env.env, flags={"mode": mode})
-    return await create_session(settings)
-
-
-async def _drive(session: Session, prompt: str, answers: list[ev.ApprovalDecision]) -> list[ev.Event]:
-    seen: list[ev.Event] = []
-    async for event in session.send(prompt):
-        seen.append(event)
-        if isinstance(event, ev.ApprovalRequested):
-            event.respond(answers.pop(0))
-    return seen
 
 
 @pytest.fixture
@@ -41,9 +26,9 @@ def project_cwd(auger_env: AugerEnv, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 async def test_approve_then_reject_with_message_in_one_turn(auger_env: AugerEnv, project_cwd: Path) -> None:
     auger_env.llm.add(WRITE, SHELL, {"text": "ok"})
-    session = await _session(auger_env)
+    session = await open_session(auger_env)
     try:
-        seen = await _drive(
+        seen = await drive(
             session, "go", [ev.ApprovalDecision("approve"), ev.ApprovalDecision("reject", "no shell today")]
         )
     finally:
@@ -63,10 +48,10 @@ async def test_approve_always_covers_later_calls_of_the_thread(
     auger_env: AugerEnv, project_cwd: Path
 ) -> None:
     auger_env.llm.add(SHELL, SHELL, {"text": "one"}, SHELL, {"text": "two"})
-    session = await _session(auger_env)
+    session = await open_session(auger_env)
     try:
-        first = await _drive(session, "run twice", [ev.ApprovalDecision("approve_always")])
-        second = await _drive(session, "again", [])
+        first = await drive(session, "run twice", [ev.ApprovalDecision("approve_always")])
+        second = await drive(session, "again", [])
     finally:
         await session.aclose()
     assert sum(isinstance(e, ev.ApprovalRequested) for e in first) == 1
@@ -77,7 +62,7 @@ async def test_approve_always_covers_later_calls_of_the_thread(
 
 async def test_resolve_approval_by_request_id(auger_env: AugerEnv, project_cwd: Path) -> None:
     auger_env.llm.add(WRITE, {"text": "ok"})
-    session = await _session(auger_env)
+    session = await open_session(auger_env)
     try:
         async for event in session.send("write"):
             if isinstance(event, ev.ApprovalRequested):
@@ -89,7 +74,7 @@ async def test_resolve_approval_by_request_id(auger_env: AugerEnv, project_cwd: 
 
 async def test_cancel_stops_the_turn_and_keeps_what_was_done(auger_env: AugerEnv, project_cwd: Path) -> None:
     auger_env.llm.add(WRITE, {"hang": True})
-    session = await _session(auger_env, mode="yolo")
+    session = await open_session(auger_env, mode="yolo")
     seen: list[ev.Event] = []
     try:
         async for event in session.send("write then think forever"):
@@ -109,11 +94,11 @@ async def test_model_switch_applies_to_next_turn_of_same_thread(
     auger_env: AugerEnv, project_cwd: Path
 ) -> None:
     auger_env.llm.add({"text": "first"}, {"when": {"model": "other-model"}, "text": "second"})
-    session = await _session(auger_env)
+    session = await open_session(auger_env)
     try:
-        await _drive(session, "turn one", [])
+        await drive(session, "turn one", [])
         session.set_model("local:other-model")
-        seen = await _drive(session, "turn two", [])
+        seen = await drive(session, "turn two", [])
     finally:
         await session.aclose()
     assert [r["model"] for r in auger_env.llm.requests] == ["scripted-model", "other-model"]
@@ -126,9 +111,9 @@ async def test_events_are_json_serialisable(auger_env: AugerEnv, project_cwd: Pa
     import json
 
     auger_env.llm.add(WRITE, {"reasoning": "hmm", "text": "ok"})
-    session = await _session(auger_env, mode="yolo")
+    session = await open_session(auger_env, mode="yolo")
     try:
-        seen = await _drive(session, "go", [])
+        seen = await drive(session, "go", [])
     finally:
         await session.aclose()
     for event in seen:
@@ -142,7 +127,7 @@ async def test_cancel_mid_answer_keeps_partial_text_and_thread_continues(
     auger_env: AugerEnv, project_cwd: Path
 ) -> None:
     auger_env.llm.add({"text_tokens": 4000, "rate": 400}, {"text": "after"})
-    session = await _session(auger_env)
+    session = await open_session(auger_env)
     try:
         async for event in session.send("long answer"):
             if isinstance(event, ev.TextDelta):
@@ -150,7 +135,7 @@ async def test_cancel_mid_answer_keeps_partial_text_and_thread_continues(
         history = await session.history()
         assert type(history[-1]).__name__ == "AIMessage"
         assert "[interrupted]" in str(history[-1].content)
-        seen = await _drive(session, "next", [])
+        seen = await drive(session, "next", [])
     finally:
         await session.aclose()
     assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].text == "after"
