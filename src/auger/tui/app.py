@@ -8,46 +8,52 @@ rendering in `auger.tui.turn`; the commands in `auger.tui.commands`.
 from __future__ import annotations
 
 import logging
-import time
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.reactive import reactive
 from textual.widgets import TextArea
 
 from auger.errors import AugerError
-from auger.tui import format as fmt
+from auger.tui.app_base import AppBase
 from auger.tui.bindings import APP_BINDINGS, keymap_from_settings
-from auger.tui.files import FileIndex
-from auger.tui.gitinfo import git_branch
+from auger.tui.gcpolicy import GcPolicy
 from auger.tui.history import FILE_NAME, PromptHistory
-from auger.tui.inputs import InputController
-from auger.tui.turn import TurnView
-from auger.tui.widgets.approval import ApprovalPrompt
 from auger.tui.widgets.completion import CompletionMenu
-from auger.tui.widgets.messages import InfoBlock, Notice, UserMessage
 from auger.tui.widgets.prompt import PromptInput
 from auger.tui.widgets.status import StatusBar
 from auger.tui.widgets.todos import TodoPanel
-from auger.tui.widgets.tool_row import ToolRow
 from auger.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from auger.core.session import Session
     from auger.settings import Settings
     from auger.tui.boot import SessionFactory
+    from auger.tui.files import FileIndex
+    from auger.tui.inputs import InputController
+    from auger.tui.turn import TurnView
+    from auger.tui.widgets.approval import ApprovalPrompt
+    from auger.tui.widgets.messages import UserMessage
+
+# Imported after the first paint (they are not needed to draw the empty screen).
+LATER = (
+    "auger.tui.inputs",
+    "auger.tui.turn",
+    "auger.tui.replay",
+    "auger.tui.widgets.messages",
+    "auger.tui.widgets.approval",
+    "auger.tui.widgets.tool_row",
+    "auger.core.models",
+)
 
 log = logging.getLogger("auger.tui")
-QUIT_WINDOW = 2.0  # seconds between the two Ctrl+C presses
 
 
-class AugerApp(App[int]):
+class AugerApp(AppBase):
     CSS_PATH = "app.tcss"
     TITLE = "auger"
     BINDINGS: ClassVar[list[Binding]] = APP_BINDINGS  # type: ignore[assignment]
-    busy: reactive[bool] = reactive(False)
 
     def __init__(
         self, settings: Settings, session_factory: SessionFactory, *, thread_id: str | None = None
@@ -59,8 +65,10 @@ class AugerApp(App[int]):
         self.session: Session | None = None
         self.boot_error: str | None = None
         self.prompt_history = PromptHistory(settings.home / FILE_NAME)
-        self.files = FileIndex(settings.project_root)
-        self.inputs = InputController(self)
+        self._files: FileIndex | None = None
+        self._inputs: InputController | None = None
+        self._shown: UserMessage | None = None
+        self.gc = GcPolicy(self.set_timer)
         self.last_reply = ""
         self.turns = 0
         self.usage_totals = {"input": 0, "output": 0}
@@ -68,7 +76,7 @@ class AugerApp(App[int]):
         self._quit_armed = 0.0
         self._windows: dict[str, int] = {}
         theme = str(settings.get("tui.theme") or "")
-        if theme in self.available_themes:
+        if theme != self.theme and theme in self.available_themes:
             self.theme = theme
 
     # -- layout ----------------------------------------------------------------------------
@@ -81,20 +89,21 @@ class AugerApp(App[int]):
         yield StatusBar(id="status")
 
     @property
-    def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
+    def files(self) -> FileIndex:
+        """The project's files, for `@path` completion (built on first use)."""
+        if self._files is None:
+            from auger.tui.files import FileIndex
+
+            self._files = FileIndex(self.settings.project_root)
+        return self._files
 
     @property
-    def prompt(self) -> PromptInput:
-        return self.query_one(PromptInput)
+    def inputs(self) -> InputController:
+        if self._inputs is None:
+            from auger.tui.inputs import InputController
 
-    @property
-    def todos(self) -> TodoPanel:
-        return self.query_one(TodoPanel)
-
-    @property
-    def status(self) -> StatusBar:
-        return self.query_one(StatusBar)
+            self._inputs = InputController(self)
+        return self._inputs
 
     def on_mount(self) -> None:
         keymap = keymap_from_settings(self.settings.data)
@@ -102,14 +111,24 @@ class AugerApp(App[int]):
             self.set_keymap(keymap)
         self.prompt.focus()
         self.refresh_status()
-        for warning in self.settings.warnings:
-            self.notice(warning, "warning")
         if not self.settings.model:
             from auger.tui.screens.first_run import FirstRunScreen
 
             self.push_screen(FirstRunScreen(self.settings), self._configured)
         else:
-            self.boot()
+            self.set_activity("starting")
+            self.call_after_refresh(self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        """The screen is up: load the rest of the UI, then build the agent in the background."""
+        import importlib
+
+        for name in LATER:
+            importlib.import_module(name)
+        self.inputs  # noqa: B018 - registers the slash commands
+        for warning in self.settings.warnings:
+            self.notice(warning, "warning")
+        self.boot()
 
     def _configured(self, settings: Settings | None) -> None:
         if settings is None:
@@ -136,6 +155,7 @@ class AugerApp(App[int]):
             return
         finally:
             self.set_activity("")
+        self.gc.start()
         if self.resume_id:
             await self.show_history()
         self.refresh_status()
@@ -164,16 +184,26 @@ class AugerApp(App[int]):
     # -- a turn ----------------------------------------------------------------------------
     def start_turn(self, prompt: str, shown: UserMessage) -> None:
         self.busy = True
-        self.run_turn(prompt, shown)
+        self._shown = shown
+        self.run_turn(prompt)
 
     @work(group="turn")
-    async def run_turn(self, prompt: str, shown: UserMessage) -> None:
+    async def run_turn(self, prompt: str) -> None:
+        # Only plain data goes in the worker's arguments: a finished worker stays reachable for a
+        # while (asyncio keeps cancelled timers created during the turn, and their contexts name
+        # the worker), and a widget in its arguments would keep a pruned transcript alive.
+        from auger.tui.turn import TurnView
+
         assert self.session is not None
         self.busy = True
         self.set_activity("working")
         view = self.view = TurnView(self)
-        shown.remove_class("-queued")
+        shown, self._shown = self._shown, None
+        if shown is not None:
+            shown.remove_class("-queued")
+        del shown
         self.turns += 1
+        self.gc.turn_started()
         try:
             async for event in self.session.send(prompt):
                 await view.handle(event)
@@ -183,6 +213,7 @@ class AugerApp(App[int]):
             log.exception("turn failed")
             self.notice(f"Internal error: {type(exc).__name__}: {exc} (details in the log).", "error")
         finally:
+            self.gc.turn_ended()
             self.last_reply = view.reply or self.last_reply
             self.view = None
             self.busy = False
@@ -200,8 +231,7 @@ class AugerApp(App[int]):
         self.set_activity("waiting for you")
         prompt.focus()
 
-    @on(ApprovalPrompt.Resolved)
-    async def _approval_resolved(self, message: ApprovalPrompt.Resolved) -> None:
+    async def on_approval_prompt_resolved(self, message: ApprovalPrompt.Resolved) -> None:
         self.set_activity("working" if self.busy else "")
         self.prompt.focus()
         if self.view is not None:
@@ -209,54 +239,15 @@ class AugerApp(App[int]):
         else:
             await message.prompt.remove()
 
-    # -- status ----------------------------------------------------------------------------
-    def set_activity(self, text: str) -> None:
-        """What the spinner says ("" = idle); quiet when the screen is already gone (exit)."""
-        bars = self.query(StatusBar)
-        if bars:
-            bars.first().activity = text
-
-    def context_window(self, spec: str | None) -> int:
-        if not spec:
-            return 0
-        if spec not in self._windows:
-            from auger.core.models import parse_spec
-
-            try:
-                window = parse_spec(spec, self.settings.providers).context_window
-            except AugerError:
-                window = 0
-            override = self.settings.get("context_window")
-            self._windows[spec] = override if isinstance(override, int) and override > 0 else window
-        return self._windows[spec]
-
-    def refresh_status(self) -> None:
-        bar = self.status
-        session = self.session
-        spec = session.model_spec if session else self.settings.model
-        bar.model = spec or ""
-        bar.mode = session.mode if session else self.settings.mode
-        bar.window = self.context_window(spec)
-        bar.context_tokens = session.context_tokens if session else 0
-        bar.title = self.thread_title()
-        bar.branch = git_branch(self.settings.project_root) or ""
-        bar.cwd = fmt.short_path(self.settings.cwd)
-
-    def thread_title(self) -> str:
-        store = getattr(self.session, "threads", None)
-        if store is None or self.session is None:
-            return ""
-        try:
-            info = store.get(self.session.thread_id)
-        except Exception:
-            return ""
-        return info.title if info else ""
-
     # -- output ----------------------------------------------------------------------------
     def notice(self, text: str, level: str = "info") -> None:
+        from auger.tui.widgets.messages import Notice
+
         self.call_later(self.transcript.add, Notice(text, level))
 
     async def write_info(self, markdown: str) -> None:
+        from auger.tui.widgets.messages import InfoBlock
+
         await self.transcript.add(InfoBlock(markdown))
 
     # -- input -----------------------------------------------------------------------------
@@ -268,65 +259,15 @@ class AugerApp(App[int]):
     def _prompt_changed(self) -> None:
         self.inputs.update_completions()
 
+    @on(Transcript.Pruned)
+    def _pruned(self) -> None:
+        self.gc.pruned()
+
     @on(PromptInput.EndOfInput)
     async def _eof(self) -> None:
         await self.quit_app()
 
     # -- actions ---------------------------------------------------------------------------
-    def watch_busy(self, busy: bool) -> None:
-        if self.screen_stack:
-            self.screen_stack[0].set_class(busy, "-busy")
-            self.refresh_bindings()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "cancel":
-            return self.busy
-        return True
-
-    def action_cancel(self) -> None:
-        if self.session is not None and self.busy:
-            self.session.cancel()
-            self.set_activity("stopping")
-
-    async def action_ctrl_c(self) -> None:
-        focused = self.focused
-        if isinstance(focused, TextArea) and focused.selected_text:
-            focused.action_copy()
-            return
-        now = time.monotonic()
-        if now - self._quit_armed < QUIT_WINDOW:
-            await self.quit_app()
-            return
-        self._quit_armed = now
-        if self.busy:
-            self.action_cancel()
-        elif self.prompt.text:
-            self.prompt.clear()
-        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
-
-    def action_cycle_mode(self) -> None:
-        from auger.core.context import MODES
-
-        current = self.session.mode if self.session else self.settings.mode
-        new = MODES[(MODES.index(current) + 1) % len(MODES)] if current in MODES else MODES[0]
-        self.set_mode(new)
-
-    def set_mode(self, mode: str) -> None:
-        if self.session is not None:
-            self.session.set_mode(mode)
-        self.settings.mode = mode
-        self.refresh_status()
-
-    def action_history_search(self) -> None:
-        from auger.tui.screens.history_search import HistorySearch
-
-        def chosen(text: str | None) -> None:
-            if text is not None:
-                self.prompt.set_text(text)
-            self.prompt.focus()
-
-        self.push_screen(HistorySearch(self.prompt_history), chosen)
-
     async def action_editor(self) -> None:
         from auger.tui.editor import edit_in_editor
 
@@ -335,20 +276,16 @@ class AugerApp(App[int]):
             self.prompt.set_text(text)
         self.prompt.focus()
 
-    def action_toggle_last_tool(self) -> None:
-        rows = self.transcript.query(ToolRow)
-        if rows:
-            rows.last().action_toggle_details()
-
-    def action_toggle_todos(self) -> None:
-        self.todos.toggle_class("-hidden")
-
-    async def quit_app(self) -> None:
-        if self.session is not None and self.busy:
-            self.session.cancel()
-        self.exit(0)
+    def watch_busy(self, busy: bool) -> None:
+        # on the prompt only: a class on the Screen would restyle every widget in the transcript
+        prompts: list[PromptInput] = list(self.query(PromptInput)) if self.screen_stack else []
+        for prompt in prompts:
+            prompt.set_class(busy, "-busy")
+        if self.screen_stack:
+            self.refresh_bindings()
 
     async def on_unmount(self) -> None:
+        self.gc.stop()
         await self.close_session()
 
     async def close_session(self) -> None:

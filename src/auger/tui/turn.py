@@ -88,14 +88,14 @@ class TurnView:
             await self._mount(block, parent)
         if parent is None:
             self.reply_parts.append(event.text)
-        await block.write(event.text)
+        block.write(event.text)
 
     async def _reasoning(self, event: ev.ReasoningDelta) -> None:
         entry = self.reasoning.get(event.parent_id)
         if entry is None:
             entry = self.reasoning[event.parent_id] = (Reasoning(), time.monotonic())
             await self._mount(entry[0], event.parent_id)
-        await entry[0].write(event.text)
+        entry[0].write(event.text)
 
     async def _tool_started(self, event: ev.ToolCallStarted) -> None:
         await self._close_text(event.parent_id)

@@ -4,6 +4,7 @@ notices and command output."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 from textual.containers import Vertical
 from textual.widgets import Collapsible, Markdown, Static
@@ -22,8 +23,19 @@ class UserMessage(Static):
 
 
 class StreamedMarkdown(Vertical):
-    """Markdown streamed through `MarkdownStream` (batched appends, never a full re-render per
-    token), as a run of bounded segments (`auger.tui.mdsplit`) so a long reply stays cheap."""
+    """Markdown streamed through `MarkdownStream`, as a run of bounded segments
+    (`auger.tui.mdsplit`) so a long reply stays cheap.
+
+    `write()` only buffers; the buffer goes to the stream at most every `FLUSH_INTERVAL` seconds.
+    Each flush costs a repaint, so a fast stream is rendered in a dozen batches a second instead
+    of one repaint per token, and the event loop stays free for keys and for the stream itself.
+    While the user types (a key in the last `TYPING_GRACE` s), flushes wait for a pause in the
+    typing, up to `MAX_DEFER` s: a keystroke never queues behind a transcript repaint.
+    """
+
+    FLUSH_INTERVAL = 0.08
+    TYPING_GRACE = 0.12
+    MAX_DEFER = 0.4
 
     def __init__(self, text: str = "", *, classes: str = "") -> None:
         super().__init__(classes=f"streamed {classes}".strip())
@@ -33,6 +45,9 @@ class StreamedMarkdown(Vertical):
         self._fed = ""  # what the current segment has been given
         self._stream: MarkdownStream | None = None
         self._initial = text
+        self._buffer: list[str] = []
+        self._flush_at = 0.0  # when the next flush may run
+        self._scheduled = False
 
     @property
     def text(self) -> str:
@@ -55,11 +70,27 @@ class StreamedMarkdown(Vertical):
             self._segment = Markdown(text or None)
             yield self._segment
 
-    async def write(self, fragment: str) -> None:
+    def write(self, fragment: str) -> None:
+        """Queue `fragment` for display (never blocks, never repaints by itself)."""
         if not fragment:
             return
         self.parts.append(fragment)
-        for kind, value in self._splitter.feed(fragment):
+        self._buffer.append(fragment)
+        if not self._scheduled:
+            self._scheduled = True
+            delay = max(0.0, self._flush_at - time.monotonic())
+            self.set_timer(delay, self._flush) if delay else self.call_later(self._flush)
+
+    async def _flush(self) -> None:
+        now = time.monotonic()
+        quiet_at = float(getattr(self.app, "last_key_at", 0.0)) + self.TYPING_GRACE
+        if now < quiet_at and now < self._flush_at - self.FLUSH_INTERVAL + self.MAX_DEFER:
+            self.set_timer(quiet_at - now, self._flush)  # the user is typing: after the keys
+            return
+        self._scheduled = False
+        self._flush_at = now + self.FLUSH_INTERVAL
+        text, self._buffer = "".join(self._buffer), []
+        for kind, value in self._splitter.feed(text):
             if kind == "split":
                 await self._new_segment()
             else:
@@ -94,6 +125,9 @@ class StreamedMarkdown(Vertical):
             pass
 
     async def finish(self) -> None:
+        """Show what is buffered and close the stream."""
+        if self._buffer:
+            await self._flush()
         await self._stop()
 
 
@@ -109,8 +143,8 @@ class Reasoning(Collapsible):
         super().__init__(self.body, title="Thinking…", collapsed=False, classes="reasoning")
         self._seconds = 0.0
 
-    async def write(self, fragment: str) -> None:
-        await self.body.write(fragment)
+    def write(self, fragment: str) -> None:
+        self.body.write(fragment)
 
     async def finish(self, seconds: float) -> None:
         await self.body.finish()

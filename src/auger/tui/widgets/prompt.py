@@ -3,6 +3,7 @@ walk the persisted history (from the first/last line), Tab/Enter accept a comple
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
 from textual import events
@@ -51,6 +52,7 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         """Our bindings run here, in order with the typed characters (a priority binding would
         run before characters still queued for this widget: "abc⏎" in one burst would send "")."""
+        self.app.last_key_at = time.monotonic()  # type: ignore[attr-defined]
         binding = self._binding_for(event.key)
         if binding is not None and self.check_action(binding.action, ()):
             event.stop()

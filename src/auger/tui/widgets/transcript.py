@@ -1,12 +1,14 @@
 """The transcript: a bottom-anchored scroll of blocks, pruned past a budget.
 
-The conversation itself lives in the checkpointer; the DOM keeps only the newest `budget` blocks so
-a long session stays as fast as a short one.
+The conversation itself lives in the checkpointer; the DOM keeps only the newest blocks, at most
+`budget` widgets in all (a widget costs tens of KB and every layout pass walks them all), so a
+long session stays as fast and as small as a short one.
 """
 
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -17,6 +19,9 @@ class PrunedNote(Static):
 
 class Transcript(VerticalScroll):
     can_focus = False
+
+    class Pruned(Message):
+        """Old blocks left the DOM."""
 
     def __init__(self, budget: int = 400, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -39,14 +44,28 @@ class Transcript(VerticalScroll):
     def blocks(self) -> list[Widget]:
         return [child for child in self.children if not isinstance(child, PrunedNote)]
 
+    @staticmethod
+    def weight(block: Widget) -> int:
+        """How many widgets `block` is (itself and everything inside it)."""
+        return 1 + sum(1 for _ in block.walk_children())
+
     def prune(self) -> None:
         blocks = self.blocks()
-        if len(blocks) <= self.budget:
+        if len(blocks) <= 1:
             return
-        excess = len(blocks) - self.budget + self.budget // 4  # prune in batches, not one per block
-        old = blocks[:excess]
+        weights = [self.weight(b) for b in blocks]
+        total = sum(weights)
+        if total <= self.budget:
+            return
+        target = self.budget * 3 // 4  # prune in batches, not one block per new block
+        cut = 0
+        while cut < len(blocks) - 1 and total > target:
+            total -= weights[cut]
+            cut += 1
+        old = blocks[:cut]
         self.pruned += len(old)
         self.remove_children(old)
+        self.post_message(self.Pruned())
         note = self.query(PrunedNote)
         text = (
             f"{self.pruned} earlier blocks are not shown (the whole conversation is kept in the "

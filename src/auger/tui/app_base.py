@@ -1,0 +1,163 @@
+"""AppBase: the widgets, status line and key actions of the app (AugerApp, in app.py, adds the
+session's lifecycle, turns and input handling). Split only to keep modules small."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from textual.app import App
+from textual.reactive import reactive
+from textual.widgets import TextArea
+
+from auger.errors import AugerError
+from auger.tui import format as fmt
+from auger.tui.gitinfo import git_branch
+from auger.tui.widgets.prompt import PromptInput
+from auger.tui.widgets.status import StatusBar
+from auger.tui.widgets.todos import TodoPanel
+from auger.tui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from auger.core.session import Session
+    from auger.settings import Settings
+    from auger.tui.history import PromptHistory
+
+QUIT_WINDOW = 2.0  # seconds between the two Ctrl+C presses
+
+
+class AppBase(App[int]):
+    """What every part of the app may use: its widgets, the status line, the key actions."""
+
+    busy: reactive[bool] = reactive(False)
+    settings: Settings
+    session: Session | None
+    prompt_history: PromptHistory
+    _quit_armed = 0.0
+    _windows: dict[str, int]
+    last_key_at = 0.0  # when the user last typed in the prompt (streamed text yields to typing)
+
+    # -- widgets ---------------------------------------------------------------------------
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def todos(self) -> TodoPanel:
+        return self.query_one(TodoPanel)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return self.busy
+        return True
+
+    async def quit_app(self) -> None:
+        if self.session is not None and self.busy:
+            self.session.cancel()
+        self.exit(0)
+
+    # -- status ----------------------------------------------------------------------------
+    def set_activity(self, text: str) -> None:
+        """What the spinner says ("" = idle); quiet when the screen is already gone (exit)."""
+        bars = self.query(StatusBar)
+        if bars:
+            bars.first().activity = text
+
+    def context_window(self, spec: str | None) -> int:
+        if not spec:
+            return 0
+        if spec not in self._windows:
+            from auger.core.models import parse_spec
+
+            try:
+                window = parse_spec(spec, self.settings.providers).context_window
+            except AugerError:
+                window = 0
+            override = self.settings.get("context_window")
+            self._windows[spec] = override if isinstance(override, int) and override > 0 else window
+        return self._windows[spec]
+
+    def refresh_status(self) -> None:
+        bar = self.status
+        session = self.session
+        spec = session.model_spec if session else self.settings.model
+        bar.model = spec or ""
+        bar.mode = session.mode if session else self.settings.mode
+        bar.window = self.context_window(spec)
+        bar.context_tokens = session.context_tokens if session else 0
+        bar.title = self.thread_title()
+        bar.branch = git_branch(self.settings.project_root) or ""
+        bar.cwd = fmt.short_path(self.settings.cwd)
+
+    def thread_title(self) -> str:
+        store = getattr(self.session, "threads", None)
+        if store is None or self.session is None:
+            return ""
+        try:
+            info = store.get(self.session.thread_id)
+        except Exception:
+            return ""
+        return info.title if info else ""
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_cancel(self) -> None:
+        if self.session is not None and self.busy:
+            self.session.cancel()
+            self.set_activity("stopping")
+
+    async def action_ctrl_c(self) -> None:
+        focused = self.focused
+        if isinstance(focused, TextArea) and focused.selected_text:
+            focused.action_copy()
+            return
+        now = time.monotonic()
+        if now - self._quit_armed < QUIT_WINDOW:
+            await self.quit_app()
+            return
+        self._quit_armed = now
+        if self.busy:
+            self.action_cancel()
+        elif self.prompt.text:
+            self.prompt.clear()
+        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+
+    def action_cycle_mode(self) -> None:
+        from auger.core.context import MODES
+
+        current = self.session.mode if self.session else self.settings.mode
+        new = MODES[(MODES.index(current) + 1) % len(MODES)] if current in MODES else MODES[0]
+        self.set_mode(new)
+
+    def set_mode(self, mode: str) -> None:
+        if self.session is not None:
+            self.session.set_mode(mode)
+        self.settings.mode = mode
+        self.refresh_status()
+
+    def action_history_search(self) -> None:
+        from auger.tui.screens.history_search import HistorySearch
+
+        def chosen(text: str | None) -> None:
+            if text is not None:
+                self.prompt.set_text(text)
+            self.prompt.focus()
+
+        self.push_screen(HistorySearch(self.prompt_history), chosen)
+
+    def action_toggle_last_tool(self) -> None:
+        from auger.tui.widgets.tool_row import ToolRow
+
+        rows = self.transcript.query(ToolRow)
+        if rows:
+            rows.last().action_toggle_details()
+
+    def action_toggle_todos(self) -> None:
+        self.todos.toggle_class("-hidden")
