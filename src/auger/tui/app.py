@@ -8,6 +8,7 @@ rendering in `auger.tui.turn`; the commands in `auger.tui.commands`.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -20,7 +21,6 @@ from auger.tui.app_base import AppBase
 from auger.tui.bindings import APP_BINDINGS, keymap_from_settings
 from auger.tui.gcpolicy import GcPolicy
 from auger.tui.history import FILE_NAME, PromptHistory
-from auger.tui.widgets.completion import CompletionMenu
 from auger.tui.widgets.prompt import PromptInput
 from auger.tui.widgets.status import StatusBar
 from auger.tui.widgets.todos import TodoPanel
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from auger.tui.turn import TurnView
     from auger.tui.widgets.approval import ApprovalPrompt
     from auger.tui.widgets.messages import UserMessage
+
+BLOCKS_CSS = Path(__file__).with_name("blocks.tcss")
 
 # Imported after the first paint (they are not needed to draw the empty screen).
 LATER = (
@@ -81,11 +83,9 @@ class AugerApp(AppBase):
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        menu = CompletionMenu(id="completions")
+        # Only what the first paint needs; the todo panel and completion menu come right after.
         yield Transcript(int(self.settings.get("tui.prune_after") or 400), id="transcript")
-        yield TodoPanel(id="todos")
-        yield menu
-        yield PromptInput(self.prompt_history, menu, id="prompt")
+        yield PromptInput(self.prompt_history, id="prompt")
         yield StatusBar(id="status")
 
     @property
@@ -110,7 +110,7 @@ class AugerApp(AppBase):
         if keymap:
             self.set_keymap(keymap)
         self.prompt.focus()
-        self.refresh_status()
+        self.refresh_status(window=False)
         if not self.settings.model:
             from auger.tui.screens.first_run import FirstRunScreen
 
@@ -119,8 +119,10 @@ class AugerApp(AppBase):
             self.set_activity("starting")
             self.call_after_refresh(self._after_first_paint)
 
-    def _after_first_paint(self) -> None:
+    async def _after_first_paint(self) -> None:
         """The screen is up: load the rest of the UI, then build the agent in the background."""
+        await self.finish_layout()
+        self.refresh_status()
         import importlib
 
         for name in LATER:
@@ -130,13 +132,25 @@ class AugerApp(AppBase):
             self.notice(warning, "warning")
         self.boot()
 
+    async def finish_layout(self) -> None:
+        """Add what the first paint did without: transcript styles, todo panel, completion menu."""
+        if self.query(TodoPanel):
+            return
+        from auger.tui.widgets.completion import CompletionMenu
+
+        self.stylesheet.read(BLOCKS_CSS)
+        self.refresh_css(animate=False)
+        menu = CompletionMenu(id="completions")
+        await self.mount(TodoPanel(id="todos"), menu, before=self.prompt)
+        self.prompt.menu = menu
+
     def _configured(self, settings: Settings | None) -> None:
         if settings is None:
             self.exit(0)
             return
         self.settings = settings
-        self.refresh_status()
-        self.boot()
+        self.set_activity("starting")
+        self.call_after_refresh(self._after_first_paint)
 
     # -- the session -----------------------------------------------------------------------
     @work(exclusive=True, group="boot")

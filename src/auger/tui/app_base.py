@@ -85,13 +85,14 @@ class AppBase(App[int]):
             self._windows[spec] = override if isinstance(override, int) and override > 0 else window
         return self._windows[spec]
 
-    def refresh_status(self) -> None:
+    def refresh_status(self, window: bool = True) -> None:
         bar = self.status
         session = self.session
         spec = session.model_spec if session else self.settings.model
         bar.model = spec or ""
         bar.mode = session.mode if session else self.settings.mode
-        bar.window = self.context_window(spec)
+        if window:  # (parse_spec's module is not needed for the first paint)
+            bar.window = self.context_window(spec)
         bar.context_tokens = session.context_tokens if session else 0
         bar.title = self.thread_title()
         bar.branch = git_branch(self.settings.project_root) or ""
@@ -160,4 +161,5 @@ class AppBase(App[int]):
             rows.last().action_toggle_details()
 
     def action_toggle_todos(self) -> None:
-        self.todos.toggle_class("-hidden")
+        for panel in self.query(TodoPanel):
+            panel.toggle_class("-hidden")

@@ -18,9 +18,15 @@ log = logging.getLogger("auger.tui")
 class PromptHistory:
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self.entries: list[str] = self._load()
+        self._entries: list[str] | None = None  # read on first use, not on the paint path
         self._index: int | None = None  # position while walking; None = not walking
         self._draft = ""
+
+    @property
+    def entries(self) -> list[str]:
+        if self._entries is None:
+            self._entries = self._load()
+        return self._entries
 
     def _load(self) -> list[str]:
         if self.path is None or not self.path.exists():
@@ -56,7 +62,7 @@ class PromptHistory:
 
     def _rewrite(self) -> None:
         assert self.path is not None
-        self.entries = self.entries[-MAX_ENTRIES:]
+        self._entries = self.entries[-MAX_ENTRIES:]
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text("".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in self.entries))
         tmp.replace(self.path)

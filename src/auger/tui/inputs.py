@@ -122,4 +122,5 @@ class InputController:
     # -- completion ------------------------------------------------------------------------
     def update_completions(self) -> None:
         prompt = self.app.prompt
-        prompt.menu.open(completions(self.app, prompt.text, prompt.cursor_offset))
+        if prompt.menu is not None:
+            prompt.menu.open(completions(self.app, prompt.text, prompt.cursor_offset))

@@ -4,7 +4,7 @@ walk the persisted history (from the first/last line), Tab/Enter accept a comple
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.binding import Binding
@@ -12,7 +12,9 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from auger.tui.history import PromptHistory
-from auger.tui.widgets.completion import CompletionMenu
+
+if TYPE_CHECKING:
+    from auger.tui.widgets.completion import CompletionMenu
 
 PLACEHOLDER = "Ask anything · / for commands · @ to add a file · ! to run a shell command"
 
@@ -36,7 +38,7 @@ class PromptInput(TextArea):
     class EndOfInput(Message):
         """Ctrl+D on an empty prompt."""
 
-    def __init__(self, history: PromptHistory, menu: CompletionMenu, **kwargs: object) -> None:
+    def __init__(self, history: PromptHistory, menu: CompletionMenu | None = None, **kwargs: object) -> None:
         super().__init__(
             soft_wrap=True,
             show_line_numbers=False,
@@ -47,7 +49,15 @@ class PromptInput(TextArea):
             **kwargs,  # type: ignore[arg-type]
         )
         self.prompt_history = history
-        self.menu = menu
+        self.menu = menu  # mounted after the first paint
+
+    @property
+    def menu_open(self) -> bool:
+        return self.menu is not None and self.menu.is_open
+
+    def close_menu(self) -> None:
+        if self.menu is not None:
+            self.menu.close()
 
     async def _on_key(self, event: events.Key) -> None:
         """Our bindings run here, in order with the typed characters (a priority binding would
@@ -71,7 +81,7 @@ class PromptInput(TextArea):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("accept", "dismiss"):
-            return self.menu.is_open
+            return self.menu_open
         return True
 
     def set_text(self, text: str) -> None:
@@ -79,14 +89,14 @@ class PromptInput(TextArea):
         self.move_cursor(self.document.end)
 
     def action_submit(self) -> None:
-        if self.menu.is_open and self.action_accept(submit=True):
+        if self.menu_open and self.action_accept(submit=True):
             return
         text = self.text
         if not text.strip():
             return
         self.prompt_history.add(text)
         self.clear()
-        self.menu.close()
+        self.close_menu()
         self.post_message(self.Submitted(text))
 
     def action_newline(self) -> None:
@@ -94,7 +104,7 @@ class PromptInput(TextArea):
 
     # Our bindings replace TextArea's for the same keys, so each action falls back to its behaviour.
     def action_older(self) -> None:
-        if self.menu.is_open:
+        if self.menu is not None and self.menu.is_open:
             self.menu.move(-1)
             return
         if not self.cursor_at_first_line:
@@ -103,10 +113,10 @@ class PromptInput(TextArea):
         entry = self.prompt_history.older(self.text)
         if entry is not None:
             self.set_text(entry)
-            self.menu.close()
+            self.close_menu()
 
     def action_newer(self) -> None:
-        if self.menu.is_open:
+        if self.menu is not None and self.menu.is_open:
             self.menu.move(1)
             return
         if not self.cursor_at_last_line or not self.prompt_history.walking:
@@ -115,18 +125,18 @@ class PromptInput(TextArea):
         entry = self.prompt_history.newer()
         if entry is not None:
             self.set_text(entry)
-            self.menu.close()
+            self.close_menu()
 
     def action_accept(self, submit: bool = False) -> bool:
         """Put the highlighted completion into the text. Returns False if it changed nothing (so
         Enter on an already complete command sends it)."""
-        chosen = self.menu.chosen()
+        chosen = self.menu.chosen() if self.menu is not None else None
         if chosen is None:
             return False
         found, item = chosen
         text = self.text
         new = text[: found.start] + item.value + text[found.end :]
-        self.menu.close()
+        self.close_menu()
         if new == text and submit:
             return False
         self.load_text(new)
@@ -138,7 +148,7 @@ class PromptInput(TextArea):
         return True
 
     def action_dismiss(self) -> None:
-        self.menu.close()
+        self.close_menu()
 
     def action_eof(self) -> None:
         if self.text:
