@@ -5,7 +5,9 @@
 1. First paint: time from launching the command until the input box is on screen, `auger` vs a
    bare Textual app (a TextArea with the same placeholder), interleaved, medians.
    Target: auger ≤ 1.15 × bare.
-2. Streaming: a `--tokens` reply (default 20,000) streamed at `--rate` (default 2,000 tok/s);
+2. Streaming: a `--tokens` reply (default 20,000) paced by the server at `--rate` (default 3,000:
+   the server's pacing overshoots, the Session alone receives it at ~2,600 tok/s — reported as
+   `delivered_tok_per_s`); the TUI must render it completely at ≥ 2,000 tok/s end to end;
    while it streams a key is typed every 100 ms and the time until it shows in the input box is
    measured (target p95 ≤ 50 ms); the reply must render completely (checked exactly in-process
    by bench_tui_inproc.py, and on screen here by its last words).
@@ -158,6 +160,19 @@ def _prompt_line(text: str) -> str:
     return lines[-3] if len(lines) >= 3 else ""
 
 
+def settled(term: Term, timeout: float = 5.0) -> str:
+    """The screen once two captures 50 ms apart agree (the last repaint has landed)."""
+    deadline = time.perf_counter() + timeout
+    last = term.screen()
+    while time.perf_counter() < deadline:
+        time.sleep(0.05)
+        now = term.screen()
+        if now == last:
+            return now
+        last = now
+    return last
+
+
 def streaming(env: Env, llm: ScriptedLLM, tokens: int, rate: float) -> dict[str, float]:
     llm.add({"text": "Stream start.\n\n", "text_tokens": tokens, "rate": rate})
     term = Term(f"bench-stream-{os.getpid()}")
@@ -179,6 +194,7 @@ def streaming(env: Env, llm: ScriptedLLM, tokens: int, rate: float) -> dict[str,
                 echoes.append(t1 - t0)
             time.sleep(max(0.0, 0.1 - (time.perf_counter() - t0)))
         t_end, screen = term.wait(idle)
+        screen = settled(term)
         assert len(llm.requests) == n_before + 1
         reply_lines = [ln.strip() for ln in screen.splitlines()[:-4] if ln.strip()]
         last_word = WORDS[(tokens - 1) % len(WORDS)]
@@ -285,7 +301,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--tokens", type=int, default=20_000)
-    ap.add_argument("--rate", type=float, default=2_000)
+    ap.add_argument("--rate", type=float, default=3_000)
     ap.add_argument("--turns", type=int, default=1_000)
     args = ap.parse_args()
     results: dict[str, dict[str, float]] = {}
@@ -306,7 +322,9 @@ def main() -> None:
         "first paint ≤ 1.15× bare": fp["ratio"] <= 1.15,
         "stream renders completely": bool(results["streaming_exact"]["complete"])
         and bool(st["last_words_on_screen"]),
-        "rendered ≥ 2000 tok/s": st["rendered_tok_per_s"] >= 2000 or args.rate < 2000,
+        "delivered ≥ 2000 tok/s and rendered ≥ 2000 tok/s": results["streaming_exact"]["delivered_tok_per_s"]
+        >= 2000
+        and min(st["rendered_tok_per_s"], results["streaming_exact"]["rendered_tok_per_s"]) >= 2000,
         "key echo p95 ≤ 50 ms": st["echo_p95_ms"] <= 50,
         "RSS after a tool turn ≤ 200 MB": results["rss_tmux"]["rss_after_tool_turn_mb"] <= 200,
         f"RSS growth over {args.turns} turns ≤ 50 MB": results["turns"]["growth_mb"] <= 50,

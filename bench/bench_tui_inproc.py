@@ -73,13 +73,30 @@ async def until(pilot: object, cond: object, timeout: float = 600) -> None:
         await asyncio.sleep(0.005)
 
 
+async def delivered(tmp: Path, tokens: int, rate: float) -> float:
+    """Tokens per second the Session alone (no UI) gets from the server: the stream's real rate."""
+    from auger.core.session import create_session
+
+    with Server([{"text": "Stream start.\n\n", "text_tokens": tokens, "rate": rate}], tmp) as llm:
+        app_for(tmp, llm)  # writes the config
+        env = {"AUGER_HOME": str(tmp / "home"), "HOME": str(tmp)}
+        session = await create_session(load_settings(cwd=tmp / "project", env=env))
+        try:
+            t0 = time.perf_counter()
+            async for _ in session.send("stream please"):
+                pass
+            return tokens / (time.perf_counter() - t0)
+        finally:
+            await session.aclose()
+
+
 async def stream(tmp: Path, tokens: int, rate: float) -> dict[str, object]:
     head = "Stream start.\n\n"
     expected = head + "".join(_long_text(tokens))
     with Server([{"text": head, "text_tokens": tokens, "rate": rate}], tmp) as llm:
         app = app_for(tmp, llm)
         async with app.run_test(size=(120, 40)) as pilot:
-            await app.workers.wait_for_complete()
+            await until(pilot, lambda: app.session is not None)  # the boot worker is done
             app.prompt.load_text("stream please")
             t0 = time.perf_counter()
             app.prompt.action_submit()
@@ -89,6 +106,7 @@ async def stream(tmp: Path, tokens: int, rate: float) -> dict[str, object]:
             rendered = "".join(seg.source for seg in message.query("Markdown"))  # what the widgets hold
             segments = len(message.query("Markdown"))
     return {
+        "delivered_tok_per_s": await delivered(tmp, tokens, rate),
         "complete": rendered == expected and message.text == expected,
         "chars": len(expected),
         "segments": segments,
@@ -123,7 +141,7 @@ async def turns(tmp: Path, n: int, prune_after: int | None = None) -> dict[str, 
         app = app_for(tmp, llm, extra)
         samples: dict[int, float] = {}
         async with app.run_test(size=(120, 40)) as pilot:
-            await app.workers.wait_for_complete()
+            await until(pilot, lambda: app.session is not None)  # the boot worker is done
             t0 = time.perf_counter()
             for i in range(1, n + 1):
                 app.prompt.load_text(f"turn {i}")
