@@ -6,7 +6,7 @@ import os
 import stat
 from pathlib import Path
 
-from conftest_tui import Tui, ready, replies, submit, tui, turn, wait_for, write_skill  # noqa: F401
+from conftest_tui import Tui, ready, replies, send_nowait, submit, tui, turn, wait_for, write_skill  # noqa: F401
 from textual.widgets import Input
 
 from auger.tui.commands import REGISTRY, load_commands
@@ -261,3 +261,20 @@ async def test_quit_prints_how_to_resume(tui: Tui) -> None:
         await wait_for(pilot, lambda: app._exit_renderables is not None or not app.is_running)
     assert app.return_code == 0
     assert app.resume_hint() == f"auger -r {thread}"
+
+
+async def test_a_picker_opened_during_a_turn_does_not_disturb_it(tui: Tui) -> None:
+    tui.llm.add({"text": "Long answer. ", "text_tokens": 600, "rate": 300})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        send_nowait(app, "write a lot")
+        await wait_for(pilot, lambda: replies(app))
+        send_nowait(app, "/model")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
+        await wait_for(pilot, lambda: not app.busy, timeout=30)  # the turn ends under the picker
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ModelPicker)
+        assert replies(app)[0].startswith("Long answer.") and len(replies(app)[0]) > 600 * 4
+        assert not [n for n in app.transcript.query(Notice) if n.has_class("-error")]
+        assert app.status.context_tokens > 0

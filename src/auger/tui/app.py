@@ -28,6 +28,7 @@ from auger.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from auger.core.session import Session
+    from auger.core.threads import ThreadStore
     from auger.settings import Settings
     from auger.tui.boot import SessionFactory
     from auger.tui.files import FileIndex
@@ -70,6 +71,7 @@ class AugerApp(AppBase):
         self._files: FileIndex | None = None
         self._inputs: InputController | None = None
         self._shown: UserMessage | None = None
+        self._thread_store: ThreadStore | None = None
         self.gc = GcPolicy(self.set_timer)
         self.last_reply = ""
         self.turns = 0
@@ -134,7 +136,7 @@ class AugerApp(AppBase):
 
     async def finish_layout(self) -> None:
         """Add what the first paint did without: transcript styles, todo panel, completion menu."""
-        if self.query(TodoPanel):
+        if self.main_screen.query(TodoPanel):
             return
         from auger.tui.widgets.completion import CompletionMenu
 
@@ -292,7 +294,7 @@ class AugerApp(AppBase):
 
     def watch_busy(self, busy: bool) -> None:
         # on the prompt only: a class on the Screen would restyle every widget in the transcript
-        prompts: list[PromptInput] = list(self.query(PromptInput)) if self.screen_stack else []
+        prompts: list[PromptInput] = list(self.main_screen.query(PromptInput)) if self.screen_stack else []
         for prompt in prompts:
             prompt.set_class(busy, "-busy")
         if self.screen_stack:
@@ -310,6 +312,9 @@ class AugerApp(AppBase):
                 await session.aclose()
             except Exception:
                 log.exception("closing the session failed")
+        if self._thread_store is not None:  # opened by /threads before the agent was up
+            self._thread_store.close()
+            self._thread_store = None
 
     exit_thread_id: str | None = None
 

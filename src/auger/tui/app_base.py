@@ -4,10 +4,11 @@ session's lifecycle, turns and input handling). Split only to keep modules small
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.widgets import TextArea
 
 from auger.errors import AugerError
@@ -38,21 +39,27 @@ class AppBase(App[int]):
     last_key_at = 0.0  # when the user last typed in the prompt (streamed text yields to typing)
 
     # -- widgets ---------------------------------------------------------------------------
+    # They live on the main screen (the bottom of the stack): App.query only sees the active
+    # screen, which is a picker while one is open, and a turn may be running under it.
+    @property
+    def main_screen(self) -> Screen[Any]:
+        return self.screen_stack[0]
+
     @property
     def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
+        return self.main_screen.query_one(Transcript)
 
     @property
     def prompt(self) -> PromptInput:
-        return self.query_one(PromptInput)
+        return self.main_screen.query_one(PromptInput)
 
     @property
     def todos(self) -> TodoPanel:
-        return self.query_one(TodoPanel)
+        return self.main_screen.query_one(TodoPanel)
 
     @property
     def status(self) -> StatusBar:
-        return self.query_one(StatusBar)
+        return self.main_screen.query_one(StatusBar)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
@@ -67,9 +74,10 @@ class AppBase(App[int]):
     # -- status ----------------------------------------------------------------------------
     def set_activity(self, text: str) -> None:
         """What the spinner says ("" = idle); quiet when the screen is already gone (exit)."""
-        bars = self.query(StatusBar)
-        if bars:
-            bars.first().activity = text
+        if not self.screen_stack:
+            return
+        for bar in self.main_screen.query(StatusBar):
+            bar.activity = text
 
     def context_window(self, spec: str | None) -> int:
         if not spec:
@@ -161,5 +169,5 @@ class AppBase(App[int]):
             rows.last().action_toggle_details()
 
     def action_toggle_todos(self) -> None:
-        for panel in self.query(TodoPanel):
+        for panel in self.main_screen.query(TodoPanel):
             panel.toggle_class("-hidden")

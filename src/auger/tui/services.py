@@ -113,11 +113,9 @@ def thread_store(app: AugerApp) -> ThreadStore:
     store = getattr(app.session, "threads", None)
     if store is not None:
         return store  # type: ignore[no-any-return]
-    cached = getattr(app, "_thread_store", None)
-    if cached is None:
+    if app._thread_store is None:
         from auger.core.threads import ThreadStore
         from auger.paths import threads_db
 
-        cached = ThreadStore.open(threads_db(app.settings.home))
-        app._thread_store = cached  # type: ignore[attr-defined]
-    return cached  # type: ignore[no-any-return]
+        app._thread_store = ThreadStore.open(threads_db(app.settings.home))
+    return app._thread_store
