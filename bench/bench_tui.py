@@ -80,7 +80,11 @@ class Term:
     def pid(self) -> int:
         return int(self.run("display", "-p", "-t", self.name, "#{pane_pid}").strip())
 
-    def wait(self, cond: Callable[[str], bool], timeout: float = 60.0) -> tuple[float, str]:
+    def wait(
+        self, cond: Callable[[str], bool], timeout: float = 60.0, pause: float = 0.0
+    ) -> tuple[float, str]:
+        """Poll the screen until `cond` holds; `pause` between polls leaves the CPU to the app
+        (each poll is a tmux process)."""
         deadline = time.perf_counter() + timeout
         while True:
             text = self.screen()
@@ -88,6 +92,8 @@ class Term:
                 return time.perf_counter(), text
             if time.perf_counter() > deadline:
                 raise TimeoutError(f"screen never matched:\n{text}")
+            if pause:
+                time.sleep(pause)
 
     def keys(self, *keys: str, literal: bool = False) -> None:
         self.run("send-keys", "-t", self.name, *(["-l"] if literal else []), *keys)
@@ -145,7 +151,7 @@ def first_paint(env: Env, runs: int) -> dict[str, float]:
             term = Term(f"bench-paint-{os.getpid()}-{name}-{i}")
             try:
                 t0 = term.start(command, env.project, env.env)
-                t1, _ = term.wait(lambda s: MARK in s)
+                t1, _ = term.wait(lambda s: MARK in s, pause=0.005)
                 if i:  # the first round warms the page cache
                     times[name].append(t1 - t0)
             finally:
