@@ -12,7 +12,6 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from auger.core import events as ev
@@ -72,7 +71,6 @@ class Session:
         self.threads: Any = None  # ThreadStore (auger.core.threads), closed with the session
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._task: asyncio.Task[None] | None = None
-        self._cancelled = False
         self.mcp: Any = None  # McpManager, closed with the session
         self.safety = SessionSafety(settings)  # rules, hooks (create_session sets .hooks), redaction
 
@@ -96,7 +94,6 @@ class Session:
 
     def cancel(self) -> None:
         """Stop the running turn; what was done stays in the thread."""
-        self._cancelled = True
         for request in list(self._pending.values()):
             request.respond(ev.ApprovalDecision("reject", "Cancelled by the user."))
         if self._task is not None and not self._task.done():
@@ -178,7 +175,6 @@ class Session:
         if self.busy:
             raise UsageError("A turn is already running on this session.")
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        self._cancelled = False
         self._task = asyncio.create_task(self._run_turn(prompt, queue))
         try:
             while (item := await queue.get()) is not _DONE:
@@ -391,7 +387,3 @@ async def create_session(
     if thread_id is not None:
         await session.open_thread(thread_id)
     return session
-
-
-def with_model(settings: Settings, spec: str | None) -> Settings:
-    return replace(settings, model=spec) if spec else settings
