@@ -16,7 +16,10 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except FileNotFoundError:  # reaped between the two checks: gone
+        return False
 
 
 def _wait_gone(pid: int, seconds: float = 5) -> bool:
