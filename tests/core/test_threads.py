@@ -194,6 +194,43 @@ def test_damaged_sqlite_database_is_a_clear_error(tmp_path: Path) -> None:
     assert db.read_bytes() == before
 
 
+_OPEN_AT = """
+import asyncio, sys, time
+from pathlib import Path
+from auger.core.checkpoint import open_checkpointer
+from auger.core.threads import ThreadStore
+path, start = Path(sys.argv[1]), float(sys.argv[2])
+while time.time() < start:
+    pass
+async def main():
+    with ThreadStore.open(path) as store:
+        store.begin_turn(sys.argv[3], prompt="hi", cwd="/p", root="/p", model=None)
+        saver, conn = await open_checkpointer(path)
+        await conn.close()
+asyncio.run(main())
+"""
+
+
+def test_processes_creating_the_database_at_once_all_succeed(tmp_path: Path) -> None:
+    """Switching a new file to WAL while another process opens it fails at once ("database is
+    locked", no busy handler there): every opener must retry, not report a broken database."""
+    for attempt in range(3):
+        db = tmp_path / f"threads{attempt}.db"
+        start = time.time() + 1.0  # all interpreters are up and spinning before the first opens
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", _OPEN_AT, str(db), str(start), f"t{i}"],
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for i in range(4)
+        ]
+        errors = [p.communicate(timeout=60)[1] for p in procs]
+        assert [p.returncode for p in procs] == [0] * 4, errors
+        with ThreadStore.open(db) as s:
+            assert sorted(t.id for t in s.list(root=None, limit=10)) == ["t0", "t1", "t2", "t3"]
+
+
 # -- with a real Session against the scripted server --------------------------------------------
 
 

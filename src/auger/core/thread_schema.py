@@ -17,7 +17,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from auger.core.checkpoint import BUSY_TIMEOUT_MS
+from auger.core.checkpoint import BUSY_TIMEOUT_MS, is_locked, lock_retries
 from auger.errors import ThreadError
 
 MIGRATIONS: list[tuple[str, str]] = [
@@ -81,8 +81,15 @@ def prepare(conn: sqlite3.Connection, path: Path) -> set[str]:
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     check_foreign(path, tables)
-    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-        conn.execute("PRAGMA journal_mode=WAL")
+    for pause in lock_retries():
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as exc:
+            if pause is None or not is_locked(exc):
+                raise
+            time.sleep(pause)
     conn.execute("PRAGMA synchronous=NORMAL")
     return tables
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auger.core import thread_checkpoints, thread_schema, thread_search
-from auger.core.checkpoint import BUSY_TIMEOUT_MS, check_db_path
+from auger.core.checkpoint import BUSY_TIMEOUT_MS, check_db_path, database_error
 from auger.core.thread_schema import THREAD_COLUMNS
 from auger.core.thread_search import IndexedMessage
 from auger.errors import ThreadError, UsageError
@@ -127,10 +127,7 @@ class ThreadStore:
             store._migrate(tables)
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise ThreadError(
-                f"The thread database {path} is unreadable: {exc}.",
-                hint="Move it aside (e.g. mv threads.db threads.db.bad); auger will not overwrite it.",
-            ) from exc
+            raise database_error(path, exc) from exc
         except BaseException:
             conn.close()
             raise
