@@ -156,6 +156,19 @@ class RemoteSession:
         data = await self._json("GET", f"/threads/{self.thread_id}/messages")
         return list(messages_from_dict(data["messages"]))
 
+    async def compact(self, instructions: str | None = None) -> Any:
+        """The server compacts the thread; a `Compaction`, or None when there was nothing to."""
+        from auger.core.compact import Compaction
+
+        body = {"instructions": instructions} if instructions else {}
+        data = await self._json("POST", f"/threads/{self.thread_id}/compact", json=body)
+        if not data.get("compacted"):
+            return None
+        self.context_tokens = int(data["tokens_after"])
+        return Compaction(
+            int(data["summarized"]), str(data["summary"]), int(data["tokens_before"]), self.context_tokens
+        )
+
     async def list_threads(self, limit: int = 100) -> list[dict[str, Any]]:
         return list((await self._json("GET", "/threads", params={"limit": limit}))["threads"])
 

@@ -199,6 +199,10 @@ async def test_remote_session_drives_turns_end_to_end(server: Server) -> None:
         session.set_model("local:other-model")
         [e async for e in session.send("switch")]
         assert server.env.llm.requests[-1]["model"] == "other-model"
+        server.env.llm.add({"text": "REMOTE SUMMARY"})
+        done = await session.compact("keep n.txt")  # what the TUI's /compact calls
+        assert done is not None and done.summary == "REMOTE SUMMARY" and done.summarized == 8
+        assert session.context_tokens == done.tokens_after and server.env.llm.requests[-1]["model"] == "other-model"
 
         first = session.thread_id
         await session.open_thread(None)
@@ -250,3 +254,23 @@ def test_connect_headless_cli_runs_on_the_server(server: Server) -> None:
     assert events[-1]["type"] == "turn_ended" and events[-1]["text"] == "Answered by the server."
     bad = server.env.run("--connect", server.url, "--token", "nope", "-n", "hello")
     assert bad.returncode == 1 and "refused the token" in bad.stderr
+
+
+def test_compact_a_thread_over_http(server: Server) -> None:
+    server.env.llm.add(
+        {"text": "The answer is 42."}, {"text": "SUMMARY: the answer is 42."}, {"text": "still 42"}
+    )
+    tid = server.new_thread()
+    with server.client() as c:
+        empty = c.post(f"/threads/{tid}/compact")
+        assert empty.status_code == 200 and empty.json() == {"compacted": False, "summarized": 0}
+    assert server.run(tid, "what is the answer?")[-1]["reason"] == "done"
+    with server.client() as c:
+        bad = c.post(f"/threads/{tid}/compact", json={"instructions": 7})
+        assert bad.status_code == 400 and "instructions" in bad.json()["error"]
+        done = c.post(f"/threads/{tid}/compact", json={"instructions": "keep numbers"}).json()
+    assert done["compacted"] and done["summarized"] == 2 and done["summary"] == "SUMMARY: the answer is 42."
+    assert "keep numbers" in str(server.env.llm.requests[-1]["messages"][0]["content"])
+    assert server.run(tid, "and now?")[-1]["reason"] == "done"
+    users = [m["content"] for m in server.env.llm.requests[-1]["messages"] if m["role"] == "user"]
+    assert "SUMMARY: the answer is 42." in str(users[0]) and users[-1] == "and now?" and len(users) == 2

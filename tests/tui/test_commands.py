@@ -217,7 +217,27 @@ async def test_info_commands(tui: Tui) -> None:
         await turn(pilot, "/tokens")
         assert "Context" in info(app) and "128k" in info(app)
         await turn(pilot, "/compact")
-        assert "compact" in notices(app)[-1].lower()
+        assert notices(app)[-1] == "Nothing to compact yet."
+
+
+async def test_compact_shows_the_summary_and_the_next_turn_uses_it(tui: Tui) -> None:
+    tui.llm.add(
+        {"text": "The build uses hatch.", "prompt_tokens": 5000},
+        {"text": "- The user asked about the build; it uses **hatch**."},
+        {"text": "ok"},
+    )
+    app = tui.app()
+    async with app.run_test(size=(100, 50)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "how is this built?")
+        await turn(pilot, "/compact keep the tool names")
+        assert "keep the tool names" in str(tui.llm.requests[-1]["messages"][0]["content"])
+        shown = info(app)
+        assert shown.startswith("**Compacted** 2 messages: context 5k → ~") and "it uses **hatch**" in shown
+        await turn(pilot, "and the tests?")
+        assert tui.last_user_text() == "and the tests?"
+        first = tui.llm.requests[-1]["messages"][1]["content"]
+        assert "it uses **hatch**" in str(first) and "how is this built?" not in str(tui.llm.requests[-1])
 
 
 async def test_export_and_copy(tui: Tui) -> None:

@@ -22,6 +22,7 @@ from auger.core.stream import StreamTranslator, call_key
 from auger.errors import AugerError, UsageError
 
 if TYPE_CHECKING:
+    from auger.core.compact import Compaction
     from auger.settings import Settings
 
 log = logging.getLogger("auger.session")
@@ -68,6 +69,7 @@ class Session:
         self.approval_policy = approval_policy
         self.on_turn_end = on_turn_end
         self.on_turn_start = on_turn_start
+        self.default_model: Any = None  # the chat model the graph was built with, if given
         self.threads: Any = None  # ThreadStore (auger.core.threads), closed with the session
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._task: asyncio.Task[None] | None = None
@@ -143,13 +145,20 @@ class Session:
         state = await self.graph.aget_state(self.config)
         return list((state.values or {}).get("messages", []))
 
+    async def compact(self, instructions: str | None = None) -> Compaction | None:
+        """Summarise the thread so far (the model sees the summary from the next turn on); returns
+        a `Compaction`, or None when there is nothing to compact. See `auger.core.compact`."""
+        from auger.core.compact import compact
+
+        return await compact(self, instructions)
+
     def sibling(self, thread_id: str) -> Session:
         """A Session on `thread_id` sharing this one's graph, checkpointer connection, thread store,
         MCP manager and hooks — what `auger serve` keeps per active thread. Its own state (model,
         mode, grants, approvals) starts fresh. Drop it when done: its `aclose` would close the
         shared parts, which belong to this session. Keep in step with `create_session`."""
         other = Session(self.settings, self.graph, thread_id=thread_id)
-        other.threads, other.mcp = self.threads, self.mcp
+        other.threads, other.mcp, other.default_model = self.threads, self.mcp, self.default_model
         other.on_turn_start, other.on_turn_end = self.on_turn_start, self.on_turn_end
         other.safety.hooks = self.safety.hooks
         return other
@@ -381,6 +390,7 @@ async def create_session(
         raise
     session = Session(settings, graph, conn=conn, approval_policy=approval_policy)
     session.threads = store
+    session.default_model = model
     install_hooks(session, store)
     session.mcp = mcp
     session.safety.hooks = hooks

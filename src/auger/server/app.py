@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from auger import __version__
 from auger.core import events as ev
-from auger.errors import UsageError
+from auger.errors import ProviderError, UsageError
 from auger.server import vercel
 from auger.server.http import MAX_BODY, ApiError, check_thread_id, error_response, field, read_json
 from auger.server.pool import EPHEMERAL_PREFIX, Lease, ThreadPool, configure
@@ -155,6 +155,30 @@ class Api:
         session = await self.pool.get(_thread_id(request))
         configure(session, mode=field(body, "mode", str, required=True))
         return JSONResponse(await self.pool.describe(session.thread_id))
+
+    async def compact(self, request: Request) -> Response:
+        """Summarise the thread so far (optional `instructions`); 409 while a run holds it."""
+        body = await read_json(request, self.max_body, optional=True)
+        instructions = field(body, "instructions", str)
+        session = await self.pool.get(_thread_id(request))
+        lease = self.pool.lease(session)
+        try:
+            done = await session.compact(instructions)
+        except ProviderError as exc:
+            raise ApiError(502, str(exc)) from exc
+        finally:
+            lease.release()
+        if done is None:
+            return JSONResponse({"compacted": False, "summarized": 0})
+        return JSONResponse(
+            {
+                "compacted": True,
+                "summarized": done.summarized,
+                "summary": done.summary,
+                "tokens_before": done.tokens_before,
+                "tokens_after": done.tokens_after,
+            }
+        )
 
     # -- runs -------------------------------------------------------------------------------
     async def run(self, request: Request) -> Response:
@@ -321,6 +345,7 @@ def create_app(pool: ThreadPool, *, token: str, max_body: int = MAX_BODY) -> ASG
         Route(f"{t}/cancel", api.cancel, methods=["POST"]),
         Route(f"{t}/model", api.set_model, methods=["POST"]),
         Route(f"{t}/mode", api.set_mode, methods=["POST"]),
+        Route(f"{t}/compact", api.compact, methods=["POST"]),
     ]
     app = Starlette(
         routes=routes,

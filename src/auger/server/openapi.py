@@ -190,5 +190,14 @@ def spec(version: str) -> dict[str, Any]:
                 "post": _op("Switch the thread's model (next turn)", ok, body="Model", params=_TID)
             },
             f"{t}/mode": {"post": _op("Switch the thread's approval mode", ok, body="Mode", params=_TID)},
+            f"{t}/compact": {
+                "post": _op(
+                    "Summarise the thread so far (optional body with `instructions`);"
+                    " the model sees the summary from the next turn",
+                    {"description": "`{compacted, summarized, summary, tokens_before, tokens_after}`"},
+                    params=_TID,
+                    errors=(400, 401, 404, 409, 502),
+                )
+            },
         },
     }

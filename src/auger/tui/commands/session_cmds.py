@@ -97,24 +97,30 @@ async def tokens_cmd(app: AugerApp, arg: str) -> None:
     )
 
 
-@command("compact", "Summarise the conversation so far to free context", idle_only=True)
+@command(
+    "compact",
+    "Summarise the conversation so far to free context (optionally: what to keep)",
+    args="[instructions]",
+    idle_only=True,
+)
 async def compact_cmd(app: AugerApp, arg: str) -> None:
     assert app.session is not None
-    compact = getattr(app.session, "compact", None)
-    if compact is None:
-        app.notice(
-            "Manual compaction is not available in this build; auger compacts on its own near the "
-            "context limit.",
-            "warning",
-        )
-        return
     app.status.activity = "compacting"
     try:
-        await compact(arg or None)
+        done = await app.session.compact(arg.strip() or None)
     finally:
         app.status.activity = ""
+    if done is None:
+        app.notice("Nothing to compact yet.")
+        return
+    for text, level in done.notices:
+        app.notice(text, level)
     app.refresh_status()
-    app.notice(f"Compacted: the context is now {fmt.tokens(app.session.context_tokens)} tokens.")
+    await app.write_info(
+        f"**Compacted** {done.summarized} messages: context {fmt.tokens(done.tokens_before)} → "
+        f"~{fmt.tokens(done.tokens_after)} tokens. The model now sees this summary:\n\n"
+        + "\n".join(f"> {line}" for line in done.summary.splitlines())
+    )
 
 
 @command("quit", "Quit auger (prints how to resume)", aliases=("exit", "q"), needs_session=False)
