@@ -5,8 +5,9 @@ Rules are `TOOL` or `TOOL(PATTERN)`; their syntax and matching live in
 rule an "always allow" grants (`rule_for_call`).
 
 Order: **deny** (any matching rule) > **ask** (protected paths: a write/edit/delete under `.git/`,
-`.auger/`, `~/.ssh` or AUGER_HOME; then ask rules) > **allow** (allow rules and "always allow"
-grants of this thread) > the **approval mode**. Every verdict names the rule or mode that decided.
+`.auger/`, `~/.ssh` or AUGER_HOME, by a file tool or a shell command (`auger.core.shell_writes`);
+then ask rules) > **allow** (allow rules and "always allow" grants of this thread) > the
+**approval mode**. Every verdict names the rule or mode that decided.
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ from auger.core.permission_rules import (
     subject_for,
     touches,
 )
+from auger.core.shell_writes import PROTECTED_NAMES, ShellWrites
 
 Action = Literal["allow", "ask", "deny"]
 KINDS = ("allow", "ask", "deny")
-PROTECTED_NAMES = (".git", ".auger")
 # first words after which a command's prefix says little about what it does: always-allow the exact command
 _RUNNERS = frozenset(
     {"python", "python3", "node", "ruby", "perl", "php", "deno", "bun", "sh", "bash", "zsh", "eval", "exec"}
@@ -131,6 +132,7 @@ class PermissionEngine:
         }
         home_ssh = Path(os.path.expanduser("~/.ssh"))
         self.protected_dirs = [Path(os.path.realpath(p)) for p in (home_ssh, *protected)]
+        self.shell_writes = ShellWrites(self.root, self.protected_dirs)
 
     @classmethod
     def from_settings(cls, settings: Any) -> PermissionEngine:
@@ -150,6 +152,8 @@ class PermissionEngine:
         return subject_for(name, args, self.root, mcp)
 
     def protected_reason(self, sub: Subject) -> str | None:
+        if sub.name == "execute":
+            return self.shell_writes.reason(sub.command or "")
         if sub.name not in FILE_EDIT_TOOLS or sub.real_path is None:
             return None
         rel = sub.rel_path or ""

@@ -10,6 +10,10 @@ comments, `if/then/do/...` keywords, leading `NAME=value` assignments, wrappers 
 
 `None` means the line could not be split (an unclosed quote or substitution): callers then
 treat it as one opaque command.
+
+`lex(text)` reads one simple command (a segment's `raw` text) the way the shell does: words
+without their quotes, redirection operators (`>`, `2>>`, `&>`) and separators as tokens of
+their own; `unwrap_words` peels keywords, assignments and wrappers off its words.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ class Segment:
     extra_forms: list[str] = field(default_factory=list)
     transparent: bool = False
     opaque: bool = False
+    raw: str = ""  # the simple command as written (quotes, redirections), for `lex`
 
     @property
     def command(self) -> str:
@@ -115,15 +120,24 @@ def _segments_of(text: str, depth: int) -> list[Segment] | None:
         return []
     if " ".join(words) != forms[-1]:
         forms.append(" ".join(words))
-    inner = _unwrap(words, forms)
+    steps, inner = _peel(words)
+    forms.extend(" ".join(step) for step in steps[1:])
     if inner is not None:
         found = analyse(inner, depth + 1)
         if found is None:
             return None
-        return [Segment(forms, _basename_forms(forms), transparent=True), *found]
+        return [Segment(forms, _basename_forms(forms), transparent=True, raw=text), *found]
     head = forms[-1].split(" ", 1)[0]
     opaque = head.startswith(("$", "`")) or "$(" in head
-    return [Segment(forms, _basename_forms(forms), opaque=opaque)]
+    return [Segment(forms, _basename_forms(forms), opaque=opaque, raw=text)]
+
+
+def unwrap_words(words: list[str]) -> list[str]:
+    """The command `words` run: without leading keywords, `NAME=value` assignments and wrappers
+    (`sudo -u x env A=1 timeout 5 rm f` -> `rm f`); `sh -c CMD` stays as it is."""
+    while words and (words[0] in _RESERVED or _ASSIGN.match(words[0])):
+        words = words[1:]
+    return _peel(words)[0][-1] if words else []
 
 
 def _basename_forms(forms: list[str]) -> list[str]:
@@ -135,25 +149,26 @@ def _basename_forms(forms: list[str]) -> list[str]:
     return out
 
 
-def _unwrap(words: list[str], forms: list[str]) -> str | None:
-    """Peel wrappers off `words` (appending each unwrapped form to `forms`); for `sh -c CMD`
-    return CMD (to analyse recursively), else None."""
+def _peel(words: list[str]) -> tuple[list[list[str]], str | None]:
+    """`words` then each form with one more wrapper peeled off; for `sh -c CMD` also CMD (to
+    analyse recursively)."""
+    steps = [words]
     for _ in range(_MAX_DEPTH):
         name = words[0].rsplit("/", 1)[-1]
         if name in _SHELLS:
-            return _shell_command(words)
+            return steps, _shell_command(words)
         spec = _WRAPPERS.get(name)
         if spec is None or (name == "command" and any(w in ("-v", "-V") for w in words[1:2])):
-            return None
+            return steps, None
         rest = _skip_options(words[1:], *spec)
         if name in ("env", "sudo", "doas"):
             while rest and _ASSIGN.match(rest[0]):
                 rest = rest[1:]
         if not rest:
-            return None
+            return steps, None
         words = rest
-        forms.append(" ".join(words))
-    return None
+        steps.append(words)
+    return steps, None
 
 
 def _skip_options(words: list[str], takes_value: frozenset[str], positional: int) -> list[str]:
@@ -240,7 +255,8 @@ class _Scanner:
 
     def _operator(self, text: str, c: str, nxt: str) -> bool:
         prev = self.buf[-1][-1:] if self.buf else ""
-        if c in ";|()" or (c == "&" and nxt != ">" and prev not in ("<", ">")):
+        clobber = c == "|" and prev == ">" and not text.startswith(">>|", self.i - 2)  # `>|` writes a file
+        if (c in ";|()" and not clobber) or (c == "&" and nxt != ">" and prev not in ("<", ">")):
             self.cut()
             self.i += 2 if (c + nxt) in ("&&", "||", "|&", ";;") else 1
             return True
@@ -340,3 +356,107 @@ def _closing(text: str, start: int) -> int | None:
                 return j
         j += 1
     return None
+
+
+# --- lexing one simple command ---------------------------------------------------------------------
+
+Token = tuple[str, str]  # (kind, text), kind: "word" | "redirect" | "sep"
+_REDIRECT_OP = re.compile(r"&>>?|\d*(?:>>|>\||>&|>|<<<|<<-?|<>|<&|<)")
+_TWO_CHAR_SEPS = ("&&", "||", "|&", ";;")
+
+
+def lex(text: str) -> list[Token]:
+    """The tokens of `text`: words with their quotes removed (`$(...)`, `${...}`, backticks and
+    `<(...)` kept as written), redirection operators with their fd (`>`, `2>>`, `&>`, `>&`, `<<`),
+    separators (`;`, `&&`, `|`, `(`, newline, ...). Lenient: an unclosed quote or substitution
+    runs to the end of the text."""
+    return _Lexer(str(text)).run()
+
+
+def _find(text: str, char: str, start: int) -> int:
+    end = text.find(char, start)
+    return len(text) if end < 0 else end
+
+
+class _Lexer:
+    def __init__(self, text: str) -> None:
+        self.text, self.i = text, 0
+        self.tokens: list[Token] = []
+        self.buf: list[str] = []
+        self.started = False  # a word has begun (`""` is a word too)
+
+    def run(self) -> list[Token]:
+        while self.i < len(self.text):
+            self._step()
+        self._flush()
+        return self.tokens
+
+    def _flush(self) -> None:
+        if self.started:
+            self.tokens.append(("word", "".join(self.buf)))
+        self.buf, self.started = [], False
+
+    def _take(self, piece: str, end: int) -> None:
+        self.buf.append(piece)
+        self.started, self.i = True, end
+
+    def _step(self) -> None:
+        text, i = self.text, self.i
+        c = text[i]
+        if c in " \t":
+            self._flush()
+            self.i += 1
+        elif c == "\\":
+            if text.startswith("\n", i + 1):  # a line continuation
+                self.i += 2
+            else:
+                self._take(text[i + 1 : i + 2], i + 2)
+        elif c == "'":
+            end = _find(text, "'", i + 1)
+            self._take(text[i + 1 : end], end + 1)
+        elif c == '"':
+            self._double_quoted()
+        elif c == "`" or (c in "$<>" and text.startswith("(", i + 1) and (c == "$" or not self.started)):
+            closing = _closing(text, i)
+            stop = len(text) if closing is None else closing + 1
+            self._take(text[i:stop], stop)
+        elif c == "$" and text.startswith("{", i + 1):
+            end = _find(text, "}", i)
+            self._take(text[i : end + 1], end + 1)
+        elif c == "#" and not self.started:
+            self.i = _find(text, "\n", i)
+        else:
+            self._operator(c)
+
+    def _operator(self, c: str) -> None:
+        text, i = self.text, self.i
+        match = _REDIRECT_OP.match(text, i) if c in "<>&" or (c.isdigit() and not self.started) else None
+        if match is not None:
+            self._flush()
+            self.tokens.append(("redirect", match.group()))
+            self.i = match.end()
+        elif c in ";|&()\n":
+            self._flush()
+            op = text[i : i + 2] if text[i : i + 2] in _TWO_CHAR_SEPS else c
+            self.tokens.append(("sep", op))
+            self.i += len(op)
+        else:
+            self._take(c, i + 1)
+
+    def _double_quoted(self) -> None:
+        text, j = self.text, self.i + 1
+        out: list[str] = []
+        while j < len(text) and text[j] != '"':
+            if text[j] == "\\" and text[j + 1 : j + 2] in ('"', "\\", "$", "`", "\n"):
+                out.append(text[j + 1].replace("\n", ""))
+                j += 2
+                continue
+            if text[j] == "`" or text.startswith("$(", j):
+                end = _closing(text, j)
+                stop = len(text) if end is None else end + 1
+                out.append(text[j:stop])
+                j = stop
+                continue
+            out.append(text[j])
+            j += 1
+        self._take("".join(out), j + 1)
