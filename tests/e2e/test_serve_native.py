@@ -202,7 +202,10 @@ async def test_remote_session_drives_turns_end_to_end(server: Server) -> None:
         server.env.llm.add({"text": "REMOTE SUMMARY"})
         done = await session.compact("keep n.txt")  # what the TUI's /compact calls
         assert done is not None and done.summary == "REMOTE SUMMARY" and done.summarized == 8
-        assert session.context_tokens == done.tokens_after and server.env.llm.requests[-1]["model"] == "other-model"
+        assert (
+            session.context_tokens == done.tokens_after
+            and server.env.llm.requests[-1]["model"] == "other-model"
+        )
 
         first = session.thread_id
         await session.open_thread(None)
