@@ -11,11 +11,13 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
 from auger import paths
+from auger.core.mounts import artifacts_dir
 from auger.core.threads import ThreadInfo, ThreadStore, parse_age
 from auger.errors import AugerError
 
@@ -143,12 +145,29 @@ def _fork(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
 
 
 def _prune(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
-    ids = store.prune(parse_age(args.older_than), dry_run=args.dry_run)
+    age = parse_age(args.older_than)
+    ids = store.prune(age, dry_run=args.dry_run)
+    files = _prune_artifacts(artifacts_dir(store.path.parent), time.time() - age, dry_run=args.dry_run)
     verb = "Would delete" if args.dry_run else "Deleted"
     print(f"{verb} {len(ids)} thread(s) not used for {args.older_than}.")
     if args.dry_run and ids:
         print("\n".join(f"  {thread_id}" for thread_id in ids))
+    if files:
+        print(f"{verb} {files} offloaded tool result / history file(s) older than that.")
     return 0
+
+
+def _prune_artifacts(folder: Path, cutoff: float, *, dry_run: bool) -> int:
+    """Files deepagents offloaded (large tool results, summarised history) not touched since `cutoff`."""
+    old = (
+        [p for p in folder.rglob("*") if p.is_file() and p.stat().st_mtime < cutoff]
+        if folder.is_dir()
+        else []
+    )
+    if not dry_run:
+        for path in old:
+            path.unlink(missing_ok=True)
+    return len(old)
 
 
 COMMANDS = {

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from auger.core.context import AugerContext
-from auger.core.models import build_chat_model, parse_spec
+from auger.core.models import ModelSpec, build_chat_model, parse_spec
 from auger.core.prompt import SYSTEM_PROMPT
 from auger.errors import ModelError
 
@@ -62,6 +62,25 @@ def model_factory(settings: Settings) -> Any:
         return build_chat_model(parse_spec(spec, settings.providers), **params)
 
     return build
+
+
+def context_window(settings: Settings, ms: ModelSpec) -> int | None:
+    """The context window set in config (`context_window` at the top level, then the provider's)."""
+    for value in (settings.get("context_window"), ms.params.get("context_window")):
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+def with_context_window(model: BaseChatModel, ms: ModelSpec, configured: int | None) -> BaseChatModel:
+    """Give the model's profile a `max_input_tokens` — the configured window, else the profile's
+    own, else what auger knows of the model — so deepagents' summarization compacts at 85% of it
+    (with none it waits until 170k tokens, past many local models' limit)."""
+    profile = dict(model.profile or {})
+    if configured is not None or not isinstance(profile.get("max_input_tokens"), int):
+        profile["max_input_tokens"] = configured or ms.context_window
+        model.profile = profile  # type: ignore[assignment]
+    return model
 
 
 def _middleware(
@@ -174,7 +193,8 @@ def create_cli_agent(
                 "No model configured.",
                 hint="Use --model PROVIDER:MODEL or `auger config set model PROVIDER:MODEL`.",
             )
-        model = build_chat_model(parse_spec(default_spec, settings.providers))
+        resolved = parse_spec(default_spec, settings.providers)
+        model = with_context_window(build_chat_model(resolved), resolved, context_window(settings, resolved))
     backend = with_mounts(backend if backend is not None else make_backend(settings), settings)
     middleware = _middleware(settings, default_spec, backend)
     tail = _tail(settings, backend)

@@ -9,6 +9,9 @@ default is the project backend, with these routes:
                       mcp.json, threads.db and logs/ are not reachable
     /~builtin/skills/ the skills shipped with auger — read-only
     /~agents/skills/  ~/.agents/skills, the cross-tool skills folder (when it exists)
+    /~artifacts/      $AUGER_HOME/artifacts — the composite's `artifacts_root`: deepagents offloads
+                      large tool results (`large_tool_results/`) and summarised history
+                      (`conversation_history/`) there, never into the user's project
 
 Each route is a `FilesystemBackend` in virtual mode (`auger.core.mount_backends`): `..` and
 symlinks cannot leave its folder, and such attempts are error results, not exceptions. Searching
@@ -29,6 +32,11 @@ if TYPE_CHECKING:
 HOME_MOUNT = "/~auger/"
 BUILTIN_SKILLS_MOUNT = "/~builtin/skills/"
 AGENTS_SKILLS_MOUNT = "/~agents/skills/"
+ARTIFACTS_MOUNT = "/~artifacts/"
+
+
+def artifacts_dir(home: Path) -> Path:
+    return home / "artifacts"
 
 
 @cache
@@ -47,7 +55,11 @@ def shared_skills_dir() -> Path:
 
 def mount_table(settings: Settings) -> dict[str, Path]:
     """Route prefix -> host folder, for the folders that exist (AUGER_HOME always)."""
-    table = {HOME_MOUNT: Path(settings.home), BUILTIN_SKILLS_MOUNT: builtin_dir("skills")}
+    table = {
+        HOME_MOUNT: Path(settings.home),
+        BUILTIN_SKILLS_MOUNT: builtin_dir("skills"),
+        ARTIFACTS_MOUNT: artifacts_dir(Path(settings.home)),
+    }
     shared = shared_skills_dir()
     if shared.is_dir():
         table[AGENTS_SKILLS_MOUNT] = shared
@@ -94,9 +106,9 @@ def with_mounts(backend: Any, settings: Settings) -> Any:
     for prefix, folder in mount_table(settings).items():
         if prefix == BUILTIN_SKILLS_MOUNT:
             routes[prefix] = MountBackend(folder, read_only=True)
-        elif prefix == HOME_MOUNT:
+        elif prefix in (HOME_MOUNT, ARTIFACTS_MOUNT):
             folder.mkdir(parents=True, exist_ok=True)
-            routes[prefix] = MountBackend(folder, shared=HOME_SHARED)
+            routes[prefix] = MountBackend(folder, shared=HOME_SHARED if prefix == HOME_MOUNT else None)
         else:
             routes[prefix] = MountBackend(folder)
-    return MountedBackend(default=backend, routes=routes)
+    return MountedBackend(default=backend, routes=routes, artifacts_root=ARTIFACTS_MOUNT.rstrip("/"))

@@ -1,0 +1,66 @@
+"""End-to-end: what deepagents offloads (large tool results, summarised history) goes to
+`$AUGER_HOME/artifacts`, never into the user's project, and the configured context window decides
+when the conversation is compacted on its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from conftest import AugerEnv
+
+
+def _project_files(env: AugerEnv) -> list[str]:
+    return sorted(p.relative_to(env.project).as_posix() for p in env.project.rglob("*"))
+
+
+def test_a_large_tool_result_is_offloaded_outside_the_project_and_read_back(auger_env: AugerEnv) -> None:
+    offloaded = "/~artifacts/large_tool_results/call_big"
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "execute", "id": "call_big", "args": {"command": "seq 1 60000"}}]},
+        {"tool_calls": [{"name": "read_file", "args": {"file_path": offloaded, "offset": 9999, "limit": 2}}]},
+        {"text": "Line 10000 says 10000."},
+    )
+    r = auger_env.run("-n", "count to 60000", "--mode", "yolo")
+    assert r.returncode == 0 and r.stdout.strip() == "Line 10000 says 10000.", r.stderr
+    assert _project_files(auger_env) == []  # no large_tool_results/ in the user's repo
+    saved = auger_env.home / "artifacts" / "large_tool_results" / "call_big"
+    assert saved.read_text().splitlines()[:3] == ["1", "2", "3"]
+
+    tools = [str(m["content"]) for m in auger_env.llm.requests[-1]["messages"] if m["role"] == "tool"]
+    assert offloaded in tools[0] and len(tools[0]) < 10_000  # the model got a preview and the path
+    assert "10000" in tools[1] and "10001" in tools[1] and "10002" not in tools[1]
+
+    week_old = time.time() - 8 * 86400
+    os.utime(saved, (week_old, week_old))
+    kept = saved.with_name("call_new")
+    kept.write_text("new")
+    dry = auger_env.run("threads", "prune", "--older-than", "7d", "--dry-run")
+    assert "Would delete 1 offloaded tool result" in dry.stdout and saved.exists()
+    pruned = auger_env.run("threads", "prune", "--older-than", "7d")
+    assert pruned.returncode == 0 and "Deleted 1 offloaded tool result" in pruned.stdout
+    assert not saved.exists() and kept.exists()
+
+
+def test_the_configured_context_window_triggers_compaction(auger_env: AugerEnv) -> None:
+    auger_env.write_config("context_window = 30000\n")  # [providers.local]: a small local model
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "execute", "args": {"command": "seq 100000 104000"}}]},  # ~7k tokens
+        {"text": "First answer, a long one.", "prompt_tokens": 27000},  # 90% of the window
+        {"text": "AUTO SUMMARY: the user asked a first question."},
+        {"text": "Second answer."},
+    )
+    first = auger_env.run("-n", "first question", "--mode", "yolo")
+    assert first.returncode == 0, first.stderr
+    second = auger_env.run("-r", "-n", "second question")
+    assert second.returncode == 0 and second.stdout.strip() == "Second answer.", second.stderr
+
+    summarise, answer = auger_env.llm.requests[2], auger_env.llm.requests[3]
+    assert "104000" in json.dumps(summarise["messages"]) and "tools" not in summarise
+    sent = json.dumps(answer["messages"])
+    assert "AUTO SUMMARY: the user asked a first question." in sent
+    assert "104000" not in sent  # the tool output is replaced by the summary
+    history = list((auger_env.home / "artifacts" / "conversation_history").glob("*.md"))
+    assert len(history) == 1 and "104000" in history[0].read_text()
+    assert _project_files(auger_env) == []
