@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from auger.core import events as ev
 from auger.core.session import Session, create_session
-from auger.settings import load_settings
+from auger.settings import Settings, load_settings
 from conftest import AugerEnv
+from llm_server import ScriptedLLM
+
+
+def scripted_settings(tmp_path: Path, llm: ScriptedLLM, project: str = "project") -> Settings:
+    """Settings for `tmp_path/home` (AUGER_HOME) and `tmp_path/<project>`, model `local:scripted-model`
+    (and `local:other-model`) served by `llm`, approval mode yolo."""
+    home, proj = tmp_path / "home", tmp_path / project
+    home.mkdir(exist_ok=True)
+    proj.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(
+        f'model = "local:scripted-model"\n[providers.local]\nbase_url = "{llm.base_url}"\n'
+        'models = ["scripted-model", "other-model"]\n'
+    )
+    return load_settings(cwd=proj, env={"AUGER_HOME": str(home)}, flags={"mode": "yolo"})
 
 
 async def open_session(env: AugerEnv, mode: str = "manual") -> Session:

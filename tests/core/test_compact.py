@@ -10,21 +10,16 @@ import pytest
 
 from auger.core.session import Session, create_session, headless_policy
 from auger.errors import UsageError
-from auger.settings import Settings, load_settings
+from auger.settings import Settings
 from conftest_llm import ScriptedLLM
+from session_helpers import scripted_settings
 
 
 def _settings(tmp_path: Path, llm: ScriptedLLM, hooks: dict | None = None) -> Settings:  # type: ignore[type-arg]
-    home, proj = tmp_path / "home", tmp_path / "project"
-    home.mkdir(exist_ok=True)
-    proj.mkdir(exist_ok=True)
-    (home / "config.toml").write_text(
-        f'model = "local:scripted-model"\n[providers.local]\nbase_url = "{llm.base_url}"\n'
-        'models = ["scripted-model", "other-model"]\n'
-    )
-    if hooks is not None:
-        (home / "hooks.json").write_text(json.dumps({"hooks": hooks}))
-    return load_settings(cwd=proj, env={"AUGER_HOME": str(home)}, flags={"mode": "yolo"})
+    settings = scripted_settings(tmp_path, llm)
+    if hooks is not None:  # read when the session is created
+        (settings.home / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    return settings
 
 
 async def _send(session: Session, prompt: str) -> None:

@@ -19,8 +19,9 @@ from auger.core.thread_schema import MIGRATIONS
 from auger.core.thread_search import IndexedMessage, fts_query
 from auger.core.threads import ThreadStore, git_branch, make_title, parse_age, resolve_thread
 from auger.errors import ThreadError, UsageError
-from auger.settings import Settings, load_settings
+from auger.settings import load_settings
 from conftest_llm import ScriptedLLM
+from session_helpers import scripted_settings
 
 
 @pytest.fixture
@@ -234,15 +235,7 @@ def test_processes_creating_the_database_at_once_all_succeed(tmp_path: Path) -> 
 # -- with a real Session against the scripted server --------------------------------------------
 
 
-def _settings(tmp_path: Path, llm: ScriptedLLM, project: str = "project") -> Settings:
-    home, proj = tmp_path / "home", tmp_path / project
-    home.mkdir(exist_ok=True)
-    proj.mkdir(exist_ok=True)
-    (home / "config.toml").write_text(
-        f'model = "local:scripted-model"\n[providers.local]\nbase_url = "{llm.base_url}"\n'
-        'models = ["scripted-model", "other-model"]\n'
-    )
-    return load_settings(cwd=proj, env={"AUGER_HOME": str(home)}, flags={"mode": "yolo"})
+_settings = scripted_settings
 
 
 async def _send(session, prompt: str) -> None:  # type: ignore[no-untyped-def]
