@@ -9,7 +9,8 @@ import pytest
 
 from auger.core.permissions import PermissionEngine
 from auger.core.shell_writes import ShellWrites
-from auger.core.shellparse import analyse, lex
+from auger.core.shelllex import lex
+from auger.core.shellparse import analyse
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from auger.core import shellparse
+from auger.core import shelllex, shellparse
 
 PROTECTED_NAMES = (".git", ".auger")
 _GLOB = re.compile(r"[*?\[]")
@@ -70,7 +70,7 @@ class Write:
 # --- what a simple command writes -------------------------------------------------------------------
 
 
-def writes(tokens: Sequence[shellparse.Token]) -> tuple[list[str], list[Write]]:
+def writes(tokens: Sequence[shelllex.Token]) -> tuple[list[str], list[Write]]:
     """The command's words (wrappers peeled off) and the paths it writes."""
     words: list[str] = []
     out: list[Write] = []
@@ -227,14 +227,14 @@ _HANDLERS: dict[str, _Handler] = {
 # --- the command line -------------------------------------------------------------------------------
 
 
-def simple_commands(command: str) -> Iterator[list[shellparse.Token]]:
+def simple_commands(command: str) -> Iterator[list[shelllex.Token]]:
     """The simple commands of `command` as tokens, in order (sh -c bodies and substitutions
     included); an unparseable line is split leniently at its separators."""
     segments = shellparse.analyse(command)
     texts = [s.raw or s.command for s in segments] if segments is not None else [command]
     for text in texts:
-        group: list[shellparse.Token] = []
-        for token in shellparse.lex(text):
+        group: list[shelllex.Token] = []
+        for token in shelllex.lex(text):
             if token[0] == "sep":
                 yield group
                 group = []
