@@ -11,9 +11,8 @@ comments, `if/then/do/...` keywords, leading `NAME=value` assignments, wrappers 
 `None` means the line could not be split (an unclosed quote or substitution): callers then
 treat it as one opaque command.
 
-`lex(text)` reads one simple command (a segment's `raw` text) the way the shell does: words
-without their quotes, redirection operators (`>`, `2>>`, `&>`) and separators as tokens of
-their own; `unwrap_words` peels keywords, assignments and wrappers off its words.
+`auger.core.shelllex.lex` reads one simple command (a segment's `raw` text) the way the shell
+does; `unwrap_words` peels keywords, assignments and wrappers off its words.
 """
 
 from __future__ import annotations
