@@ -89,6 +89,34 @@ def build_parser() -> Any:
     return p
 
 
+# What `build_parser().parse_args([])` gives (tests/tui/test_startup.py keeps the two equal):
+# a bare `auger` — the TUI — starts without building the parser (argparse costs ~2 ms).
+NO_ARGS: dict[str, Any] = {
+    "non_interactive": None,
+    "output_format": "text",
+    "model": None,
+    "mode": None,
+    "max_turns": None,
+    "timeout": None,
+    "resume": None,
+    "sandbox": None,
+    "no_mcp": False,
+    "mcp_config": [],
+    "trust_project_mcp": False,
+    "trust_project_hooks": False,
+    "connect": None,
+    "token": None,
+}
+
+
+def parse_args(argv: Sequence[str]) -> Any:
+    if not argv:
+        import types
+
+        return types.SimpleNamespace(**{k: list(v) if isinstance(v, list) else v for k, v in NO_ARGS.items()})
+    return build_parser().parse_args(list(argv))
+
+
 def flags_from_args(args: Any) -> dict[str, Any]:
     from auger.errors import UsageError
 
@@ -116,12 +144,13 @@ def _read_prompt(args: Any) -> str:
 
 def _main(argv: Sequence[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
+        _end_startup()
         import importlib
 
         module = importlib.import_module(SUBCOMMANDS[argv[0]][0])
         run: Callable[[list[str]], int] = module.run
         return run(list(argv[1:]))
-    args = build_parser().parse_args(list(argv))
+    args = parse_args(argv)
     from auger.logsetup import setup_logging
     from auger.settings import load_settings
 
@@ -134,6 +163,7 @@ def _main(argv: Sequence[str]) -> int:
 
         args.resume = resolve_thread(settings, args.resume or None)
     if args.connect and args.non_interactive is not None:  # headless against `auger serve`
+        _end_startup()
         import asyncio
 
         from auger.remote import run_remote_headless
@@ -149,6 +179,7 @@ def _main(argv: Sequence[str]) -> int:
             )
         )
     if args.non_interactive is not None or (not sys.stdin.isatty() and not args.connect):
+        _end_startup()
         import asyncio
 
         from auger.headless import run_headless
@@ -168,11 +199,18 @@ def _main(argv: Sequence[str]) -> int:
         )
     from auger.tui_entry import run_tui
 
-    return run_tui(settings, args)
+    return run_tui(settings, args)  # the collector comes back on after the first paint
+
+
+def _end_startup() -> None:
+    module = sys.modules.get("auger.tui.gcpolicy")
+    if module is not None:
+        module.end_startup()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    code = _guarded_main(sys.argv[1:] if argv is None else argv)
+    # The `auger` command: no collections until the TUI's first paint (see auger.tui.gcpolicy).
+    code = _guarded_main(sys.argv[1:] if argv is None else argv, pause_gc=argv is None)
     if argv is None and "langchain_core" in sys.modules:
         _fast_exit(code)
     return code
@@ -191,9 +229,13 @@ def _fast_exit(code: int) -> None:
     os._exit(code)
 
 
-def _guarded_main(argv: Sequence[str]) -> int:
+def _guarded_main(argv: Sequence[str], pause_gc: bool = False) -> int:
     from auger.errors import AugerError
 
+    if pause_gc:
+        from auger.tui import gcpolicy
+
+        gcpolicy.pause_startup()
     try:
         return _main(argv)
     except AugerError as exc:
@@ -211,6 +253,8 @@ def _guarded_main(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return 1
+    finally:
+        _end_startup()
 
 
 if __name__ == "__main__":

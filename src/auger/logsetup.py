@@ -14,9 +14,7 @@ def setup_logging(home: Path, level: int = logging.INFO) -> Path | None:
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    from auger.core.redact import SecretFilter  # stdlib only: secret env values never reach the log
-
-    handler.addFilter(SecretFilter())
+    handler.addFilter(_SecretFilter())  # secret env values never reach the log
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
@@ -24,3 +22,18 @@ def setup_logging(home: Path, level: int = logging.INFO) -> Path | None:
     root.setLevel(level)
     logging.captureWarnings(True)
     return log_dir / "auger.log" if not isinstance(handler, logging.NullHandler) else None
+
+
+class _SecretFilter(logging.Filter):
+    """`auger.core.redact.SecretFilter`, imported with the first record (not on the TUI's paint path)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._inner: logging.Filter | None = None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self._inner is None:
+            from auger.core.redact import SecretFilter
+
+            self._inner = SecretFilter()
+        return bool(self._inner.filter(record))

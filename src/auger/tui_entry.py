@@ -6,6 +6,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from auger.core.session import Session
     from auger.settings import Settings
 
 
@@ -17,15 +18,19 @@ def run_tui(settings: Settings, args: Any) -> int:
     if not sys.stdout.isatty():
         raise UsageError("The TUI needs a terminal.", hint='Use auger -n "task" for a headless run.')
     from auger.tui import make_app
-    from auger.tui.boot import BootOptions, session_factory
 
-    options = BootOptions(
-        use_mcp=not getattr(args, "no_mcp", False),
-        mcp_extra=tuple(getattr(args, "mcp_config", None) or ()),
-        trust_project_mcp=bool(getattr(args, "trust_project_mcp", False)),
-        trust_project_hooks=bool(getattr(args, "trust_project_hooks", False)),
-    )
-    app = make_app(settings, session_factory(options), thread_id=getattr(args, "resume", None) or None)
+    use_mcp = not getattr(args, "no_mcp", False)
+    mcp_extra = tuple(getattr(args, "mcp_config", None) or ())
+    trust_mcp = bool(getattr(args, "trust_project_mcp", False))
+    trust_hooks = bool(getattr(args, "trust_project_hooks", False))
+
+    async def factory(settings: Settings, thread_id: str | None) -> Session:
+        from auger.tui.boot import BootOptions, session_factory  # after the first paint
+
+        options = BootOptions(use_mcp, mcp_extra, trust_mcp, trust_hooks)
+        return await session_factory(options)(settings, thread_id)
+
+    app = make_app(settings, factory, thread_id=getattr(args, "resume", None) or None)
     code = app.run()
     hint = app.resume_hint()
     if hint:

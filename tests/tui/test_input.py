@@ -161,3 +161,36 @@ async def test_ctrl_c_twice_quits_and_ctrl_d_on_empty_input_quits(tui: Tui) -> N
         await pilot.press("ctrl+d")
         await wait_for(pilot, lambda: not other.is_running)
     assert other.resume_hint() is None  # nothing was said: nothing to resume
+
+
+async def test_enter_right_after_the_last_character_accepts_the_completion_for_the_whole_text(
+    tui: Tui,
+) -> None:
+    """The menu is updated by a message; Enter handled before it arrives must not complete the
+    text the menu saw ("/hel" + "p" became "/helpp")."""
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        app.prompt.set_text("/hel")
+        await pilot.pause()
+        menu = app.prompt.menu
+        assert menu is not None and menu.is_open
+        app.prompt.insert("p")  # no pause: the menu has not seen it
+        app.prompt.action_submit()
+        assert app.prompt.text == ""  # sent as "/help", not completed into "/helpp"
+        await pilot.pause()
+
+
+async def test_moving_in_the_menu_survives_accepting(tui: Tui) -> None:
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        app.prompt.focus()
+        await pilot.press(*"/t")
+        menu = app.prompt.menu
+        assert menu is not None and menu.is_open and menu.current is not None
+        assert len(menu.current.items) > 1
+        await pilot.press("down")
+        second = menu.current.items[1].value
+        await pilot.press("tab")
+        assert app.prompt.text == second

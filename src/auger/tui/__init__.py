@@ -22,6 +22,9 @@ def make_app(
     """The app for `settings`; `session_factory(settings, thread_id)` builds the Session (the real
     `create_session` with MCP unless given)."""
     from auger.tui.app import AugerApp
-    from auger.tui.boot import session_factory as real_factory
 
-    return AugerApp(settings, session_factory or real_factory(), thread_id=thread_id)
+    if session_factory is None:
+        from auger.tui.boot import session_factory as real_factory
+
+        session_factory = real_factory()
+    return AugerApp(settings, session_factory, thread_id=thread_id)

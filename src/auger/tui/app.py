@@ -19,7 +19,7 @@ from textual.widgets import TextArea
 from auger.errors import AugerError
 from auger.tui.app_base import AppBase
 from auger.tui.bindings import APP_BINDINGS, keymap_from_settings
-from auger.tui.gcpolicy import GcPolicy
+from auger.tui.gcpolicy import GcPolicy, end_startup
 from auger.tui.history import FILE_NAME, PromptHistory
 from auger.tui.widgets.prompt import PromptInput
 from auger.tui.widgets.status import StatusBar
@@ -72,7 +72,7 @@ class AugerApp(AppBase):
         self._inputs: InputController | None = None
         self._shown: UserMessage | None = None
         self._thread_store: ThreadStore | None = None
-        self.gc = GcPolicy(self.set_timer)
+        self.gc = GcPolicy(self.set_timer, before_collect=self._release_offscreen)
         self.last_reply = ""
         self.turns = 0
         self.usage_totals = {"input": 0, "output": 0}
@@ -108,6 +108,7 @@ class AugerApp(AppBase):
         return self._inputs
 
     def on_mount(self) -> None:
+        self.call_after_refresh(end_startup)  # the collector, off since `auger` started (gcpolicy.py)
         keymap = keymap_from_settings(self.settings.data)
         if keymap:
             self.set_keymap(keymap)
@@ -153,6 +154,11 @@ class AugerApp(AppBase):
         self.settings = settings
         self.set_activity("starting")
         self.call_after_refresh(self._after_first_paint)
+
+    def _release_offscreen(self) -> None:
+        if self.screen_stack:
+            for transcript in self.main_screen.query(Transcript):
+                transcript.release_offscreen()
 
     # -- the session -----------------------------------------------------------------------
     @work(exclusive=True, group="boot")
@@ -273,6 +279,10 @@ class AugerApp(AppBase):
 
     @on(TextArea.Changed, "#prompt")
     def _prompt_changed(self) -> None:
+        self.inputs.update_completions()
+
+    def sync_completions(self) -> None:
+        """The completion menu for the prompt's text as it is now (PromptInput, before accepting)."""
         self.inputs.update_completions()
 
     @on(Transcript.Pruned)

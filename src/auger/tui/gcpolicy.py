@@ -6,20 +6,31 @@ every half second, each stalling the event loop for 20-300 ms (keys stopped echo
 the agent is built:
 
 * automatic full collections are off (the young generations still run as usual);
-* after each turn a collection runs over what is new since the last one, then the survivors are
-  frozen (`gc.freeze()`), so the next one is small again. It runs `IDLE_DELAY` seconds after the
-  turn (when the user pauses), at the latest at the end of the `MAX_SKIPPED`-th turn;
-* every `FULL_EVERY` turns, or after the transcript pruned old blocks, that collection covers
-  everything (`gc.unfreeze()` first), so garbage among frozen objects is reclaimed too;
-* two caches that pin dead objects are emptied first (see the functions below).
+* at the end of each turn a collection runs over what is new since the last one (a few ms), then
+  the survivors are frozen (`gc.freeze()`), so the next one is small again. Collecting every
+  turn, not every few, keeps each turn's garbage from piling up under the next turn's peak:
+  over 1,000 back-to-back turns that was ~10 MB less RSS (the freed memory is reused, not added);
+* every `FULL_EVERY` turns, or after the transcript pruned old blocks, the collection covers
+  everything (`gc.unfreeze()` first, ~200 ms), so garbage among frozen objects is reclaimed too.
+  That one waits `IDLE_DELAY` seconds after the turn (when the user pauses), at the latest until
+  the end of the `MAX_SKIPPED`-th turn;
+* before each collection the app drops what only pins memory: the render caches of transcript
+  blocks out of view (`before_collect`), and two caches that pin dead objects (see the functions
+  below).
+
+Before that, from the start of `auger` until the first paint, the collector is off altogether
+(`pause_startup` / `end_startup`): importing Textual and building the app makes ~100 young
+collections, ~12 ms of a ~150 ms start, for next to no garbage.
+
+Imports here are cheap (the CLI uses this module before anything else).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import heapq
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -29,9 +40,33 @@ MAX_SKIPPED = 3
 FULL_EVERY = 50
 
 
+_startup_paused = False
+
+
+def pause_startup() -> None:
+    """Collector off until `end_startup` (the first paint, or a front end that is not the TUI)."""
+    global _startup_paused
+    if gc.isenabled():
+        gc.disable()
+        _startup_paused = True
+
+
+def end_startup() -> None:
+    """Turn the collector back on if `pause_startup` turned it off (idempotent)."""
+    global _startup_paused
+    if _startup_paused:
+        _startup_paused = False
+        gc.enable()
+
+
 class GcPolicy:
-    def __init__(self, schedule: Callable[[float, Callable[[], Any]], Any]) -> None:
+    def __init__(
+        self,
+        schedule: Callable[[float, Callable[[], Any]], Any],
+        before_collect: Callable[[], Any] | None = None,
+    ) -> None:
         self._schedule = schedule  # (delay, callback) -> a timer with .stop()
+        self._before_collect = before_collect
         self._normal = gc.get_threshold()
         self._timer: Any = None
         self._skipped = 0  # turns ended without a collection since the last one
@@ -57,28 +92,38 @@ class GcPolicy:
     def turn_ended(self) -> None:
         if not self.enabled:
             return
-        self._skipped += 1
         self._since_full += 1
         self._full_due = self._full_due or self._since_full >= FULL_EVERY
-        if self._skipped >= MAX_SKIPPED:
-            self.collect()
-        else:
+        if self._full_due and self._skipped + 1 < MAX_SKIPPED:  # the long one waits for a pause
+            self._skipped += 1
+            self._collect(full=False)
             self._timer = self._schedule(IDLE_DELAY, self.collect)
+        else:
+            self.collect()
 
     def pruned(self) -> None:
         """Old widgets left the DOM: they are frozen, so only a full collection frees them."""
         self._full_due = True
 
     def collect(self) -> None:
+        """A collection: over everything when one is due, else over what is new."""
         self._timer = None
         self._skipped = 0
+        full, self._full_due = self._full_due, False
+        if full:
+            self._since_full = 0
+        self._collect(full)
+
+    def _collect(self, full: bool) -> None:
+        if self._before_collect is not None:
+            self._before_collect()
         release_textual_caches()
         drop_cancelled_timers()
-        if self._full_due:
+        if full:
             gc.unfreeze()
-            self._full_due, self._since_full = False, 0
         gc.collect()
         gc.freeze()
+        trim_heap()
 
     def stop(self) -> None:
         """Give the process its usual collector back (the app is closing)."""
@@ -113,6 +158,8 @@ def drop_cancelled_timers() -> None:
     and that context (LangGraph's run config) holds the turn's state: dozens of old turns'
     messages stay reachable. Dropping them after each turn keeps memory flat over a long session.
     """
+    import asyncio
+
     with contextlib.suppress(RuntimeError, AttributeError, TypeError):
         loop = asyncio.get_running_loop()
         scheduled = loop._scheduled  # type: ignore[attr-defined]
@@ -123,3 +170,26 @@ def drop_cancelled_timers() -> None:
             heapq.heapify(live)
             scheduled[:] = live
             loop._timer_cancelled_count = 0  # type: ignore[attr-defined]
+
+
+_malloc_trim: Any = None
+
+
+def trim_heap() -> None:
+    """Give the C heap's free pages back to the OS (glibc's `malloc_trim`; elsewhere nothing).
+
+    glibc keeps freed memory for reuse: a turn's large temporary buffers (checkpoint blobs, HTTP
+    bodies, big strings) leave megabytes free but resident. Trimming after each collection
+    (~1 ms) kept ~4 MB off the RSS over 1,000 turns."""
+    global _malloc_trim
+    if _malloc_trim is None:
+        _malloc_trim = False
+        if sys.platform.startswith("linux"):
+            with contextlib.suppress(OSError, AttributeError):
+                import ctypes
+
+                trim = ctypes.CDLL(None).malloc_trim
+                trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+                _malloc_trim = trim
+    if _malloc_trim:
+        _malloc_trim(0)

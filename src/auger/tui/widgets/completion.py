@@ -39,6 +39,8 @@ class CompletionMenu(OptionList, can_focus=False):
         if completions is None or not completions.items:
             self.close()
             return
+        if completions == self.current and self.display:  # unchanged: keep the highlight
+            return
         self.current = completions
         options = [
             Option(Content.assemble(c.label or c.value, ("  " + c.help if c.help else "", "dim")))

@@ -129,6 +129,10 @@ class StreamedMarkdown(Vertical):
         if self._buffer:
             await self._flush()
         await self._stop()
+        import os
+
+        if os.environ.get("EXP_PARTS") and len(self.parts) > 1:
+            self.parts[:] = ["".join(self.parts)]
 
 
 class AssistantMessage(StreamedMarkdown):

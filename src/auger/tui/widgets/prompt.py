@@ -130,6 +130,11 @@ class PromptInput(TextArea):
     def action_accept(self, submit: bool = False) -> bool:
         """Put the highlighted completion into the text. Returns False if it changed nothing (so
         Enter on an already complete command sends it)."""
+        # The menu follows the text through TextArea.Changed messages, which keys typed in one
+        # burst can outrun ("/quit⏎" completed "/qui" into "/quitt"): bring it up to date first.
+        sync = getattr(self.app, "sync_completions", None)
+        if callable(sync):
+            sync()
         chosen = self.menu.chosen() if self.menu is not None else None
         if chosen is None:
             return False

@@ -2,12 +2,16 @@
 
 The conversation itself lives in the checkpointer; the DOM keeps only the newest blocks, at most
 `budget` widgets in all (a widget costs tens of KB and every layout pass walks them all), so a
-long session stays as fast and as small as a short one.
+long session stays as fast and as small as a short one. Blocks scrolled out of view drop their
+rendered lines (`release_offscreen`, after each turn): a good part of what a widget holds.
 """
 
 from __future__ import annotations
 
+import contextlib
+
 from textual.containers import VerticalScroll
+from textual.geometry import NULL_SIZE
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
@@ -76,6 +80,35 @@ class Transcript(VerticalScroll):
         else:
             self.mount(PrunedNote(text, markup=False), before=0)
 
+    def release_offscreen(self) -> int:
+        """Drop the rendered lines of blocks out of view (Textual keeps each widget's last render
+        in two caches; the lines are made again if the block is scrolled back into view).
+        Returns how many widgets released something."""
+        top = self.scroll_offset.y
+        bottom = top + self.scrollable_content_region.height
+        released = 0
+        for block in self.children:
+            region = block.virtual_region_with_margin
+            if region.bottom > top and region.y < bottom:
+                continue
+            for widget in (block, *block.walk_children(Widget)):
+                released += _release_render(widget)
+        return released
+
     async def clear(self) -> None:
         self.pruned = 0
         await self.remove_children()
+
+
+def _release_render(widget: Widget) -> int:
+    """Empty `widget`'s render caches (Textual 8 internals: the StylesCache of finished lines and
+    the `_render_cache` of content lines) and mark it dirty so a later paint renders it again."""
+    with contextlib.suppress(AttributeError, TypeError):
+        cache = widget._render_cache
+        if not cache.lines and not widget._styles_cache._cache:
+            return 0
+        widget._styles_cache.clear()
+        widget._render_cache = cache._replace(size=NULL_SIZE, lines=[])
+        widget._dirty_regions.add(widget.outer_size.region)
+        return 1
+    return 0
