@@ -8,7 +8,13 @@ import sys
 
 import pytest
 
-from auger.core.models import DEFAULT_CONTEXT_WINDOW, build_chat_model, check_credentials, parse_spec
+from auger.core.models import (
+    DEFAULT_CONTEXT_WINDOW,
+    build_chat_model,
+    check_credentials,
+    configured_window,
+    parse_spec,
+)
 from auger.errors import ModelError
 from auger.settings import ProviderSettings
 
@@ -45,6 +51,10 @@ def test_configured_provider_carries_url_params_and_window() -> None:
     assert ms.context_window == 32768
     assert parse_spec("openai:gpt-4o", {}).context_window == 128_000
     assert parse_spec("local:x", {"local": LOCAL["keyed"]}).context_window == DEFAULT_CONTEXT_WINDOW
+    # what config sets (the top-level override first) — the compaction point and the status bar
+    assert configured_window(None, ms) == 32768 and configured_window(8000, ms) == 8000
+    assert configured_window(None, parse_spec("openai:gpt-4o", {})) is None
+    assert configured_window(0, None) is None and configured_window(4096, None) == 4096
 
 
 @pytest.mark.parametrize(

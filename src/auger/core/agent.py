@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from auger.core.context import AugerContext
-from auger.core.models import ModelSpec, build_chat_model, parse_spec
+from auger.core.models import ModelSpec, build_chat_model, configured_window, parse_spec
 from auger.core.prompt import SYSTEM_PROMPT
 from auger.errors import ModelError
 
@@ -62,14 +62,6 @@ def model_factory(settings: Settings) -> Any:
         return build_chat_model(parse_spec(spec, settings.providers), **params)
 
     return build
-
-
-def context_window(settings: Settings, ms: ModelSpec) -> int | None:
-    """The context window set in config (`context_window` at the top level, then the provider's)."""
-    for value in (settings.get("context_window"), ms.params.get("context_window")):
-        if isinstance(value, int) and value > 0:
-            return value
-    return None
 
 
 def with_context_window(model: BaseChatModel, ms: ModelSpec, configured: int | None) -> BaseChatModel:
@@ -194,7 +186,8 @@ def create_cli_agent(
                 hint="Use --model PROVIDER:MODEL or `auger config set model PROVIDER:MODEL`.",
             )
         resolved = parse_spec(default_spec, settings.providers)
-        model = with_context_window(build_chat_model(resolved), resolved, context_window(settings, resolved))
+        configured = configured_window(settings.get("context_window"), resolved)
+        model = with_context_window(build_chat_model(resolved), resolved, configured)
     backend = with_mounts(backend if backend is not None else make_backend(settings), settings)
     middleware = _middleware(settings, default_spec, backend)
     tail = _tail(settings, backend)

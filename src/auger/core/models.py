@@ -94,6 +94,15 @@ class ModelSpec:
         return DEFAULT_CONTEXT_WINDOW
 
 
+def configured_window(override: Any, ms: ModelSpec | None) -> int | None:
+    """The context window set in config: `override` (the top-level `context_window`), else the
+    provider's `context_window`; None when neither is set."""
+    for value in (override, ms.params.get("context_window") if ms else None):
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
 def parse_spec(spec: str, providers: Mapping[str, ProviderSettings]) -> ModelSpec:
     """Resolve `provider:model` (or a bare model name, inferred like `init_chat_model`)."""
     spec = spec.strip()

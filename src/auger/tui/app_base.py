@@ -83,14 +83,14 @@ class AppBase(App[int]):
         if not spec:
             return 0
         if spec not in self._windows:
-            from auger.core.models import parse_spec
+            from auger.core.models import configured_window, parse_spec
 
             try:
-                window = parse_spec(spec, self.settings.providers).context_window
+                ms = parse_spec(spec, self.settings.providers)
             except AugerError:
-                window = 0
-            override = self.settings.get("context_window")
-            self._windows[spec] = override if isinstance(override, int) and override > 0 else window
+                ms = None
+            configured = configured_window(self.settings.get("context_window"), ms)
+            self._windows[spec] = configured or (ms.context_window if ms else 0)
         return self._windows[spec]
 
     def refresh_status(self, window: bool = True) -> None:
