@@ -23,8 +23,8 @@ SERVER = HERE.parent / "tests" / "mcp_servers" / "fastmcp_server.py"
 
 
 async def boot_once(home: Path, project: Path) -> tuple[float, float]:
-    from auger.core.mcp import mcp_manager
-    from auger.core.session import create_session
+    from auger.core.mcp.manager import mcp_manager
+    from auger.core.session.session import create_session
     from auger.settings import load_settings
 
     settings = load_settings(cwd=project, env={"AUGER_HOME": str(home)})

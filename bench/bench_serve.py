@@ -53,8 +53,8 @@ async def interleaved(settings: Any, url: str, turns: int) -> tuple[list[float],
     turn (one of each per round) so drift and noise hit all three alike."""
     import httpx
 
-    from auger.core.session import create_session
-    from auger.remote import RemoteSession
+    from auger.core.session.session import create_session
+    from auger.remote.client import RemoteSession
 
     local = await create_session(settings)
     remote = await RemoteSession.connect(url, TOKEN)
@@ -89,7 +89,7 @@ async def interleaved(settings: Any, url: str, turns: int) -> tuple[list[float],
 
 async def thread_cost(settings: Any, n: int = 20) -> tuple[float, float, float]:
     """(ms per create_session, ms per shared-graph Session, MB per create_session)."""
-    from auger.core.session import create_session
+    from auger.core.session.session import create_session
 
     base = await create_session(settings)
     before = rss_mb(os.getpid())

@@ -75,7 +75,7 @@ async def until(pilot: object, cond: object, timeout: float = 600) -> None:
 
 async def delivered(tmp: Path, tokens: int, rate: float) -> float:
     """Tokens per second the Session alone (no UI) gets from the server: the stream's real rate."""
-    from auger.core.session import create_session
+    from auger.core.session.session import create_session
 
     with Server([{"text": "Stream start.\n\n", "text_tokens": tokens, "rate": rate}], tmp) as llm:
         app_for(tmp, llm)  # writes the config

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from auger.core.events import TurnEnded  # noqa: E402
-from auger.core.session import Session, create_session, headless_policy  # noqa: E402
+from auger.core.session.session import Session, create_session, headless_policy  # noqa: E402
 from auger.settings import Settings, load_settings  # noqa: E402
 from llm_server import ScriptedLLM  # noqa: E402
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from auger.core import events as ev
-from auger.core.session import Session, create_session
+from auger.core.session.session import Session, create_session
 from auger.settings import Settings, load_settings
 from conftest import AugerEnv
 from llm_server import ScriptedLLM

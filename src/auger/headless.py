@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from auger.core import events as ev
 
 if TYPE_CHECKING:
-    from auger.core.session import Session
+    from auger.core.session.session import Session
     from auger.settings import Settings
 
 EXIT_BY_REASON = {
@@ -111,8 +111,8 @@ async def run_headless(
     trust_project_hooks: bool = False,
     use_mcp: bool = True,
 ) -> int:
-    from auger.core.mcp import start_mcp
-    from auger.core.session import create_session, headless_policy
+    from auger.core.mcp.manager import start_mcp
+    from auger.core.session.session import create_session, headless_policy
 
     printer = _Printer(output_format, out or sys.stdout, err or sys.stderr)
     mcp = await start_mcp(settings, extra=mcp_extra, trust_project=trust_project_mcp) if use_mcp else None

@@ -1,10 +1,10 @@
-"""Settings: one typed schema (`auger._schema`), five layers, lowest to highest:
+"""Settings: one typed schema (`auger.settings_schema`), five layers, lowest to highest:
 
 built-in defaults < user `$AUGER_HOME/config.toml` < project `<root>/.auger/config.toml`
 < environment (`AUGER_MODEL`, ...) < command-line flags.
 
 Higher layers win key by key; tables merge key by key; `permissions.*` lists are concatenated.
-Only the standard library is imported here (the writer in `auger.config_cmd` uses tomli_w).
+Only the standard library is imported here (the writer in `auger.cli.config` uses tomli_w).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from auger import paths
-from auger._schema import KEYS, Key, find_key, free_prefix, is_section, parse_text, suggest
 from auger.errors import ConfigError
+from auger.settings_schema import KEYS, Key, find_key, free_prefix, is_section, parse_text, suggest
 
 CONFIG_NAME = "config.toml"
 Point = tuple[tuple[str, ...], Key, Any]  # concrete dotted path, its schema key, validated value

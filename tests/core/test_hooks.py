@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.hooks import HookRunner
-from auger.core.hooks_config import HookCommand, load_hooks, parse_hooks, trust_project_hooks
+from auger.core.safety.hook_config import HookCommand, load_hooks, parse_hooks, trust_project_hooks
+from auger.core.safety.hook_runner import HookRunner
 from auger.settings import load_settings
 
 
@@ -177,7 +177,7 @@ async def test_pre_compact_hook_runs_before_a_summary(tmp_path: Path) -> None:
     from langgraph.graph import END, START, StateGraph
     from typing_extensions import TypedDict
 
-    from auger.core.context import AugerContext
+    from auger.core.agent.context import AugerContext
     from auger.core.middleware.hooks import install_precompact_hook
 
     install_precompact_hook()

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from auger.core.models import (
+from auger.core.models.specs import (
     DEFAULT_CONTEXT_WINDOW,
     build_chat_model,
     check_credentials,
@@ -95,7 +95,7 @@ def test_openai_compatible_model_speaks_chat_completions() -> None:
 def test_only_the_used_provider_package_is_imported() -> None:
     code = (
         "import sys, json\n"
-        "from auger.core.models import build_chat_model, parse_spec\n"
+        "from auger.core.models.specs import build_chat_model, parse_spec\n"
         "from auger.settings import ProviderSettings\n"
         "p = {'local': ProviderSettings('local', 'http://127.0.0.1:9/v1', None, [], {})}\n"
         "build_chat_model(parse_spec('local:m', p), env={})\n"

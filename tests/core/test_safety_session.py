@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from auger.core import events as ev
-from auger.core.session import Session
+from auger.core.session.session import Session
 from auger.settings import load_settings
 from conftest import AugerEnv
 from session_helpers import drive, open_session
@@ -225,7 +225,7 @@ async def test_secret_in_prompt_and_tool_output_is_redacted(
 ) -> None:
     secret = "sk-session-test-0123456789"
     monkeypatch.setenv("SESSION_TEST_API_KEY", secret)
-    import auger.core.redact as redact
+    import auger.core.safety.redaction as redact
 
     monkeypatch.setattr(redact, "_default", redact.Redactor())
     monkeypatch.setattr(redact, "_default_ready", False)

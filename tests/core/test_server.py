@@ -212,15 +212,15 @@ async def test_pool_sessions_share_graph_store_and_hooks(pool: ThreadPool) -> No
 
 # -- import budget -----------------------------------------------------------------------------------
 
-HEAVY = ("auger.server", "auger.serve_cmd", "auger.remote", "starlette", "uvicorn", "httpx")
+HEAVY = ("auger.server", "auger.cli.serve", "auger.remote", "starlette", "uvicorn", "httpx")
 
 
 @pytest.mark.parametrize(
     "code",
     [
-        "import auger.cli as c\ntry:\n    c._main(['--version'])\nexcept SystemExit:\n    pass",
-        "import auger.cli as c\ntry:\n    c._main(['--help'])\nexcept SystemExit:\n    pass",
-        "import auger.serve_cmd as s\ntry:\n    s.run(['--help'])\nexcept SystemExit:\n    pass",
+        "import auger.cli.command as c\ntry:\n    c._main(['--version'])\nexcept SystemExit:\n    pass",
+        "import auger.cli.command as c\ntry:\n    c._main(['--help'])\nexcept SystemExit:\n    pass",
+        "import auger.cli.serve as s\ntry:\n    s.run(['--help'])\nexcept SystemExit:\n    pass",
     ],
 )
 def test_version_and_help_import_no_server_code(code: str, tmp_path: Path) -> None:
@@ -230,5 +230,5 @@ def test_version_and_help_import_no_server_code(code: str, tmp_path: Path) -> No
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=60
     )
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1].replace("'", '"')))
-    allowed = {"auger.serve_cmd"} if "serve_cmd" in code else set()
+    allowed = {"auger.cli.serve"} if "cli.serve" in code else set()
     assert {m for m in loaded if m.startswith(HEAVY)} - allowed == set()

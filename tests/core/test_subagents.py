@@ -11,8 +11,8 @@ from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 
+from auger.core.catalog.subagents import discover_subagents, list_subagents, subagent_specs
 from auger.core.middleware.tool_allowlist import ToolAllowListMiddleware
-from auger.core.subagents import discover_subagents, list_subagents, subagent_specs
 from auger.settings import Settings, load_settings
 from scripted_model import ScriptedChatModel
 
@@ -139,8 +139,8 @@ def test_allow_list_hides_and_refuses_other_tools() -> None:
 
 
 def test_async_subagents_from_config_reach_the_agent(settings: Settings) -> None:
-    from auger.core.agent import create_cli_agent
-    from auger.core.context import AugerContext
+    from auger.core.agent.context import AugerContext
+    from auger.core.agent.graph import create_cli_agent
 
     model = ScriptedChatModel(script=["ok"])
     graph = create_cli_agent(settings, model=model)

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.session import create_session, headless_policy
-from auger.core.thread_ops import fork_thread, messages_after, read_history
-from auger.core.thread_schema import MIGRATIONS
-from auger.core.thread_search import IndexedMessage, fts_query
-from auger.core.threads import ThreadStore, git_branch, make_title, parse_age, resolve_thread
+from auger.core.session.session import create_session, headless_policy
+from auger.core.threads.history import fork_thread, messages_after, read_history
+from auger.core.threads.schema import MIGRATIONS
+from auger.core.threads.search import IndexedMessage, fts_query
+from auger.core.threads.store import ThreadStore, git_branch, make_title, parse_age, resolve_thread
 from auger.errors import ThreadError, UsageError
 from auger.settings import load_settings
 from conftest_llm import ScriptedLLM
@@ -198,8 +198,8 @@ def test_damaged_sqlite_database_is_a_clear_error(tmp_path: Path) -> None:
 _OPEN_AT = """
 import asyncio, sys, time
 from pathlib import Path
-from auger.core.checkpoint import open_checkpointer
-from auger.core.threads import ThreadStore
+from auger.core.threads.checkpointer import open_checkpointer
+from auger.core.threads.store import ThreadStore
 path, start = Path(sys.argv[1]), float(sys.argv[2])
 while time.time() < start:
     pass
@@ -322,7 +322,7 @@ async def test_resume_restores_model_history_and_project_newest(
 
 def test_list_and_search_import_no_langgraph(tmp_path: Path) -> None:
     code = (
-        "import sys; from auger.threads_cmd import run\n"
+        "import sys; from auger.cli.threads import run\n"
         "assert run(['list', '--all']) == 0 and run(['list', '--search', 'x', '--json']) == 0\n"
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('langgraph', 'langchain_core', 'deepagents')]"
         "\n"
@@ -336,7 +336,7 @@ def test_list_and_search_import_no_langgraph(tmp_path: Path) -> None:
 
 
 def test_list_without_a_database_creates_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from auger.threads_cmd import run
+    from auger.cli.threads import run
 
     assert run(["list", "--json"], cwd=tmp_path, env={"AUGER_HOME": str(tmp_path / "h")}) == 0
     assert capsys.readouterr().out.strip() == "[]"
@@ -344,7 +344,7 @@ def test_list_without_a_database_creates_nothing(tmp_path: Path, capsys: pytest.
 
 
 def test_cli_errors_name_the_thread_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from auger.threads_cmd import run
+    from auger.cli.threads import run
 
     env = {"AUGER_HOME": str(tmp_path)}
     with ThreadStore.open(tmp_path / "threads.db") as s:

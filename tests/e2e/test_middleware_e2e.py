@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from auger.core import events as ev
-from auger.core.session import Session, create_session
+from auger.core.session.session import Session, create_session
 from auger.settings import load_settings
 from conftest import AugerEnv
 
@@ -105,7 +105,7 @@ async def test_model_switch_on_one_thread_and_resume_in_a_new_process(in_process
     snippet = (
         "import asyncio, json, sys\n"
         "from auger.settings import load_settings\n"
-        "from auger.core.session import create_session\n"
+        "from auger.core.session.session import create_session\n"
         "async def main():\n"
         "    s = await create_session(load_settings(), thread_id=sys.argv[1])\n"
         "    print(json.dumps({'model': s.model_spec, 'tokens': s.context_tokens}))\n"

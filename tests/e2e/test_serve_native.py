@@ -15,7 +15,7 @@ import pytest
 
 from auger.core import events as ev
 from auger.errors import ThreadError, UsageError
-from auger.remote import RemoteError, RemoteSession
+from auger.remote.client import RemoteError, RemoteSession
 from conftest import AugerEnv
 from serve_harness import Server, hang_served, sse_payloads, start_server, wait_until
 

@@ -26,7 +26,7 @@ def test_tui_modules_import_no_agent_stack() -> None:
     code = (
         "import auger.tui, auger.tui.app, auger.tui.turn, auger.tui.inputs, auger.tui.replay\n"
         "from auger.tui import make_app\nfrom auger.tui.commands import load_commands\nload_commands()\n"
-        "import auger.tui.screens.model_picker, auger.tui.screens.thread_picker, auger.tui_entry"
+        "import auger.tui.screens.model_picker, auger.tui.screens.thread_picker, auger.cli.frontends"
     )
     heavy = {m for m in _modules_after(code) if m.split(".")[0] in HEAVY}
     assert heavy == set()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest_tui import Tui, ready, tui, turn, wait_for  # noqa: F401
 
-from auger.core.mcp_config import TrustStore
+from auger.core.mcp.config import TrustStore
 from auger.tui.boot import BootOptions, session_factory
 from auger.tui.widgets.messages import InfoBlock
 

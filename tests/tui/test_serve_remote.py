@@ -1,5 +1,5 @@
 """The TUI's Pilot tests once more, through RemoteSession against a real `auger serve` subprocess:
-the same app (`make_app(settings, auger.remote.session_factory(url, token))`), the same assertions."""
+the same app (`make_app(settings, auger.remote.client.session_factory(url, token))`), the same assertions."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import test_commands
 import test_turns
 from conftest_tui import Tui
 
-from auger.remote import session_factory
+from auger.remote.client import session_factory
 from auger.tui import make_app
 from auger.tui.app import AugerApp
 from conftest import AugerEnv

@@ -79,7 +79,7 @@ class Api:
         )
 
     async def tools(self, request: Request) -> Response:
-        from auger.core.agent import agent_tool_names
+        from auger.core.agent.graph import agent_tool_names
 
         base = self.pool.base
         mcp = base.mcp.status() if base.mcp is not None else None
@@ -248,7 +248,7 @@ class Api:
         except ApiError:
             lease.release()
             raise
-        from auger.core.session import headless_policy
+        from auger.core.session.session import headless_policy
 
         session.approval_policy = headless_policy  # nobody to ask: the server's --mode decides
         session.mode = self.pool.mode

@@ -7,7 +7,7 @@ a fresh `create_session()` tens of milliseconds and ~0.5 MB, and concurrent turn
 
 A thread is busy while a run holds its `Lease`; a second run gets 409. Idle sessions past
 `MAX_IDLE` are dropped (least recently used first) — their history stays in the checkpointer.
-Thread metadata (title, times, counts, search) comes from the ThreadStore (`auger.core.threads`),
+Thread metadata (title, times, counts, search) comes from the ThreadStore (`auger.core.threads.store`),
 so threads served here show in `auger threads list` and the TUI's picker.
 """
 
@@ -20,13 +20,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from auger.core.context import MODES
+from auger.core.agent.context import MODES
 from auger.errors import AugerError, ThreadError
 from auger.server.http import ApiError
 
 if TYPE_CHECKING:
-    from auger.core.session import Session
-    from auger.core.threads import ThreadStore
+    from auger.core.session.session import Session
+    from auger.core.threads.store import ThreadStore
     from auger.settings import Settings
 
 MAX_IDLE = 256
@@ -62,7 +62,7 @@ class ThreadPool:
 
     @classmethod
     async def open(cls, settings: Settings, mode: str, *, mcp: Any = None, model: Any = None) -> ThreadPool:
-        from auger.core.session import create_session
+        from auger.core.session.session import create_session
 
         base = await create_session(settings, mcp=mcp, model=model)
         pool = cls(base, settings, mode)
@@ -241,7 +241,7 @@ class ThreadPool:
         return thread_id
 
     async def fork(self, ref: str, at_turn: int | None) -> str:
-        from auger.core.thread_ops import fork_thread
+        from auger.core.threads.history import fork_thread
 
         thread_id = await self.resolve(ref)
         try:

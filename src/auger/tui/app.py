@@ -27,8 +27,8 @@ from auger.tui.widgets.todos import TodoPanel
 from auger.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from auger.core.session import Session
-    from auger.core.threads import ThreadStore
+    from auger.core.session.session import Session
+    from auger.core.threads.store import ThreadStore
     from auger.settings import Settings
     from auger.tui.boot import SessionFactory
     from auger.tui.files import FileIndex
@@ -47,7 +47,7 @@ LATER = (
     "auger.tui.widgets.messages",
     "auger.tui.widgets.approval",
     "auger.tui.widgets.tool_row",
-    "auger.core.models",
+    "auger.core.models.specs",
 )
 
 log = logging.getLogger("auger.tui")

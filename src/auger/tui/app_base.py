@@ -20,7 +20,7 @@ from auger.tui.widgets.todos import TodoPanel
 from auger.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from auger.core.session import Session
+    from auger.core.session.session import Session
     from auger.settings import Settings
     from auger.tui.history import PromptHistory
 
@@ -83,7 +83,7 @@ class AppBase(App[int]):
         if not spec:
             return 0
         if spec not in self._windows:
-            from auger.core.models import configured_window, parse_spec
+            from auger.core.models.specs import configured_window, parse_spec
 
             try:
                 ms = parse_spec(spec, self.settings.providers)
@@ -139,7 +139,7 @@ class AppBase(App[int]):
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
     def action_cycle_mode(self) -> None:
-        from auger.core.context import MODES
+        from auger.core.agent.context import MODES
 
         current = self.session.mode if self.session else self.settings.mode
         new = MODES[(MODES.index(current) + 1) % len(MODES)] if current in MODES else MODES[0]

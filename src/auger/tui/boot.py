@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from auger.core.session import Session
+    from auger.core.session.session import Session
     from auger.settings import Settings
 
 SessionFactory = Callable[["Settings", "str | None"], Awaitable["Session"]]
@@ -22,9 +22,9 @@ HEAVY = (
     "langchain_core.messages",
     "langgraph.checkpoint.sqlite.aio",
     "deepagents",
-    "auger.core.agent",
-    "auger.core.session",
-    "auger.core.stream",
+    "auger.core.agent.graph",
+    "auger.core.session.session",
+    "auger.core.session.stream",
 )
 
 
@@ -41,13 +41,13 @@ def preload(settings: Settings) -> None:
         importlib.import_module(name)
     if not settings.model:
         return
-    from auger.core.models import BUILTIN, parse_spec
+    from auger.core.models.specs import BUILTIN, parse_spec
 
     try:
         spec = parse_spec(settings.model, settings.providers)
     except Exception:  # reported properly when the session is built
         return
-    module = "auger.core.openai_compat" if spec.base_url else BUILTIN[spec.provider].module
+    module = "auger.core.models.openai_compat" if spec.base_url else BUILTIN[spec.provider].module
     with contextlib.suppress(ImportError):
         importlib.import_module(module)
 
@@ -58,11 +58,11 @@ def session_factory(options: BootOptions | None = None) -> SessionFactory:
 
     async def create(settings: Settings, thread_id: str | None) -> Session:
         await asyncio.to_thread(preload, settings)
-        from auger.core.session import create_session
+        from auger.core.session.session import create_session
 
         mcp: Any = None
         if opts.use_mcp:
-            from auger.core.mcp import mcp_manager
+            from auger.core.mcp.manager import mcp_manager
 
             mcp = mcp_manager(settings, extra=opts.mcp_extra, trust_project=opts.trust_project_mcp)
         try:

@@ -17,7 +17,7 @@ WELL_KNOWN: dict[str, tuple[str, ...]] = {
 
 
 def available_models(settings: Settings, session: Any = None, env: Any = None) -> list[str]:
-    from auger.core.models import BUILTIN
+    from auger.core.models.specs import BUILTIN
 
     env = os.environ if env is None else env
     out: list[str] = []

@@ -10,7 +10,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from auger.core.threads import ThreadStore
+    from auger.core.threads.store import ThreadStore
     from auger.tui.app import AugerApp
 
 log = logging.getLogger("auger.tui")
@@ -34,7 +34,7 @@ def skills(app: AugerApp) -> list[tuple[str, str]]:
     hit = _skill_cache.get(key)
     if hit is not None and time.monotonic() - hit[0] < SKILL_TTL:
         return hit[1]
-    module = _module("auger.core.skills")
+    module = _module("auger.core.catalog.skills")
     found: list[tuple[str, str]] = []
     if module is not None and hasattr(module, "list_skills"):
         try:
@@ -50,7 +50,7 @@ def skill_names(app: AugerApp) -> list[str]:
 
 
 def skill_details(app: AugerApp) -> list[Any]:
-    module = _module("auger.core.skills")
+    module = _module("auger.core.catalog.skills")
     if module is None or not hasattr(module, "list_skills"):
         return []
     return list(module.list_skills(app.settings))
@@ -59,7 +59,7 @@ def skill_details(app: AugerApp) -> list[Any]:
 # -- subagents, memory -----------------------------------------------------------------------
 def subagents(app: AugerApp) -> list[Any]:
     """The subagent definitions (built-in, user, project) plus the general-purpose one."""
-    module = _module("auger.core.subagents")
+    module = _module("auger.core.catalog.subagents")
     if module is None or not hasattr(module, "list_subagents"):
         return []
     catalog = module.list_subagents(app.settings)
@@ -67,7 +67,7 @@ def subagents(app: AugerApp) -> list[Any]:
 
 
 def memory_files(app: AugerApp) -> list[Any]:
-    module = _module("auger.core.memory")
+    module = _module("auger.core.catalog.memory")
     if module is None or not hasattr(module, "list_memory_files"):
         return []
     return list(module.list_memory_files(app.settings, include_missing=True))
@@ -87,7 +87,7 @@ async def mcp_action(app: AugerApp, action: str, name: str) -> str:
     if manager is None:
         return "MCP is not running (no servers configured, or --no-mcp)."
     if action == "trust":
-        from auger.core.mcp_config import TrustStore
+        from auger.core.mcp.config import TrustStore
 
         await manager.trust_project(TrustStore(app.settings.home))
         return "Trusted this project's MCP servers (remembered until its .mcp.json changes)."
@@ -102,7 +102,7 @@ def tool_names(app: AugerApp) -> list[str]:
     """Tools the agent can call (built-in + MCP), via the core's helper."""
     if app.session is None:
         return []
-    from auger.core.agent import agent_tool_names
+    from auger.core.agent.graph import agent_tool_names
 
     return agent_tool_names(app.session)
 
@@ -114,7 +114,7 @@ def thread_store(app: AugerApp) -> ThreadStore:
     if store is not None:
         return store  # type: ignore[no-any-return]
     if app._thread_store is None:
-        from auger.core.threads import ThreadStore
+        from auger.core.threads.store import ThreadStore
         from auger.paths import threads_db
 
         app._thread_store = ThreadStore.open(threads_db(app.settings.home))

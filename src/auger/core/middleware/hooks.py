@@ -1,6 +1,6 @@
 """HooksMiddleware: PreToolUse / PostToolUse / PostToolUseFailure (and SubagentStart /
 SubagentStop around `task`) hooks on every tool call. The runner comes from the run context
-(`AugerContext.hooks`, see `auger.core.hooks`); session-level events are run by the Session.
+(`AugerContext.hooks`, see `auger.core.safety.hook_runner`); session-level events are run by the Session.
 
 A PreToolUse block means the tool is not run and the model reads the hook's reason; an
 `updatedInput` replaces those arguments before the call (deny rules are checked after this,
@@ -17,11 +17,11 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
-from auger.core.context import AugerContext
-from auger.core.hooks import HookResult, HookRunner
+from auger.core.agent.context import AugerContext
 from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
 from auger.core.middleware.redaction import map_tool_messages
-from auger.core.stream import tool_output_text
+from auger.core.safety.hook_runner import HookResult, HookRunner
+from auger.core.session.stream import tool_output_text
 
 
 def _runner(request: Any) -> tuple[HookRunner | None, AugerContext | None]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepagents.middleware.memory import MemoryMiddleware
 
-from auger.core.memory import memory_files
+from auger.core.catalog.memory import memory_files
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig

@@ -1,7 +1,7 @@
 """RedactionMiddleware: secret values never enter the graph state (and so the thread DB).
 
 Tool results (plain `ToolMessage`s and those inside a `Command` update, e.g. from `task`) and
-model replies (text and tool-call arguments) are passed through `auger.core.redact`.
+model replies (text and tool-call arguments) are passed through `auger.core.safety.redaction`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from langchain.agents.middleware.types import ExtendedModelResponse, ModelRespon
 from langchain_core.messages import BaseMessage
 from langgraph.types import Command
 
-from auger.core.redact import Redactor, default_redactor
+from auger.core.safety.redaction import Redactor, default_redactor
 
 
 def map_tool_messages(result: Any, fn: Callable[[Any], Any]) -> Any:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 @command("export", "Write this thread to a Markdown file", args="[file]")
 async def export_cmd(app: AugerApp, arg: str) -> None:
-    from auger.core.transcript import render_markdown
+    from auger.core.threads.transcript import render_markdown
 
     assert app.session is not None
     thread_id = app.session.thread_id

@@ -25,7 +25,7 @@ def _complete_model(app: AugerApp, partial: str) -> list[Completion]:
 
 
 async def switch_model(app: AugerApp, spec: str) -> None:
-    from auger.core.models import check_credentials, parse_spec
+    from auger.core.models.specs import check_credentials, parse_spec
 
     assert app.session is not None
     resolved = parse_spec(spec, app.settings.providers)

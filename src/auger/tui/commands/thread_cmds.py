@@ -31,7 +31,7 @@ async def rename_cmd(app: AugerApp, arg: str) -> None:
 
 
 async def fork_into(app: AugerApp, thread_id: str) -> str:
-    from auger.core.thread_ops import fork_thread
+    from auger.core.threads.history import fork_thread
 
     new_id = await fork_thread(services.thread_store(app), thread_id)
     return new_id

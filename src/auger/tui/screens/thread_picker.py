@@ -20,7 +20,7 @@ from auger.tui.format import one_line
 from auger.tui.screens.picker import FilterPicker
 
 if TYPE_CHECKING:
-    from auger.core.threads import ThreadInfo, ThreadStore
+    from auger.core.threads.store import ThreadInfo, ThreadStore
 
 LIMIT = 200
 

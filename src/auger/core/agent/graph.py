@@ -1,0 +1,222 @@
+"""create_cli_agent(): the deepagents graph auger runs.
+
+The middleware order lives in ONE list, `_middleware()` below. Read it top to bottom as the
+order hooks run before a model call (wrap_model_call: outermost first):
+
+1. ConfigurableModelMiddleware — pick the model (and temperature, max_tokens, reasoning_effort)
+                                 for this call from the run context (`/model`); tag the reply
+                                 with the effective `provider:model`.
+2. ProviderHistoryMiddleware   — after a cross-provider switch, send the history without the
+                                 previous provider's reasoning blocks / cache fields.
+3. ResumeStateMiddleware       — keep `_context_tokens` and `_model_spec` in checkpointed state.
+4. LocalContextMiddleware      — project facts (git, kinds, test command, layout) in the system
+                                 prompt; detected through the backend, cached in state, refreshed
+                                 after a summarization.
+5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`).
+6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
+7. HooksMiddleware             — PreToolUse/PostToolUse(/Failure), SubagentStart/Stop hooks
+                                 (`auger.core.safety.hook_runner`); may block a call or change its input.
+8. PermissionMiddleware        — refuses calls a `[permissions] deny` rule matches (on the final
+                                 input, after hooks), telling the model and the user which rule.
+9. RedactionMiddleware         — secret env values out of tool results and model replies before
+                                 they enter state (and the thread DB).
+10. McpToolsMiddleware         — (when MCP servers are configured) offers the tools of the servers
+                                 connected now and runs their calls, asking approval if needed.
+11. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
+12. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
+
+deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
+dangling-tool-call patching) and its tail after 1-10: skills (11), prompt caching, memory (12),
+human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
+`auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
+> approval mode), unsupported content. Subagents get 1, 2, 5, 7-9 (+ a tool allow-list) — see
+`_subagents()`.
+
+The backend is the project backend wrapped with the user-folder mounts of `auger.core.backends.mounts`
+(`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from auger.core.agent.context import AugerContext
+from auger.core.agent.prompt import SYSTEM_PROMPT
+from auger.core.models.specs import ModelSpec, build_chat_model, configured_window, parse_spec
+from auger.errors import ModelError
+
+if TYPE_CHECKING:
+    from langchain.agents.middleware import AgentMiddleware
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.tools import BaseTool
+    from langgraph.types import Checkpointer
+
+    from auger.settings import Settings
+
+
+def model_factory(settings: Settings) -> Any:
+    """(spec, params) -> chat model, resolving providers from settings."""
+
+    def build(spec: str, params: dict[str, Any]) -> BaseChatModel:
+        return build_chat_model(parse_spec(spec, settings.providers), **params)
+
+    return build
+
+
+def with_context_window(model: BaseChatModel, ms: ModelSpec, configured: int | None) -> BaseChatModel:
+    """Give the model's profile a `max_input_tokens` — the configured window, else the profile's
+    own, else what auger knows of the model — so deepagents' summarization compacts at 85% of it
+    (with none it waits until 170k tokens, past many local models' limit)."""
+    profile = dict(model.profile or {})
+    if configured is not None or not isinstance(profile.get("max_input_tokens"), int):
+        profile["max_input_tokens"] = configured or ms.context_window
+        model.profile = profile  # type: ignore[assignment]
+    return model
+
+
+def _middleware(
+    settings: Settings, default_spec: str | None, backend: Any
+) -> list[AgentMiddleware[Any, Any, Any]]:
+    from langchain.agents.middleware import TodoListMiddleware
+
+    from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
+    from auger.core.middleware.local_context import LocalContextMiddleware
+    from auger.core.middleware.provider_history import ProviderHistoryMiddleware
+    from auger.core.middleware.resume_state import ResumeStateMiddleware
+    from auger.core.middleware.turn_limit import TurnLimitMiddleware
+
+    return [
+        ConfigurableModelMiddleware(model_factory(settings), default_spec),
+        ProviderHistoryMiddleware(),
+        ResumeStateMiddleware(),
+        LocalContextMiddleware(backend, str(settings.project_root)),
+        TurnLimitMiddleware(),
+        TodoListMiddleware(),
+        *_safety(),
+    ]
+
+
+def _safety() -> list[AgentMiddleware[Any, Any, Any]]:
+    """Tool-call safety, outermost first: hooks (may change or block the input), permission rules
+    (deny; checked on the final input), redaction (secrets out of results and replies)."""
+    from auger.core.middleware.hooks import HooksMiddleware, install_precompact_hook
+    from auger.core.middleware.permissions import PermissionMiddleware
+    from auger.core.middleware.redaction import RedactionMiddleware
+
+    install_precompact_hook()
+    return [HooksMiddleware(), PermissionMiddleware(), RedactionMiddleware()]
+
+
+def _tail(settings: Settings, backend: Any) -> list[AgentMiddleware[Any, Any, Any]]:
+    """Skills and memory: they replace the SDK's own by name, in the SDK's tail slots."""
+    from auger.core.middleware.memory import AugerMemoryMiddleware
+    from auger.core.middleware.skills import AugerSkillsMiddleware
+
+    return [AugerSkillsMiddleware(backend, settings), AugerMemoryMiddleware(backend, settings)]
+
+
+def _subagents(
+    settings: Settings, middleware: list[Any], skills: Any, tools: Sequence[Any]
+) -> list[dict[str, Any]]:
+    """The general-purpose subagent (following `/model`) and the file/config-defined ones."""
+    from deepagents.middleware.subagents import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
+
+    from auger.core.catalog.subagents import discover_subagents, subagent_specs
+    from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
+
+    by_name = {m.name: m for m in middleware}
+    switch, history = by_name["ConfigurableModelMiddleware"], by_name["ProviderHistoryMiddleware"]
+    turn_limit = by_name["TurnLimitMiddleware"]
+    safety = [by_name[n] for n in ("HooksMiddleware", "PermissionMiddleware", "RedactionMiddleware")]
+
+    def model_middleware(spec: str | None) -> Any:
+        return switch if spec is None else ConfigurableModelMiddleware(model_factory(settings), pinned=spec)
+
+    general_purpose = {
+        "name": "general-purpose",
+        "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
+        "system_prompt": DEFAULT_SUBAGENT_PROMPT,
+        "middleware": [switch, history, turn_limit, *safety, skills],
+    }
+    catalog = discover_subagents(settings)
+    common = [history, turn_limit, *safety]
+    defined = subagent_specs(catalog, model_middleware=model_middleware, common=common, tools=tools)
+    specs = {spec["name"]: spec for spec in [general_purpose, *defined]}  # a file may redefine it
+    return list(specs.values())
+
+
+def _interrupt_on(tools: Sequence[BaseTool], gated_tools: Sequence[str]) -> dict[str, Any]:
+    """HITL config for every tool: `when` asks only on an "ask" verdict (permission rules, then
+    the approval mode; see `auger.core.middleware.permissions`)."""
+    from auger.core.middleware.permissions import all_tool_names, interrupt_config, mcp_identity
+
+    mcp_names = {t.name: ident for t in tools if (ident := mcp_identity(t))}
+    names = all_tool_names([*gated_tools, *(t.name for t in tools)])
+    return interrupt_config(names, gated=gated_tools, mcp_names=mcp_names)
+
+
+def create_cli_agent(
+    settings: Settings,
+    *,
+    checkpointer: Checkpointer | None = None,
+    model: BaseChatModel | None = None,
+    tools: Sequence[BaseTool] = (),
+    gated_tools: Sequence[str] = (),
+    backend: Any = None,
+    mcp: Any = None,
+) -> Any:
+    """Build the compiled agent graph for `settings`.
+
+    `model` overrides the configured one (tests pass a scripted chat model); `tools` are extra
+    tools; `gated_tools` are extra tool names that need approval like the shell does; `mcp` is an
+    `McpManager` whose tools join each model call as its servers connect.
+    """
+    from deepagents import create_deep_agent
+
+    from auger.core.backends.factory import make_backend
+    from auger.core.backends.mounts import with_mounts
+    from auger.core.catalog.memory import memory_sources
+
+    default_spec = settings.model
+    if model is None:
+        if not default_spec:
+            raise ModelError(
+                "No model configured.",
+                hint="Use --model PROVIDER:MODEL or `auger config set model PROVIDER:MODEL`.",
+            )
+        resolved = parse_spec(default_spec, settings.providers)
+        configured = configured_window(settings.get("context_window"), resolved)
+        model = with_context_window(build_chat_model(resolved), resolved, configured)
+    backend = with_mounts(backend if backend is not None else make_backend(settings), settings)
+    middleware = _middleware(settings, default_spec, backend)
+    tail = _tail(settings, backend)
+    subagents = _subagents(settings, middleware, tail[0], tools)
+    if mcp is not None:
+        from auger.core.middleware.mcp_tools import McpToolsMiddleware
+
+        middleware.append(McpToolsMiddleware(mcp))
+    return create_deep_agent(
+        model=model,
+        tools=list(tools),
+        system_prompt=SYSTEM_PROMPT,
+        middleware=[*middleware, *tail],
+        subagents=subagents,  # type: ignore[arg-type]
+        memory=memory_sources(settings),
+        backend=backend,
+        interrupt_on=_interrupt_on(tools, gated_tools),
+        context_schema=AugerContext,
+        checkpointer=checkpointer,
+    )
+
+
+def agent_tool_names(session: Any) -> list[str]:
+    """The tools `session`'s agent can call now: the graph's own, then connected MCP servers'."""
+    if hasattr(session, "tool_names"):  # a RemoteSession asks its server
+        return list(session.tool_names())
+    node = getattr(session.graph, "nodes", {}).get("tools")
+    names = list(getattr(getattr(node, "bound", None), "tools_by_name", None) or {})
+    manager = getattr(session, "mcp", None)
+    if manager is not None:
+        names += [tool.name for tool in manager.tools(names) if tool.name not in names]
+    return names
