@@ -11,13 +11,13 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from auger.core import events as ev
+from auger.core.port import TurnOptions, headless_policy
 
 if TYPE_CHECKING:
-    from auger.core.session.session import Session
+    from auger.core.port import AgentPort, SessionFactory
     from auger.settings import Settings
 
 EXIT_BY_REASON = {
@@ -30,7 +30,7 @@ EXIT_BY_REASON = {
 }
 
 
-class _Printer:
+class Printer:
     def __init__(self, fmt: str, out: TextIO, err: TextIO) -> None:
         self.fmt, self.out, self.err = fmt, out, err
         self.events: list[dict[str, Any]] = []
@@ -71,7 +71,9 @@ class _Printer:
         self.out.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
 
 
-async def run_turn(session: Session, prompt: str, printer: _Printer, timeout: float | None) -> int:
+async def run_turn(
+    session: AgentPort, prompt: str, printer: Printer, timeout: float | None, options: TurnOptions
+) -> int:
     end = ev.TurnEnded("error", session.thread_id)
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -80,7 +82,7 @@ async def run_turn(session: Session, prompt: str, printer: _Printer, timeout: fl
     timed_out = False
     try:
         async with asyncio.timeout(timeout):
-            async for event in session.send(prompt):
+            async for event in session.send(prompt, options):
                 if isinstance(event, ev.TurnEnded):
                     end = event
                     continue
@@ -101,34 +103,18 @@ async def run_turn(session: Session, prompt: str, printer: _Printer, timeout: fl
 async def run_headless(
     settings: Settings,
     prompt: str,
+    factory: SessionFactory,
     *,
     output_format: str = "text",
     resume: str | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
-    mcp_extra: Sequence[str] = (),
-    trust_project_mcp: bool = False,
-    trust_project_hooks: bool = False,
-    use_mcp: bool = True,
 ) -> int:
-    from auger.core.mcp.manager import start_mcp
-    from auger.core.session.session import create_session, headless_policy
-
-    printer = _Printer(output_format, out or sys.stdout, err or sys.stderr)
-    mcp = await start_mcp(settings, extra=mcp_extra, trust_project=trust_project_mcp) if use_mcp else None
+    """One turn on the session `factory` opens (approvals answered by `headless_policy`)."""
+    printer = Printer(output_format, out or sys.stdout, err or sys.stderr)
+    session = await factory(settings, resume)
+    options = TurnOptions(settings.mode, approval=headless_policy)
     try:
-        session = await create_session(
-            settings,
-            thread_id=resume,
-            approval_policy=headless_policy,
-            mcp=mcp,
-            trust_project_hooks=trust_project_hooks,
-        )
-    except BaseException:
-        if mcp is not None:
-            await mcp.aclose()
-        raise
-    try:
-        return await run_turn(session, prompt, printer, settings.timeout)
+        return await run_turn(session, prompt, printer, settings.timeout, options)
     finally:
         await session.aclose()

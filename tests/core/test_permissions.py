@@ -11,10 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auger.core.safety.permissions import PermissionEngine, Verdict, rule_for_call
+from auger.core.safety.permissions import PermissionEngine, Verdict, add_rule, rule_for_call
 from auger.core.safety.rules import RuleError, covers, escape, parse_rule, subject_for
 from auger.core.safety.shell_parser import analyse
-from auger.core.session.guard import add_rule
 from auger.settings import load_settings
 
 

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from auger.core import events as ev
+from auger.errors import BusyError
 from auger.server.app import create_app
 from auger.server.http import ApiError
 from auger.server.pool import EPHEMERAL_PREFIX, ThreadPool
@@ -144,10 +145,13 @@ async def test_keepalive_pings_a_quiet_stream_and_passes_frames_through() -> Non
 
 @pytest.fixture
 async def pool(auger_env: AugerEnv) -> AsyncIterator[ThreadPool]:
+    from auger.core.runtime import open_runtime
+
     settings = load_settings(cwd=auger_env.project, env=auger_env.env, flags={"mode": "yolo"})
-    p = await ThreadPool.open(settings, "yolo")
-    yield p
-    await p.aclose()
+    async with open_runtime(settings) as runtime:
+        p = ThreadPool(runtime, "yolo")
+        yield p
+        await p.aclose()
 
 
 def _client(pool: ThreadPool, token: str | None = TOKEN) -> httpx.AsyncClient:
@@ -187,7 +191,7 @@ async def test_chat_in_process_and_stateless_cleanup(pool: ThreadPool, auger_env
     assert lines[-1] == "[DONE]" and json.loads(lines[-2])["type"] == "finish"
     sql = "SELECT count(*) FROM checkpoints WHERE substr(thread_id, 1, 5) = ?"
     for _ in range(50):  # the throwaway thread is deleted right after its stream ends
-        async with pool.graph.checkpointer.conn.execute(sql, (EPHEMERAL_PREFIX,)) as cur:
+        async with pool.runtime.checkpointer.conn.execute(sql, (EPHEMERAL_PREFIX,)) as cur:
             if (await cur.fetchone())[0] == 0:
                 break
         await asyncio.sleep(0.02)
@@ -195,19 +199,17 @@ async def test_chat_in_process_and_stateless_cleanup(pool: ThreadPool, auger_env
         raise AssertionError("the stateless chat's checkpoints were not deleted")
 
 
-async def test_pool_sessions_share_graph_store_and_hooks(pool: ThreadPool) -> None:
-    a = await pool.create("one")
+async def test_pool_sessions_share_one_runtime(pool: ThreadPool) -> None:
+    a = await pool.create("one", "manual")
     b = await pool.create("two")
-    assert a.graph is b.graph is pool.base.graph
-    assert a.threads is b.threads is pool.base.threads
-    assert a.on_turn_end is pool.base.on_turn_end and a._conn is None
-    assert a.mode == "yolo" and a is not b and a.always_allow is not b.always_allow
-    with pytest.raises(ApiError) as busy:
+    assert a.runtime is b.runtime is pool.base.runtime  # one graph, connection, store, hooks
+    assert a is not b and a.grants is not b.grants
+    assert pool.mode_of("one") == "manual" and pool.mode_of("two") == "yolo"
+    with pytest.raises(BusyError, match="busy"):
         pool.lease(a)
         pool.lease(a)
-    assert busy.value.status == 409
     scratch = pool.ephemeral()
-    assert scratch.thread_id.startswith(EPHEMERAL_PREFIX) and scratch.on_turn_start is None
+    assert scratch.thread_id.startswith(EPHEMERAL_PREFIX) and not scratch.record
 
 
 # -- import budget -----------------------------------------------------------------------------------

@@ -98,5 +98,5 @@ async def test_old_blocks_are_pruned_past_the_budget(tui: Tui) -> None:
         assert replies(app)[-1] == "answer 14"
         assert app.transcript.query(AssistantMessage).last().text == "answer 14"
         history = await app.session.history()  # type: ignore[union-attr]
-        assert len([m for m in history if m.type == "human"]) == 15  # the thread keeps everything
+        assert len([e for e in history if e.type == "turn_started"]) == 15  # the thread keeps everything
         await wait_for(pilot, lambda: not app.busy)

@@ -130,18 +130,6 @@ def flags_from_args(args: Any) -> dict[str, Any]:
     return {k: v for k, v in flags.items() if v is not None}
 
 
-def _read_prompt(args: Any) -> str:
-    from auger.errors import UsageError
-
-    text = args.non_interactive or ""
-    if not sys.stdin.isatty():
-        piped = sys.stdin.read()
-        text = f"{text}\n\n{piped}".strip() if text else piped.strip()
-    if not text.strip():
-        raise UsageError("No task given.", hint='Use auger -n "your task" or pipe it on stdin.')
-    return text
-
-
 def _main(argv: Sequence[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         _end_startup()
@@ -158,54 +146,15 @@ def _main(argv: Sequence[str]) -> int:
     setup_logging(settings.home)
     for warning in settings.warnings:
         print(f"auger: warning: {warning}", file=sys.stderr)
-    if args.resume is not None and not args.connect:  # -r: newest thread of this project; -r ID: a prefix
-        from auger.core.threads.store import resolve_thread
+    from auger.cli import frontends
 
-        args.resume = resolve_thread(settings, args.resume or None)
-    if args.connect and args.non_interactive is not None:  # headless against `auger serve`
-        _end_startup()
-        import asyncio
-
-        from auger.remote.client import run_remote_headless
-
-        return asyncio.run(
-            run_remote_headless(
-                settings,
-                _read_prompt(args),
-                args.connect,
-                args.token,
-                output_format=args.output_format,
-                resume=args.resume or None,
-            )
-        )
-    if args.non_interactive is not None or (not sys.stdin.isatty() and not args.connect):
-        _end_startup()
-        import asyncio
-
-        from auger.headless import run_headless
-
-        prompt = _read_prompt(args)
-        return asyncio.run(
-            run_headless(
-                settings,
-                prompt,
-                output_format=args.output_format,
-                resume=args.resume or None,
-                mcp_extra=args.mcp_config,
-                trust_project_mcp=args.trust_project_mcp,
-                trust_project_hooks=args.trust_project_hooks,
-                use_mcp=not args.no_mcp,
-            )
-        )
-    from auger.cli.frontends import run_tui
-
-    return run_tui(settings, args)  # the collector comes back on after the first paint
+    return frontends.run(settings, args)  # the collector comes back on after the first paint
 
 
 def _end_startup() -> None:
-    module = sys.modules.get("auger.tui.gcpolicy")
-    if module is not None:
-        module.end_startup()
+    from auger.cli.frontends import end_startup
+
+    end_startup()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

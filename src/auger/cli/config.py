@@ -7,11 +7,9 @@ wrote is kept (comments are not: the file is re-serialised).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from auger.settings import (
     resolve_key,
     show_value,
     user_config_path,
+    write_atomic,
 )
 from auger.settings_schema import key_order
 
@@ -139,7 +138,7 @@ def write_user_setting(home: Path, dotted: str, value: Any) -> Path:
     path = user_config_path(home)
     data = read_toml(path) or {}
     _put(data, dotted, value, path)
-    _atomic_write(path, tomli_w.dumps(data))
+    write_atomic(path, tomli_w.dumps(data))
     return path
 
 
@@ -155,28 +154,3 @@ def _put(data: dict[str, Any], dotted: str, value: Any, path: Path) -> None:
         node.pop(parts[-1], None)
     else:
         node[parts[-1]] = value
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as err:
-        raise ConfigError(
-            f"cannot write to {folder}: {err.strerror or err}.",
-            hint="Point AUGER_HOME at a writable folder.",
-        ) from err
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as err:
-        raise ConfigError(f"cannot write {path}: {err.strerror or err}") from err
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)

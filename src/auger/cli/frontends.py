@@ -1,58 +1,92 @@
-"""`auger` without -n: run the TUI, then print how to resume the thread."""
+"""`auger` picks where the agent runs (local | remote) and which front end talks to it (tui |
+headless) once, from its arguments, in `run` below; every pair works."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from auger.core.session.session import Session
+    from auger.core.port import SessionFactory
     from auger.settings import Settings
 
+FrontEnd = Callable[["Settings", Any, "SessionFactory"], int]
 
-def run_tui(settings: Settings, args: Any) -> int:
+
+def _local(args: Any, headless: bool) -> SessionFactory:
+    from auger.cli import agents
+
+    return agents.local(agents.options_from_args(args, headless=headless))
+
+
+def _remote(args: Any, headless: bool) -> SessionFactory:
+    from auger.cli import agents
+
+    return agents.remote(args.connect, args.token)
+
+
+def tui(settings: Settings, args: Any, factory: SessionFactory) -> int:
+    """The TUI; afterwards, how to resume the thread."""
     from auger.errors import UsageError
+    from auger.tui import make_app
 
-    if getattr(args, "connect", None):
-        return _run_remote(settings, args)
     if not sys.stdout.isatty():
         raise UsageError("The TUI needs a terminal.", hint='Use auger -n "task" for a headless run.')
-    from auger.tui import make_app
-
-    use_mcp = not getattr(args, "no_mcp", False)
-    mcp_extra = tuple(getattr(args, "mcp_config", None) or ())
-    trust_mcp = bool(getattr(args, "trust_project_mcp", False))
-    trust_hooks = bool(getattr(args, "trust_project_hooks", False))
-
-    async def factory(settings: Settings, thread_id: str | None) -> Session:
-        from auger.tui.boot import BootOptions, session_factory  # after the first paint
-
-        options = BootOptions(use_mcp, mcp_extra, trust_mcp, trust_hooks)
-        return await session_factory(options)(settings, thread_id)
-
-    app = make_app(settings, factory, thread_id=getattr(args, "resume", None) or None)
+    app = make_app(settings, factory, thread_id=args.resume or None)
     code = app.run()
     hint = app.resume_hint()
     if hint:
-        print(f"Resume this conversation with: {hint}")
+        where = f"auger --connect {args.connect} " if args.connect else "auger "
+        print(f"Resume this conversation with: {hint.replace('auger ', where, 1)}")
     return int(code or 0)
 
 
-def _run_remote(settings: Settings, args: Any) -> int:
-    """`--connect URL`: the same TUI over a RemoteSession (when the server client is installed)."""
-    import importlib
+def headless(settings: Settings, args: Any, factory: SessionFactory) -> int:
+    import asyncio
 
+    from auger.headless import run_headless
+
+    prompt = read_prompt(args)
+    return asyncio.run(
+        run_headless(settings, prompt, factory, output_format=args.output_format, resume=args.resume or None)
+    )
+
+
+AGENTS: dict[str, Callable[[Any, bool], SessionFactory]] = {"local": _local, "remote": _remote}
+FRONT_ENDS: dict[str, FrontEnd] = {"tui": tui, "headless": headless}
+
+
+def run(settings: Settings, args: Any) -> int:
+    where = "remote" if args.connect else "local"
+    front = (
+        "headless"
+        if args.non_interactive is not None or (not sys.stdin.isatty() and not args.connect)
+        else "tui"
+    )
+    if front == "headless":
+        end_startup()
+    if args.resume is not None and where == "local":  # -r: newest thread of this project; -r ID: a prefix
+        from auger.core.threads.store import resolve_thread
+
+        args.resume = resolve_thread(settings, args.resume or None)
+    return FRONT_ENDS[front](settings, args, AGENTS[where](args, front == "headless"))
+
+
+def read_prompt(args: Any) -> str:
     from auger.errors import UsageError
-    from auger.tui import make_app
 
-    try:
-        remote = importlib.import_module("auger.remote.client")
-    except ImportError as exc:
-        raise UsageError("--connect is not available in this build yet.") from exc
-    factory = remote.session_factory(args.connect, token=getattr(args, "token", None))
-    app = make_app(settings, factory, thread_id=getattr(args, "resume", None) or None)
-    code = app.run()
-    hint = app.resume_hint()
-    if hint:
-        print(f"Resume this conversation with: auger --connect {args.connect} -r {hint.split()[-1]}")
-    return int(code or 0)
+    text = args.non_interactive or ""
+    if not sys.stdin.isatty():
+        piped = sys.stdin.read()
+        text = f"{text}\n\n{piped}".strip() if text else piped.strip()
+    if not text.strip():
+        raise UsageError("No task given.", hint='Use auger -n "your task" or pipe it on stdin.')
+    return text
+
+
+def end_startup() -> None:
+    """The garbage collector back on (it is off until the TUI's first paint, `auger.tui.gcpolicy`)."""
+    module = sys.modules.get("auger.tui.gcpolicy")
+    if module is not None:
+        module.end_startup()

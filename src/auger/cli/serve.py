@@ -112,21 +112,24 @@ def run(argv: Sequence[str]) -> int:
 
 
 async def _serve(settings: Any, sock: socket.socket, token: str, generated: bool, args: Any) -> int:
-    import uvicorn
-
     from auger.core.mcp.manager import start_mcp
-    from auger.server.app import create_app
+    from auger.core.runtime import open_runtime
     from auger.server.pool import ThreadPool
 
     mcp = None
     if not args.no_mcp:
         mcp = await start_mcp(settings, extra=args.mcp_config, trust_project=args.trust_project_mcp)
-    try:
-        pool = await ThreadPool.open(settings, settings.mode, mcp=mcp)
-    except BaseException:
-        if mcp is not None:
-            await mcp.aclose()
-        raise
+    async with open_runtime(settings, mcp=mcp) as runtime:
+        pool = ThreadPool(runtime, settings.mode)
+        await pool.purge_ephemeral()
+        return await _listen(pool, settings, sock, token, generated)
+
+
+async def _listen(pool: Any, settings: Any, sock: socket.socket, token: str, generated: bool) -> int:
+    import uvicorn
+
+    from auger.server.app import create_app
+
     loop = asyncio.get_running_loop()
     try:
         config = uvicorn.Config(

@@ -109,13 +109,13 @@ def _print_list(threads: list[ThreadInfo], args: argparse.Namespace, *, all_proj
 def _show(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     import asyncio
 
-    from auger.core.threads.history import read_history
+    from auger.core.threads.history import read_history, to_events
     from auger.core.threads.transcript import render_markdown, render_text
 
     thread_id = store.resolve(args.id)
-    messages = asyncio.run(read_history(store.path, thread_id))
+    events = to_events(asyncio.run(read_history(store.path, thread_id)), thread_id)
     render = render_markdown if args.markdown else render_text
-    sys.stdout.write(render(messages, store.get(thread_id), thread_id))
+    sys.stdout.write(render(events, store.get(thread_id), thread_id))
     return 0
 
 
@@ -137,7 +137,7 @@ def _delete(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
 def _fork(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     import asyncio
 
-    from auger.core.threads.history import fork_thread
+    from auger.core.threads.index import fork_thread
 
     thread_id = store.resolve(args.id)
     print(asyncio.run(fork_thread(store, thread_id, args.at)))

@@ -1,36 +1,39 @@
-"""RemoteSession: the Session port over HTTP, against `auger serve` (`auger --connect URL`).
+"""RemoteSession: the port (`auger.core.port.AgentPort`) over HTTP, against `auger serve`
+(`auger --connect URL`). A front end cannot tell it from the in-process Session.
 
-It has the in-process Session's interface — `send(prompt)` yields the same IR events (rebuilt
-with `event_from_dict`), approvals through the event's future or `resolve_approval`, `cancel()`,
-`set_model()`, `set_mode()`, `history()`, `open_thread()`, `thread_id`/`model_spec`/`mode`/
-`context_tokens` — so a front end cannot tell them apart. `set_model`/`set_mode` are synchronous
-like Session's: they apply to the next `send`, which carries them to the server.
-
-Also: `list_threads()`, `delete_thread()`, and `threads` (a RemoteThreadStore) for a thread picker.
+* `send(prompt, options)` streams `POST /threads/{id}/runs` and rebuilds the same IR events;
+  approvals go back through the event's future (or `resolve_approval`), answered by the turn's
+  policy here when it has one (headless); `cancel()` asks the server to stop the turn.
+* Every other operation is one generic `call(op, request)`: the table in `auger.core.operations`
+  says the method, path and shapes, so the catalogue, `/model` choices and credential checks,
+  `!command`, history and thread operations all come from the server. The client needs no
+  config of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from auger import errors
 from auger.core import events as ev
-from auger.core.agent.context import MODES, AugerContext
-from auger.errors import AugerError, ThreadError, UsageError
-from auger.remote.threads import RemoteMcp, RemoteThreadStore
+from auger.core import operations as ops
+from auger.core.port import PortCalls
+from auger.errors import AugerError, BusyError, ThreadError, UsageError
 
 if TYPE_CHECKING:
     import httpx
 
-    from auger.core.session.session import ApprovalPolicy
-    from auger.settings import Settings
+    from auger.core.port import AgentPort, TurnOptions
 
-log = logging.getLogger("auger.remote.client")
+log = logging.getLogger("auger.remote")
 TOKEN_ENV = "AUGER_SERVE_TOKEN"
+Req = TypeVar("Req")
+Res = TypeVar("Res")
 
 
 class RemoteError(AugerError):
@@ -39,53 +42,38 @@ class RemoteError(AugerError):
     exit_code = 1
 
 
-class RemoteSession:
-    def __init__(
-        self,
-        client: httpx.AsyncClient,
-        *,
-        url: str,
-        settings: Settings | None = None,
-        approval_policy: ApprovalPolicy | None = None,
-    ) -> None:
+KINDS: dict[str, type[AugerError]] = {
+    cls.__name__: cls
+    for cls in vars(errors).values()
+    if isinstance(cls, type) and issubclass(cls, AugerError)
+}
+BY_STATUS: dict[int, type[AugerError]] = {400: UsageError, 404: ThreadError, 409: BusyError, 413: UsageError}
+
+
+class RemoteSession(PortCalls):
+    def __init__(self, client: httpx.AsyncClient, *, url: str) -> None:
         self.client = client
         self.url = url
-        self.settings = settings
-        self.approval_policy = approval_policy
         self.thread_id = ""
         self.model_spec: str | None = None
-        self.mode = "manual"
         self.context_tokens = 0
-        self.always_allow: set[str] = set()
-        self._changes: dict[str, str] = {}  # model/mode for the next run
+        self.default_mode = "manual"  # the server's --mode
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._running = False
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.threads: RemoteThreadStore | None = None  # the thread picker's store, over HTTP
-        self.mcp: RemoteMcp | None = None  # the server's MCP status, for /mcp
 
     @classmethod
-    async def connect(
-        cls,
-        url: str,
-        token: str | None,
-        *,
-        thread_id: str | None = None,
-        settings: Settings | None = None,
-        approval_policy: ApprovalPolicy | None = None,
-    ) -> RemoteSession:
+    async def connect(cls, url: str, token: str | None, *, thread_id: str | None = None) -> RemoteSession:
         """Check the server and the token, then open `thread_id` (None: a new thread)."""
         import httpx
 
         url = url.rstrip("/")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         client = httpx.AsyncClient(base_url=url, headers=headers, timeout=httpx.Timeout(30.0, read=120.0))
-        session = cls(client, url=url, settings=settings, approval_policy=approval_policy)
-        session.threads = RemoteThreadStore(url, headers, client)
-        session.mcp = RemoteMcp(session.threads)
+        session = cls(client, url=url)
         try:
-            info = await session._json("GET", "/version")
-            session.model_spec, session.mode = info.get("model"), info.get("mode") or "manual"
+            info = await session.call(ops.AGENT_INFO, ops.NoArgs())
+            session.model_spec, session.default_mode = info.model, info.mode
             await session.open_thread(thread_id)
         except BaseException:
             await session.aclose()
@@ -97,22 +85,12 @@ class RemoteSession:
     def busy(self) -> bool:
         return self._running
 
-    def set_model(self, spec: str) -> None:
-        if not spec.strip():
-            raise UsageError("No model given.", hint="Use PROVIDER:MODEL.")
-        self.model_spec = self._changes["model"] = spec.strip()
-
-    def set_mode(self, mode: str) -> None:
-        if mode not in MODES:
-            raise UsageError(f"Unknown approval mode {mode!r}.", hint=f"Use one of: {', '.join(MODES)}.")
-        self.mode = self._changes["mode"] = mode
-
     def cancel(self) -> None:
         """Ask the server to stop the running turn; the stream then ends with `cancelled`."""
         for request in list(self._pending.values()):
             request.respond(ev.ApprovalDecision("reject", "Cancelled by the user."))
         if self._running:
-            self._spawn(self._json("POST", f"/threads/{self.thread_id}/cancel"))
+            self._spawn(self._request("POST", f"/threads/{self.thread_id}/cancel"))
 
     async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None:
         request = self._pending.pop(request_id, None)
@@ -122,73 +100,71 @@ class RemoteSession:
             request.future.set_result(decision)
         await self._answer(request, decision)
 
-    def context(self) -> AugerContext:
-        return AugerContext(
-            model_spec=self.model_spec,
-            mode=self.mode,
-            always_allow=frozenset(self.always_allow),
-            thread_id=self.thread_id,
-        )
-
-    # -- threads ---------------------------------------------------------------------------
     async def open_thread(self, thread_id: str | None) -> None:
-        """Switch to `thread_id` (None: a new thread on the server); restores model and tokens."""
+        """Switch to `thread_id` (None: a new thread on the server, with the current model)."""
         if thread_id is None:
-            body: dict[str, Any] = {k: v for k, v in (("model", self.model_spec), ("mode", self.mode)) if v}
-            info = await self._json("POST", "/threads", json=body)
+            thread = await self.call(ops.NEW_THREAD, ops.NewThread(model=self.model_spec))
         else:
-            info = await self._json("GET", f"/threads/{thread_id}")
-        self.thread_id = info["id"]
-        self.model_spec = info.get("model") or self.model_spec
-        self.mode = info.get("mode") or self.mode
-        self.context_tokens = int(info.get("context_tokens") or 0)
-        self.always_allow.clear()
-        self._changes.clear()
-
-    def tool_names(self) -> list[str]:
-        """The tools the server's agent can call (a short blocking request, like the store's)."""
-        assert self.threads is not None
-        return list(self.threads.call("GET", "/tools")["tools"])
-
-    async def history(self) -> list[Any]:
-        from langchain_core.messages import messages_from_dict
-
-        data = await self._json("GET", f"/threads/{self.thread_id}/messages")
-        return list(messages_from_dict(data["messages"]))
-
-    async def compact(self, instructions: str | None = None) -> Any:
-        """The server compacts the thread; a `Compaction`, or None when there was nothing to."""
-        from auger.core.session.compact import Compaction
-
-        body = {"instructions": instructions} if instructions else {}
-        data = await self._json("POST", f"/threads/{self.thread_id}/compact", json=body)
-        if not data.get("compacted"):
-            return None
-        self.context_tokens = int(data["tokens_after"])
-        return Compaction(
-            int(data["summarized"]), str(data["summary"]), int(data["tokens_before"]), self.context_tokens
-        )
-
-    async def list_threads(self, limit: int = 100) -> list[dict[str, Any]]:
-        return list((await self._json("GET", "/threads", params={"limit": limit}))["threads"])
-
-    async def delete_thread(self, thread_id: str) -> None:
-        await self._json("DELETE", f"/threads/{thread_id}")
+            thread = await self.call(ops.GET_THREAD, ops.ThreadRef(thread_id))
+        self.thread_id = thread.id
+        self.model_spec = thread.model or self.model_spec
+        self.context_tokens = thread.context_tokens or 0
 
     async def aclose(self) -> None:
         if self._running:
             self.cancel()
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=5)
-        if self.threads is not None:
-            self.threads.close()
         await self.client.aclose()
 
+    # -- operations ------------------------------------------------------------------------
+    async def call(self, op: ops.Operation[Req, Res], request: Req) -> Res:
+        fields = ops.to_wire(request) if dataclasses.fields(op.request) else {}  # type: ignore[arg-type]
+        path = op.path.format(**{name: fields.pop(name) for name in op.path_params})
+        present = {k: v for k, v in fields.items() if v is not None}
+        if op.method in ("GET", "DELETE"):
+            body = await self._request(op.method, path, params=present)
+        else:
+            body = await self._request(op.method, path, json=present)
+        return ops.from_wire(op.result, body)
+
+    async def _request(self, method: str, path: str, **kwargs: Any) -> Any:
+        import httpx
+
+        try:
+            resp = await self.client.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise RemoteError(
+                f"Cannot reach the auger server at {self.url}: {exc or type(exc).__name__}.",
+                hint="Is `auger serve` running there? Check the URL and port.",
+            ) from None
+        if resp.status_code >= 400:
+            raise self._error(resp)
+        return resp.json()
+
+    def _error(self, resp: httpx.Response) -> AugerError:
+        try:
+            data = resp.json()
+            message, kind = str(data.get("error") or resp.text), str(data.get("kind") or "")
+        except ValueError:
+            message, kind = resp.text[:200] or resp.reason_phrase, ""
+        if resp.status_code == 401:
+            return RemoteError(
+                f"The auger server at {self.url} refused the token: {message}",
+                hint=f"Pass the token `auger serve` printed with --token or {TOKEN_ENV}.",
+            )
+        cls = KINDS.get(kind) or BY_STATUS.get(resp.status_code)
+        if cls is None:
+            return RemoteError(f"The auger server answered {resp.status_code}: {message}")
+        return cls(message)
+
     # -- a turn ----------------------------------------------------------------------------
-    async def send(self, prompt: str) -> AsyncIterator[ev.Event]:
+    async def send(self, prompt: str, options: TurnOptions) -> AsyncIterator[ev.Event]:
         if self._running:
-            raise UsageError("A turn is already running on this session.")
-        body = {"prompt": prompt, **self._changes}
+            raise BusyError("A turn is already running on this session.")
+        body: dict[str, Any] = {"prompt": prompt, "mode": options.mode}
+        if options.max_turns is not None:
+            body["max_turns"] = options.max_turns
         self._running = True
         ended = False
         try:
@@ -196,8 +172,7 @@ class RemoteSession:
                 if resp.status_code != 200:
                     await resp.aread()
                     raise self._error(resp)
-                self._changes.clear()
-                async for event in self._events(resp):
+                async for event in self._events(resp, options):
                     ended = ended or isinstance(event, ev.TurnEnded)
                     yield event
         except AugerError:
@@ -218,7 +193,7 @@ class RemoteSession:
             yield ev.Error("The server closed the stream before the turn ended.", "remote")
             yield ev.TurnEnded("error", self.thread_id)
 
-    async def _events(self, resp: httpx.Response) -> AsyncIterator[ev.Event]:
+    async def _events(self, resp: httpx.Response, options: TurnOptions) -> AsyncIterator[ev.Event]:
         async for data in sse_data(resp.aiter_lines()):
             try:
                 event = ev.event_from_dict(json.loads(data))
@@ -231,15 +206,15 @@ class RemoteSession:
                 self.model_spec = event.model
             elif isinstance(event, ev.ApprovalRequested):
                 event = self._wire_approval(event)
-                if self.approval_policy is not None:
-                    await self._answer(event, self.approval_policy(event, self.context()))
+                if options.approval is not None:
+                    await self._answer(event, options.approval(event, options.mode))
                     continue
             yield event
 
     def _wire_approval(self, event: ev.ApprovalRequested) -> ev.ApprovalRequested:
         """Give the event a future: `event.respond(...)` posts the decision to the server."""
         future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
-        event = replace(event, future=future)
+        event = dataclasses.replace(event, future=future)
         self._pending[event.request_id] = event
 
         def decided(fut: asyncio.Future[ev.ApprovalDecision]) -> None:
@@ -251,44 +226,15 @@ class RemoteSession:
 
     async def _answer(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
         self._pending.pop(request.request_id, None)
-        if decision.kind == "approve_always":  # mirrors the grant the server's session records
-            self.always_allow.add(decision.rule or getattr(request, "suggested_rule", "") or request.name)
-        body: dict[str, Any] = {"request_id": request.request_id, "decision": decision.kind}
-        for key in ("message", "rule", "persist"):
-            if getattr(decision, key, None):
-                body[key] = getattr(decision, key)
-        await self._json("POST", f"/threads/{self.thread_id}/approvals", json=body)
-
-    # -- HTTP ------------------------------------------------------------------------------
-    async def _json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
-        import httpx
-
-        try:
-            resp = await self.client.request(method, path, **kwargs)
-        except httpx.HTTPError as exc:
-            raise RemoteError(
-                f"Cannot reach the auger server at {self.url}: {exc or type(exc).__name__}.",
-                hint="Is `auger serve` running there? Check the URL and port.",
-            ) from None
-        if resp.status_code >= 400:
-            raise self._error(resp)
-        return dict(resp.json())
-
-    def _error(self, resp: httpx.Response) -> AugerError:
-        try:
-            message = str(resp.json().get("error") or resp.text)
-        except ValueError:
-            message = resp.text[:200] or resp.reason_phrase
-        if resp.status_code == 401:
-            return RemoteError(
-                f"The auger server at {self.url} refused the token: {message}",
-                hint=f"Pass the token `auger serve` printed with --token or {TOKEN_ENV}.",
-            )
-        if resp.status_code == 404 and "thread" in message.lower():
-            return ThreadError(message)
-        if resp.status_code in (400, 409, 413):
-            return UsageError(message)
-        return RemoteError(f"The auger server answered {resp.status_code}: {message}")
+        answer = ops.Approval(
+            self.thread_id,
+            request.request_id,
+            decision.kind,
+            decision.message,
+            decision.rule,
+            decision.persist,
+        )
+        await self.call(ops.RESOLVE_APPROVAL, answer)
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         async def run() -> None:
@@ -316,52 +262,5 @@ async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
         yield "\n".join(buf)
 
 
-def session_factory(
-    url: str, token: str | None = None, *, approval_policy: ApprovalPolicy | None = None
-) -> Callable[[Settings, str | None], Awaitable[RemoteSession]]:
-    """The `--connect` session factory for `make_app(settings, factory)`:
-    `await factory(settings, thread_id)` -> a RemoteSession on that thread (None: a new one)."""
-    import os
-
-    token = token or os.environ.get(TOKEN_ENV)
-
-    async def create(settings: Settings, thread_id: str | None) -> RemoteSession:
-        session = await RemoteSession.connect(
-            url, token, thread_id=thread_id, settings=settings, approval_policy=approval_policy
-        )
-        apply_flags(session, settings)
-        return session
-
-    return create
-
-
-def apply_flags(session: RemoteSession, settings: Settings) -> None:
-    """`--mode`/`--model` (or AUGER_MODE/AUGER_MODEL) given here win over the server's defaults;
-    a mode or model merely configured on this machine does not (the server's config decides)."""
-    if settings.sources.get("mode", "default").startswith(("flag", "env")):
-        session.set_mode(settings.mode)
-    if settings.model and settings.sources.get("model", "").startswith(("flag", "env")):
-        session.set_model(settings.model)
-
-
-async def run_remote_headless(
-    settings: Settings,
-    prompt: str,
-    url: str,
-    token: str | None,
-    *,
-    output_format: str = "text",
-    resume: str | None = None,
-) -> int:
-    """`auger --connect URL -n TASK`: one headless turn on the server (approvals by --mode)."""
-    import sys
-
-    from auger.core.session.session import headless_policy
-    from auger.headless import _Printer, run_turn
-
-    session = await session_factory(url, token, approval_policy=headless_policy)(settings, resume)
-    try:
-        printer = _Printer(output_format, sys.stdout, sys.stderr)
-        return await run_turn(session, prompt, printer, settings.timeout)  # type: ignore[arg-type]
-    finally:
-        await session.aclose()
+def _check(session: RemoteSession) -> AgentPort:  # mypy: RemoteSession implements the port
+    return session

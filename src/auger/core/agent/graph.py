@@ -210,13 +210,10 @@ def create_cli_agent(
     )
 
 
-def agent_tool_names(session: Any) -> list[str]:
-    """The tools `session`'s agent can call now: the graph's own, then connected MCP servers'."""
-    if hasattr(session, "tool_names"):  # a RemoteSession asks its server
-        return list(session.tool_names())
-    node = getattr(session.graph, "nodes", {}).get("tools")
+def agent_tool_names(graph: Any, manager: Any = None) -> list[str]:
+    """The tools the agent can call now: the graph's own, then the connected MCP servers'."""
+    node = getattr(graph, "nodes", {}).get("tools")
     names = list(getattr(getattr(node, "bound", None), "tools_by_name", None) or {})
-    manager = getattr(session, "mcp", None)
     if manager is not None:
         names += [tool.name for tool in manager.tools(names) if tool.name not in names]
     return names

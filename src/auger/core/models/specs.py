@@ -20,7 +20,7 @@ from auger.errors import ModelError
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-    from auger.settings import ProviderSettings
+    from auger.settings import ProviderSettings, Settings
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,17 @@ def configured_window(override: Any, ms: ModelSpec | None) -> int | None:
         if isinstance(value, int) and value > 0:
             return value
     return None
+
+
+def window_of(settings: Settings, spec: str | None) -> int:
+    """The context window auger assumes for `spec` (0: no model or an unknown provider)."""
+    if not spec:
+        return 0
+    try:
+        ms: ModelSpec | None = parse_spec(spec, settings.providers)
+    except ModelError:
+        ms = None
+    return configured_window(settings.get("context_window"), ms) or (ms.context_window if ms else 0)
 
 
 def parse_spec(spec: str, providers: Mapping[str, ProviderSettings]) -> ModelSpec:

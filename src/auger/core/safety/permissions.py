@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from auger.core.agent.context import FILE_EDIT_TOOLS, GATED_TOOLS
 from auger.core.safety import shell_parser as shellparse
@@ -39,6 +39,10 @@ from auger.core.safety.rules import (
     touches,
 )
 from auger.core.safety.written_paths import PROTECTED_NAMES, ShellWrites
+from auger.errors import ConfigError
+
+if TYPE_CHECKING:
+    from auger.settings import Settings
 
 Action = Literal["allow", "ask", "deny"]
 KINDS = ("allow", "ask", "deny")
@@ -257,3 +261,24 @@ def refusal_message(name: str, args: Mapping[str, Any], verdict: Verdict) -> str
         f"Refused: {name} {describe_call(name, args)} was not run because of the {verdict.reason} in the "
         "user's [permissions]. Do not retry it or work around it; if you need it, tell the user."
     )
+
+
+def add_rule(settings: Settings, kind: str, rule: str, *, scope: str = "project") -> Path:
+    """Append `rule` to `[permissions] kind` in the project (or user) config file, atomically,
+    keeping every other key; returns the file written. Raises ConfigError on a bad rule or file."""
+    import tomli_w
+
+    from auger.settings import project_config_path, read_toml, user_config_path, write_atomic
+
+    if kind not in KINDS:
+        raise ConfigError(f"unknown permission list {kind!r}", hint=f"Use one of: {', '.join(KINDS)}.")
+    parse_rule(rule)
+    path = user_config_path(settings.home) if scope == "user" else project_config_path(settings.project_root)
+    data = read_toml(path) or {}
+    table = data.setdefault("permissions", {})
+    if not isinstance(table, dict) or not isinstance(table.setdefault(kind, []), list):
+        raise ConfigError(f"{path}: [permissions] {kind} is not a list.", hint="Fix or remove it first.")
+    if rule not in table[kind]:
+        table[kind].append(rule)
+        write_atomic(path, tomli_w.dumps(data))
+    return path

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from auger.core import events as ev
 from auger.core.models.provider_errors import describe_error
+from auger.core.operations import Compacted
 from auger.core.threads.history import content_text
 from auger.errors import ProviderError, UsageError
 
@@ -45,29 +46,16 @@ Be specific (names, paths, numbers) and concise. Do not invent anything that is 
 conversation. Answer with the summary only."""
 
 
-@dataclass
-class Compaction:
-    """What `/compact` did: `summarized` messages now stand behind one summary message."""
-
-    summarized: int
-    summary: str
-    tokens_before: int
-    tokens_after: int
-    notices: list[tuple[str, str]] = field(default_factory=list)  # (text, level) from PreCompact hooks
-
-
-async def compact(session: Session, instructions: str | None = None) -> Compaction | None:
-    """Summarise `session`'s thread with its current model. None: nothing to compact yet."""
+async def compact(session: Session, instructions: str | None = None) -> Compacted:
+    """Summarise `session`'s thread with its current model (`compacted` False: nothing to yet)."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    if session.busy:
-        raise UsageError("A turn is running; compact when it has ended.")
-    values = (await session.graph.aget_state(session.config)).values or {}
+    values = await session.state()
     messages: list[Any] = list(values.get("messages") or [])
     event = values.get(EVENT_KEY)
     effective = effective_messages(messages, event)
     if len(effective) < 2 or not any(m.type == "ai" for m in effective):
-        return None
+        return Compacted(False)
     notices = await _pre_compact_hooks(session, instructions)
     request = INSTRUCTIONS + (f"\n\nThe user asks you to: {instructions.strip()}" if instructions else "")
     model = summary_model(session)
@@ -77,11 +65,11 @@ async def compact(session: Session, instructions: str | None = None) -> Compacti
         )
     except Exception as exc:  # the provider's failure, in one line; the thread is unchanged
         log.exception("compaction failed")
-        spec = session.model_spec or session.settings.model
+        spec = session.model_spec or session.runtime.settings.model
         raise ProviderError(
-            describe_error(exc, spec, session.settings) + " The conversation was not compacted."
+            describe_error(exc, spec, session.runtime.settings) + " The conversation was not compacted."
         ) from exc
-    summary = session.safety.redactor.text(content_text(reply.content).strip())
+    summary = session.runtime.redactor.text(content_text(reply.content).strip())
     if not summary:
         raise UsageError("The model returned an empty summary; the conversation was not compacted.")
     summary_message = HumanMessage(SUMMARY_PREFIX + summary, additional_kwargs={"lc_source": "summarization"})
@@ -93,9 +81,11 @@ async def compact(session: Session, instructions: str | None = None) -> Compacti
         "file_path": None,
         "created_at_index": len(messages),
     }
-    await session.graph.aupdate_state(session.config, {EVENT_KEY: new_event, "_context_tokens": after})
+    await session.runtime.graph.aupdate_state(
+        session.config(), {EVENT_KEY: new_event, "_context_tokens": after}
+    )
     session.context_tokens = after
-    return Compaction(len(effective), summary, before, after, notices)
+    return Compacted(True, len(effective), summary, before, after, notices)
 
 
 def effective_messages(messages: list[Any], event: Any) -> list[Any]:
@@ -136,13 +126,14 @@ def summary_model(session: Session) -> Any:
     from auger.core.agent.graph import model_factory
     from auger.errors import ModelError
 
-    spec = session.model_spec or session.settings.model
-    default = getattr(session, "default_model", None)
-    if default is not None and (spec is None or spec == session.settings.model) and not session.model_params:
+    settings = session.runtime.settings
+    spec = session.model_spec or settings.model
+    default = session.runtime.default_model
+    if default is not None and (spec is None or spec == settings.model) and not session.model_params:
         return default
     if not spec:
         raise ModelError("No model configured.", hint="Pick one with /model.")
-    return model_factory(session.settings)(spec, dict(session.model_params))
+    return model_factory(settings)(spec, dict(session.model_params))
 
 
 def estimate_after(before: int, effective: list[Any], summary_message: Any) -> int:
@@ -156,9 +147,9 @@ def estimate_after(before: int, effective: list[Any], summary_message: Any) -> i
     return overhead + added
 
 
-async def _pre_compact_hooks(session: Session, instructions: str | None) -> list[tuple[str, str]]:
-    hooks = session.safety.hooks
-    if hooks is None or not hooks.has("PreCompact"):
+async def _pre_compact_hooks(session: Session, instructions: str | None) -> list[ev.Notice]:
+    hooks = session.runtime.hooks
+    if not hooks.has("PreCompact"):
         return []
     payload = {
         "session_id": session.thread_id,
@@ -166,4 +157,4 @@ async def _pre_compact_hooks(session: Session, instructions: str | None) -> list
         "custom_instructions": instructions or "",
     }
     result = await hooks.run("PreCompact", payload, ["manual"])
-    return list(result.notices)
+    return [ev.Notice(text, "warning" if level == "warning" else "info") for text, level in result.notices]

@@ -1,8 +1,11 @@
-"""Session: the one port every front end uses.
+"""Session: one conversation on one thread at a time, over a shared `Runtime` — the local
+implementation of the port (`auger.core.port.AgentPort`).
 
-`send(prompt)` runs one turn and yields IR events; approvals are answered through the
-`ApprovalRequested` event's future (or `resolve_approval`), `cancel()` stops a turn and keeps
-what was done, `set_model()` switches the model for the next turn of the same thread.
+It holds only what belongs to the conversation: the thread id, the model spec and params, the
+context size, the rules granted "always allow", pending approvals, the running turn and its
+lifecycle-hook state. `send(prompt, options)` runs one turn (`auger.core.session.turn`) and
+yields its events; `call(op, request)` runs an operation of `auger.core.operations` (the
+functions in `auger.core.session.calls`).
 """
 
 from __future__ import annotations
@@ -11,182 +14,152 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from auger.core import events as ev
-from auger.core.agent.context import MODES, AugerContext
-from auger.core.models.provider_errors import describe_error
-from auger.core.session.guard import SessionSafety
-from auger.core.session.stream import StreamTranslator, call_key
-from auger.errors import AugerError, UsageError
+from auger.core.port import PortCalls
+from auger.core.session.lifecycle import LifecycleHooks
+from auger.errors import BusyError, NotFoundError, UsageError
 
 if TYPE_CHECKING:
-    from auger.core.session.compact import Compaction
-    from auger.settings import Settings
+    from auger.core.operations import Operation
+    from auger.core.port import AgentPort, TurnOptions
+    from auger.core.runtime import Runtime
+    from auger.core.session.lifecycle import Put
 
 log = logging.getLogger("auger.session")
-
-ApprovalPolicy = Callable[[ev.ApprovalRequested, AugerContext], ev.ApprovalDecision]
-_DONE = object()
-
-
-def headless_policy(request: ev.ApprovalRequested, ctx: AugerContext) -> ev.ApprovalDecision:
-    """No human to ask: whatever needs approval (the mode, an ask rule, a protected path — the
-    request's description says which) is refused, and the refusal is explained to the model."""
-    why = request.description or f"{request.name} needs approval in {ctx.mode!r} mode."
-    return ev.ApprovalDecision(
-        "reject",
-        f"Not run: {why} auger is running without a human (headless), so nobody can approve it. "
-        "Do not retry it; finish what you can without it and say what is left (the user can re-run "
-        "with --mode auto-edit or --mode yolo, or add an allow rule to [permissions]).",
-    )
+Req = TypeVar("Req")
+Res = TypeVar("Res")
 
 
-class Session:
+def new_thread_id() -> str:
+    return uuid.uuid4().hex
+
+
+class Session(PortCalls):
     def __init__(
         self,
-        settings: Settings,
-        graph: Any,
-        *,
-        conn: Any = None,
+        runtime: Runtime,
         thread_id: str | None = None,
-        approval_policy: ApprovalPolicy | None = None,
-        on_turn_end: Callable[[Session, str], Any] | None = None,
-        on_turn_start: Callable[[Session, str], Any] | None = None,
+        *,
+        record: bool = True,
+        closing: contextlib.AsyncExitStack | None = None,
     ) -> None:
-        self.settings = settings
-        self.graph = graph
-        self._conn = conn
+        self.runtime = runtime
         self.thread_id = thread_id or new_thread_id()
-        self.model_spec: str | None = settings.model
+        self.model_spec: str | None = runtime.settings.model
         self.model_params: dict[str, Any] = {}  # temperature, max_tokens, reasoning_effort, ...
-        self._load_warned = False  # skipped skills/subagents are reported once, on the first turn
-        self.mode: str = settings.mode
         self.context_tokens = 0
-        self.max_turns = settings.max_turns
-        self.always_allow: set[str] = set()
-        self.approval_policy = approval_policy
-        self.on_turn_end = on_turn_end
-        self.on_turn_start = on_turn_start
-        self.default_model: Any = None  # the chat model the graph was built with, if given
-        self.threads: Any = None  # ThreadStore (auger.core.threads.store), closed with the session
-        self._pending: dict[str, ev.ApprovalRequested] = {}
+        self.grants: set[str] = set()  # "always allow" rules for this thread
+        self.pending: dict[str, ev.ApprovalRequested] = {}
+        self.lifecycle = LifecycleHooks(runtime.hooks)
+        self.record = record  # the thread index sees this conversation's turns
+        self.closing = closing  # closed with the session: its own Runtime (`open_session`)
         self._task: asyncio.Task[None] | None = None
-        self.mcp: Any = None  # McpManager, closed with the session
-        self.safety = SessionSafety(settings)  # rules, hooks (create_session sets .hooks), redaction
+        self._load_warned = False  # skipped skills/subagents are reported once, on the first turn
 
     # -- controls --------------------------------------------------------------------------
     @property
     def busy(self) -> bool:
         return self._task is not None and not self._task.done()
 
-    def set_model(self, spec: str, params: dict[str, Any] | None = None) -> None:
-        """Use `spec` from the next turn on; `params`, when given, replace the model params."""
-        from auger.core.models.specs import parse_spec
+    def select_model(self, spec: str, params: dict[str, Any] | None = None) -> str:
+        """Use `spec` from the next turn on, once it resolves and its credentials are there;
+        `params`, when given, replace the model params. ModelError otherwise."""
+        from auger.core.models.specs import check_credentials, parse_spec
 
-        self.model_spec = parse_spec(spec, self.settings.providers).spec
+        resolved = parse_spec(spec, self.runtime.settings.providers)
+        check_credentials(resolved)
+        self.model_spec = resolved.spec
         if params is not None:
             self.model_params = {k: v for k, v in params.items() if v is not None}
-
-    def set_mode(self, mode: str) -> None:
-        if mode not in MODES:
-            raise UsageError(f"Unknown approval mode {mode!r}.", hint=f"Use one of: {', '.join(MODES)}.")
-        self.mode = mode
+        return resolved.spec
 
     def cancel(self) -> None:
         """Stop the running turn; what was done stays in the thread."""
-        for request in list(self._pending.values()):
+        for request in list(self.pending.values()):
             request.respond(ev.ApprovalDecision("reject", "Cancelled by the user."))
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
     async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None:
-        request = self._pending.get(request_id)
+        request = self.pending.get(request_id)
         if request is None:
-            raise UsageError(f"No pending approval {request_id!r}.")
+            raise NotFoundError(f"No pending approval {request_id!r} on thread {self.thread_id!r}.")
         request.respond(decision)
 
-    def context(self) -> AugerContext:
-        return AugerContext(
-            model_spec=self.model_spec,
-            model_params=dict(self.model_params),
-            mode=self.mode,
-            always_allow=frozenset(self.always_allow),
-            thread_id=self.thread_id,
-            max_turns=self.max_turns,
-            permissions=self.safety.permissions,
-            hooks=self.safety.hooks,
-            verdicts=self.safety.verdicts,
-        )
+    async def ask(self, request: ev.ApprovalRequested, put: Put) -> ev.ApprovalDecision:
+        """Show `request` to the front end and wait for its answer."""
+        self.pending[request.request_id] = request
+        put(request)
+        assert request.future is not None
+        try:
+            return await request.future
+        finally:
+            self.pending.pop(request.request_id, None)
 
-    @property
-    def config(self) -> dict[str, Any]:
-        return {"configurable": {"thread_id": self.thread_id}, "recursion_limit": 20 * self.max_turns + 100}
+    def config(self, max_turns: int | None = None) -> dict[str, Any]:
+        limit = max_turns or self.runtime.settings.max_turns
+        return {"configurable": {"thread_id": self.thread_id}, "recursion_limit": 20 * limit + 100}
+
+    async def call(self, op: Operation[Req, Res], request: Req) -> Res:
+        from auger.core.session.calls import IMPLEMENTATIONS
+
+        if op.scope == "own" and getattr(request, "thread_id", self.thread_id) != self.thread_id:
+            raise UsageError(f"{op.name} is for this session's thread {self.thread_id!r}.")
+        if op.idle and self.busy:
+            raise BusyError(f"A turn is running on thread {self.thread_id!r}; {op.name} waits until it ends.")
+        result: Res = await IMPLEMENTATIONS[op.name](self, request)
+        return result
 
     # -- threads ---------------------------------------------------------------------------
     async def open_thread(self, thread_id: str | None) -> None:
         """Switch to `thread_id` (None: a new thread); restores its model and token count."""
-        await self.safety.end_session(self, "clear")
-        self.safety.source = "resume" if thread_id else "clear"
+        await self.lifecycle.end(self.thread_id, "clear")
+        self.lifecycle.source = "resume" if thread_id else "clear"
         self.thread_id = thread_id or new_thread_id()
-        self.always_allow.clear()
+        self.grants.clear()
         self.context_tokens = 0
         if thread_id is None:
             return
-        values = (await self.graph.aget_state(self.config)).values or {}
+        values = await self.state()
         self.context_tokens = int(values.get("_context_tokens") or 0)
         if values.get("_model_spec"):
             self.model_spec = values["_model_spec"]
-        elif self.threads is not None and (info := self.threads.get(self.thread_id)) and info.model:
+        elif (info := self.runtime.threads.get(self.thread_id)) and info.model:
             self.model_spec = info.model  # threads from before the resume state: the recorded model
 
-    async def history(self) -> list[Any]:
-        state = await self.graph.aget_state(self.config)
-        return list((state.values or {}).get("messages", []))
+    async def state(self) -> dict[str, Any]:
+        """The thread's checkpointed state values (messages, todos, `_model_spec`, ...)."""
+        return dict((await self.runtime.graph.aget_state(self.config())).values or {})
 
-    async def compact(self, instructions: str | None = None) -> Compaction | None:
-        """Summarise the thread so far (the model sees the summary from the next turn on); returns
-        a `Compaction`, or None when there is nothing to compact. See `auger.core.session.compact`."""
-        from auger.core.session.compact import compact
-
-        return await compact(self, instructions)
-
-    def sibling(self, thread_id: str) -> Session:
-        """A Session on `thread_id` sharing this one's graph, checkpointer connection, thread store,
-        MCP manager and hooks — what `auger serve` keeps per active thread. Its own state (model,
-        mode, grants, approvals) starts fresh. Drop it when done: its `aclose` would close the
-        shared parts, which belong to this session. Keep in step with `create_session`."""
-        other = Session(self.settings, self.graph, thread_id=thread_id)
-        other.threads, other.mcp, other.default_model = self.threads, self.mcp, self.default_model
-        other.on_turn_start, other.on_turn_end = self.on_turn_start, self.on_turn_end
-        other.safety.hooks = self.safety.hooks
-        return other
+    async def messages(self) -> list[Any]:
+        return list((await self.state()).get("messages", []))
 
     async def aclose(self) -> None:
         if self.busy:
             self.cancel()
             with contextlib.suppress(BaseException):
                 await self._task  # type: ignore[misc]
-        await self.safety.end_session(self, "exit")
-        if self.mcp is not None:
-            await self.mcp.aclose()
-            self.mcp = None
-        if self._conn is not None:
-            await self._conn.close()
-            self._conn = None
-        if self.threads is not None:
-            self.threads.close()
-            self.threads = None
+        await self.lifecycle.end(self.thread_id, "exit")
+        if self.closing is not None:
+            closing, self.closing = self.closing, None
+            await closing.aclose()
 
     # -- a turn ----------------------------------------------------------------------------
-    async def send(self, prompt: str) -> AsyncIterator[ev.Event]:
+    async def send(self, prompt: str, options: TurnOptions) -> AsyncIterator[ev.Event]:
+        from auger.core.session.turn import DONE, Turn
+
         if self.busy:
-            raise UsageError("A turn is already running on this session.")
+            raise BusyError("A turn is already running on this session.")
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        self._task = asyncio.create_task(self._run_turn(prompt, queue))
+        self._task = asyncio.create_task(Turn(self, options, queue).run(prompt))
+        running, thread_id = self.runtime.running, self.thread_id
+        running.add(thread_id)
+        self._task.add_done_callback(lambda _task: running.discard(thread_id))
         try:
-            while (item := await queue.get()) is not _DONE:
+            while (item := await queue.get()) is not DONE:
                 yield item
         finally:
             if not self._task.done():
@@ -194,206 +167,48 @@ class Session:
                 with contextlib.suppress(BaseException):
                     await self._task
 
-    async def _run_turn(self, prompt: str, queue: asyncio.Queue[Any]) -> None:
-        from langgraph.errors import GraphRecursionError
+    def first_turn_warnings(self) -> list[str]:
+        """Skills and subagent files that were skipped, and why: on the session's first turn only."""
+        if self._load_warned:
+            return []
+        self._load_warned = True
+        from auger.core.session.turn_input import load_warnings
 
-        from auger.core.session.turn_input import load_warnings, user_message
+        return load_warnings(self.runtime.settings)
 
-        put, flush = self.safety.sink(queue.put_nowait)
-        put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
-        prompt = self.safety.redact_prompt(prompt, put)  # secret values never reach the thread DB
-        self._drain_notices(put)
-        translator = StreamTranslator()
-        reason: ev.EndReason = "done"
-        if not self._load_warned:
-            self._load_warned = True
-            for text in load_warnings(self.settings):
-                put(ev.Notice(text, "warning"))
-        message, warnings = user_message(prompt, self.settings)
-        for text in warnings:
-            put(ev.Notice(text, "warning"))
-        try:
-            await self._hook(self.on_turn_start, prompt)  # in the try: a cancel here still ends the turn
-            messages = await self.safety.start_turn(self, message, put)  # hooks; None: blocked
-            payload: Any = {"messages": messages} if messages else None
-            reason = "done" if messages else "error"
-            while payload is not None:
-                translator.interrupts.clear()
-                await self._stream(payload, translator, put)
-                payload = await self._answer_interrupts(translator, put)
-                if payload is None and not translator.hit_turn_limit:
-                    payload = await self.safety.after_turn(self, put)  # Stop hooks may continue it
-            if translator.hit_turn_limit:
-                reason = "turn_limit"
-        except asyncio.CancelledError:
-            reason = "cancelled"
-            await self._keep_partial(translator.partial_text)
-            put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
-        except GraphRecursionError:
-            reason = "turn_limit"
-            put(ev.Error(f"Stopped after too many steps (max_turns={self.max_turns}).", "turn_limit"))
-        except AugerError as exc:
-            reason = "error"
-            put(ev.Error(str(exc), type(exc).__name__))
-        except Exception as exc:  # provider/network failures: one clear line, traceback to the log
-            log.exception("turn failed")
-            reason = "error"
-            put(ev.Error(describe_error(exc, self.model_spec, self.settings), "provider"))
-        finally:
-            self._pending.clear()
-        self._drain_notices(put)
-        await self._hook(self.on_turn_end, prompt, final=True)
-        flush()
-        put(ev.TurnEnded(reason, self.thread_id, translator.final_text))
-        put(_DONE)
-
-    async def _hook(
-        self, hook: Callable[[Session, str], Any] | None, prompt: str, *, final: bool = False
-    ) -> None:
-        """Run a turn hook (the thread index); a failing hook is logged, never fails the turn.
-        A cancel during the `final` (turn-end) hook is absorbed: the turn still ends with TurnEnded."""
-        if hook is not None:
+    async def turn_started(self, prompt: str) -> None:
+        index = self.runtime.index
+        if index is not None and self.record:
             try:
-                await hook(self, prompt)
-            except asyncio.CancelledError:
-                if not final:
-                    raise
-                log.warning("turn-end hook cancelled; the thread index catches up next turn")
-            except Exception:
-                log.exception("turn hook %s failed", getattr(hook, "__name__", hook))
+                await index.turn_started(self.thread_id, prompt, self.model_spec)
+            except Exception:  # the index catches up next turn; the turn goes on
+                log.exception("recording the turn's start failed")
 
-    async def _keep_partial(self, text: str) -> None:
+    async def turn_ended(self) -> None:
+        """Count and index the turn's messages. A cancel here is absorbed: the turn still ends."""
+        index = self.runtime.index
+        if index is None or not self.record:
+            return
+        try:
+            await index.turn_ended(self.thread_id, await self.messages(), self.model_spec)
+        except asyncio.CancelledError:
+            log.warning("turn-end indexing cancelled; the thread index catches up next turn")
+        except Exception:
+            log.exception("indexing the turn failed")
+
+    async def keep_partial(self, text: str) -> None:
         """Save the answer streamed so far, so the thread shows what the user saw."""
         if not text.strip():
             return
         from langchain_core.messages import AIMessage
 
         try:
-            text = self.safety.redactor.text(text)
-            await self.graph.aupdate_state(
-                self.config, {"messages": [AIMessage(content=text + "\n\n[interrupted]")]}
-            )
+            text = self.runtime.redactor.text(text)
+            content = AIMessage(content=text + "\n\n[interrupted]")
+            await self.runtime.graph.aupdate_state(self.config(), {"messages": [content]})
         except Exception:  # the turn is already over; the thread stays as it was
             log.exception("could not save the partial answer")
 
-    def _drain_notices(self, put: Callable[[Any], None]) -> None:
-        if self.mcp is not None:
-            for text in self.mcp.drain_notices():
-                put(ev.Notice(text, "warning"))
 
-    async def _stream(self, payload: Any, translator: StreamTranslator, put: Callable[[Any], None]) -> None:
-        stream = self.graph.astream(
-            payload,
-            self.config,
-            context=self.context(),
-            stream_mode=["messages", "updates", "custom"],
-            subgraphs=True,
-            durability="sync",  # each step is on disk before the next starts: kill -9 loses one step at most
-        )
-        async for ns, mode, data in stream:
-            for event in translator.feed(tuple(ns), mode, data):
-                if isinstance(event, ev.Usage) and event.parent_id is None:
-                    self.context_tokens = event.context_tokens or self.context_tokens
-                put(event)
-
-    async def _answer_interrupts(self, translator: StreamTranslator, put: Callable[[Any], None]) -> Any:
-        if not translator.interrupts:
-            return None
-        from langgraph.types import Command
-
-        resume: dict[str, Any] = {}
-        for intr in translator.interrupts:
-            requests = (intr.value or {}).get("action_requests", []) if isinstance(intr.value, dict) else []
-            decisions = []
-            for req in requests:
-                decision = await self._decide(req, put)
-                if decision["type"] == "reject":
-                    translator.rejected.append(call_key(str(req.get("name")), dict(req.get("args") or {})))
-                decisions.append(decision)
-            resume[intr.id] = {"decisions": decisions}
-        return Command(resume=resume)
-
-    async def _decide(self, action: dict[str, Any], put: Callable[[Any], None]) -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
-        request = ev.ApprovalRequested(
-            request_id=uuid.uuid4().hex[:12],
-            call_id=str(action.get("id") or ""),
-            name=str(action.get("name")),
-            args=dict(action.get("args") or {}),
-            description=str(action.get("description") or ""),
-            suggested_rule=self.safety.suggested_rule(self, str(action.get("name")), action.get("args", {})),
-            future=loop.create_future(),
-        )
-        early = await self.safety.decide_first(self, request, put)  # new grants, PermissionRequest hooks
-        if early is not None:
-            decision = early
-        elif self.approval_policy is not None:
-            decision = self.approval_policy(request, self.context())
-        else:
-            self._pending[request.request_id] = request
-            put(request)
-            assert request.future is not None
-            decision = await request.future
-            self._pending.pop(request.request_id, None)
-        if decision.kind == "approve_always":
-            self.safety.grant(self, request, decision, put)
-        if decision.kind == "reject":
-            out: dict[str, Any] = {"type": "reject"}
-            if decision.message:
-                out["message"] = decision.message
-            return out
-        return {"type": "approve"}
-
-
-def new_thread_id() -> str:
-    return uuid.uuid4().hex
-
-
-async def create_session(
-    settings: Settings,
-    *,
-    thread_id: str | None = None,
-    model: Any = None,
-    tools: Any = (),
-    gated_tools: Any = (),
-    approval_policy: ApprovalPolicy | None = None,
-    mcp: Any = None,
-    trust_project_hooks: bool = False,
-) -> Session:
-    """Open the checkpointer, build the agent, and return a Session on a new or given thread.
-
-    `mcp` is an `McpManager` (started or starting); the session closes it.
-    `trust_project_hooks` runs the project's hooks this time without a remembered trust."""
-    from auger.core.agent.graph import create_cli_agent
-    from auger.core.safety.hook_runner import HookRunner
-    from auger.core.safety.permissions import PermissionEngine
-    from auger.core.threads.checkpointer import open_checkpointer
-    from auger.core.threads.history import install_hooks
-    from auger.core.threads.store import ThreadStore
-    from auger.paths import threads_db
-
-    PermissionEngine.from_settings(settings)  # a malformed [permissions] rule fails here, before any I/O
-    hooks = HookRunner.from_settings(settings, trust_project=trust_project_hooks)
-    store = ThreadStore.open(threads_db(settings.home))  # validates + migrates the file first
-    try:
-        saver, conn = await open_checkpointer(threads_db(settings.home))
-    except BaseException:
-        store.close()
-        raise
-    try:
-        graph = create_cli_agent(
-            settings, checkpointer=saver, model=model, tools=tools, gated_tools=gated_tools, mcp=mcp
-        )
-    except BaseException:
-        await conn.close()
-        store.close()
-        raise
-    session = Session(settings, graph, conn=conn, approval_policy=approval_policy)
-    session.threads = store
-    session.default_model = model
-    install_hooks(session, store)
-    session.mcp = mcp
-    session.safety.hooks = hooks
-    if thread_id is not None:
-        await session.open_thread(thread_id)
+def _check(session: Session) -> AgentPort:  # mypy: Session implements the port
     return session

@@ -1,33 +1,27 @@
-"""Thread operations that need LangGraph's message objects.
+"""A thread's saved conversation: its messages read from the checkpointer, and the same messages
+as the IR events a live turn emits (what `AgentPort.history()` returns, so one renderer draws saved
+and live turns, and what transcripts are written from).
 
-* `read_history(db, thread_id)` — a thread's messages without building the agent (no model, no
-  tools): a one-node graph whose `messages` channel is the same DeltaChannel deepagents uses, read
+* `read_history(db, thread_id)` — the messages without building the agent (no model, no tools):
+  a one-node graph whose `messages` channel is the same DeltaChannel deepagents uses, read
   through the public `aget_state`.
-* `install_hooks(session, store)` — registers the thread when a turn starts and, when it ends,
-  records the message count and indexes the new messages' text for search.
-* `fork_thread(store, source, at_turn)` — the checkpoint copy plus indexing of the new thread.
+* `to_events(messages, thread_id)` — per saved turn: `TurnStarted(prompt)` (a skill call as the
+  user typed it, `/name args`), `TextDelta` per reply, `ToolCallStarted` / `ToolCallFinished`
+  per tool call, `TurnEnded`. Hook context added to a prompt comes as a `Notice`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-import logging
-import uuid
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Literal, cast
 
-from auger.core.threads.search import IndexedMessage
-from auger.core.threads.store import ThreadStore, git_branch
+from auger.core import events as ev
 
-if TYPE_CHECKING:
-    from auger.core.session.session import Session
-
-log = logging.getLogger("auger.threads")
-ROLES = {"human": "user", "ai": "assistant", "tool": "tool"}
-ARGS_CHARS = 2_000
+SKILL_KEY = "auger_skill"  # additional_kwargs of a `/skill args` message (auger.core.catalog.skills)
+HOOK_KEY = "auger_hook"  # additional_kwargs of hook context (auger.core.session.lifecycle)
+REFUSED_KEY = "auger_refused"  # additional_kwargs of a refused call (auger.core.middleware.permissions)
 
 
 def content_text(content: Any) -> str:
@@ -40,68 +34,50 @@ def content_text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def message_text(msg: Any) -> IndexedMessage | None:
-    """What search indexes for one message: user and assistant text (plus tool calls), tool output."""
-    role = ROLES.get(getattr(msg, "type", ""))
-    if role is None:
-        return None
-    text = content_text(getattr(msg, "content", ""))
-    if role == "assistant":
-        calls = [
-            f"{c.get('name')} {json.dumps(c.get('args'), ensure_ascii=False, default=str)[:ARGS_CHARS]}"
-            for c in getattr(msg, "tool_calls", None) or []
-        ]
-        text = "\n".join(p for p in (text, *calls) if p)
-    return IndexedMessage(role, text)
+def _prompt(msg: Any, text: str) -> str:
+    skill = (getattr(msg, "additional_kwargs", None) or {}).get(SKILL_KEY)
+    if isinstance(skill, dict):  # a `/skill args` call: what the user typed
+        return f"/{skill.get('name')} {skill.get('args') or ''}".rstrip()
+    return text
 
 
-def messages_after(messages: Sequence[Any], last_id: str | None) -> Sequence[Any]:
-    """The messages after the one with id `last_id` (all of them if it is not found)."""
-    if last_id is not None:
-        for i in range(len(messages) - 1, -1, -1):
-            if getattr(messages[i], "id", None) == last_id:
-                return messages[i + 1 :]
-    return messages
-
-
-async def index_messages(
-    store: ThreadStore, thread_id: str, messages: Sequence[Any], *, model: str | None = None
-) -> None:
-    """Record the count and index every message not indexed yet."""
-    last = await asyncio.to_thread(store.last_message_id, thread_id)
-    texts = [t for m in messages_after(messages, last) if (t := message_text(m)) is not None]
-    last_id = getattr(messages[-1], "id", None) if messages else last
-    await asyncio.to_thread(
-        store.record_turn,
-        thread_id,
-        texts,
-        message_count=len(messages),
-        last_message_id=last_id,
-        model=model,
-    )
-
-
-def install_hooks(session: Session, store: ThreadStore) -> None:
-    """Keep `store` current: a row when a turn starts, count + search index when it ends."""
-    settings = session.settings
-    root = Path(settings.project_root)
-
-    async def on_turn_start(s: Session, prompt: str) -> None:
-        await asyncio.to_thread(
-            store.begin_turn,
-            s.thread_id,
-            prompt=prompt,
-            cwd=str(settings.cwd),
-            root=str(root),
-            model=s.model_spec,
-            git_branch=git_branch(root),
-        )
-
-    async def on_turn_end(s: Session, prompt: str) -> None:
-        await index_messages(store, s.thread_id, await s.history(), model=s.model_spec)
-
-    session.on_turn_start = on_turn_start
-    session.on_turn_end = on_turn_end
+def to_events(messages: Sequence[Any], thread_id: str) -> list[ev.Event]:
+    """The saved conversation as IR events, turn by turn."""
+    out: list[ev.Event] = []
+    final: str | None = None  # the reply of the turn in progress (None: no turn started yet)
+    names: dict[str, str] = {}
+    for msg in messages:
+        kind, text = getattr(msg, "type", ""), content_text(getattr(msg, "content", "")).strip()
+        extra = getattr(msg, "additional_kwargs", None) or {}
+        if kind == "human" and HOOK_KEY in extra:
+            out.append(ev.Notice(text))
+        elif kind == "human":
+            if final is not None:
+                out.append(ev.TurnEnded("done", thread_id, final))
+            final = ""
+            out.append(ev.TurnStarted(thread_id, _prompt(msg, text)))
+        elif kind == "ai":
+            if text:
+                final = text
+                out.append(ev.TextDelta(text))
+            for call in getattr(msg, "tool_calls", None) or []:
+                call_id, name = str(call.get("id") or ""), str(call.get("name"))
+                names[call_id] = name
+                out.append(ev.ToolCallStarted(call_id, name, dict(call.get("args") or {})))
+        elif kind == "tool":
+            call_id = str(getattr(msg, "tool_call_id", ""))
+            status: Literal["success", "error", "rejected"] = (
+                "rejected"
+                if extra.get(REFUSED_KEY)
+                else "error"
+                if getattr(msg, "status", "") == "error"
+                else "success"
+            )
+            name = getattr(msg, "name", None) or names.get(call_id, "tool")
+            out.append(ev.ToolCallFinished(call_id, name, text, status))
+    if final is not None:
+        out.append(ev.TurnEnded("done", thread_id, final))
+    return out
 
 
 @cache
@@ -135,16 +111,3 @@ async def read_history(db: Path, thread_id: str) -> list[Any]:
         return list((state.values or {}).get("messages", []))
     finally:
         await conn.close()
-
-
-async def fork_thread(store: ThreadStore, source_id: str, at_turn: int | None = None) -> str:
-    """A new thread holding `source_id`'s history up to user turn `at_turn` (None: all of it);
-    its parent and fork point are recorded. Returns the new id."""
-    remote_fork = getattr(store, "fork_thread", None)  # a store over `auger serve` (auger.remote.threads)
-    if remote_fork is not None:
-        return str(await remote_fork(source_id, at_turn))
-    new_id = uuid.uuid4().hex
-    await asyncio.to_thread(store.fork, source_id, at_turn, new_id=new_id)
-    messages = await read_history(store.path, new_id)
-    await index_messages(store, new_id, messages)
-    return new_id

@@ -60,11 +60,65 @@ class ThreadInfo:
         out = asdict(self)
         out["project"] = out.pop("root")
         for key in ("created_at", "updated_at", "snippet_at"):
-            if out[key] is not None:
-                out[key] = iso(out[key])
+            out[key] = iso(out[key]) if out[key] else None  # 0: not saved yet
         if self.snippet is None:
             del out["snippet"], out["snippet_at"]
         return out
+
+
+@dataclass(frozen=True)
+class LiveThread(ThreadInfo):
+    """A thread as a front end sees it: what is saved, plus the state of the agent serving it
+    (whether a turn runs, the approval mode a server applies, the context size)."""
+
+    busy: bool = False
+    mode: str | None = None
+    context_tokens: int | None = None
+    context_window: int | None = None  # of the model the thread uses now, as the agent's config says
+
+    @classmethod
+    def of(cls, info: ThreadInfo) -> LiveThread:
+        return cls(**{f.name: getattr(info, f.name) for f in dataclasses.fields(ThreadInfo)})
+
+    @classmethod
+    def blank(cls, thread_id: str, settings: Settings) -> LiveThread:
+        """A thread with no turn saved yet."""
+        root = str(settings.project_root)
+        return cls(thread_id, "", str(settings.cwd), root, None, None, 0.0, 0.0, 0, None, None)
+
+    def with_live(self, **changes: Any) -> LiveThread:
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> LiveThread:
+        """Rebuild from the wire shape (`to_dict`)."""
+        return cls(
+            id=str(row["id"]),
+            title=row.get("title") or "",
+            cwd=row.get("cwd") or "",
+            root=row.get("project") or "",
+            git_branch=row.get("git_branch"),
+            model=row.get("model"),
+            created_at=_timestamp(row.get("created_at")),
+            updated_at=_timestamp(row.get("updated_at")),
+            message_count=int(row.get("message_count") or 0),
+            parent_id=row.get("parent_id"),
+            fork_turn=row.get("fork_turn"),
+            snippet=row.get("snippet"),
+            snippet_at=_timestamp(row["snippet_at"]) if row.get("snippet_at") else None,
+            busy=bool(row.get("busy")),
+            mode=row.get("mode"),
+            context_tokens=row.get("context_tokens"),
+            context_window=row.get("context_window"),
+        )
+
+
+def _timestamp(value: Any) -> float:
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str) and value:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    return 0.0
 
 
 def iso(ts: float) -> str:

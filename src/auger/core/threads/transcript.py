@@ -1,14 +1,13 @@
-"""A thread's messages as a readable transcript: plain text (for the terminal) or Markdown (to
-share or save). Works on LangChain message objects by duck typing (`type`, `content`,
-`tool_calls`, `name`), so it imports nothing heavy."""
+"""A thread's conversation as a readable transcript: plain text (for the terminal, `auger threads
+show`) or Markdown (to share or save, `/export`). Written from the IR events of
+`auger.core.threads.history.to_events`, the same events the TUI draws; imports nothing heavy."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
-from auger.core.threads.history import content_text
+from auger.core import events as ev
 from auger.core.threads.store import ThreadInfo, iso
 
 TEXT_TOOL_LINES = 12
@@ -22,10 +21,6 @@ def _clip(text: str, lines: int) -> str:
     return "\n".join([*rows[:lines], f"… ({len(rows) - lines} more lines)"])
 
 
-def _args(call: dict[str, Any]) -> str:
-    return json.dumps(call.get("args") or {}, ensure_ascii=False, default=str)
-
-
 def _header(info: ThreadInfo | None, thread_id: str, markdown: bool) -> list[str]:
     if info is None:
         return [f"# thread {thread_id}" if markdown else f"thread {thread_id}", ""]
@@ -37,35 +32,43 @@ def _header(info: ThreadInfo | None, thread_id: str, markdown: bool) -> list[str
     return [info.title or "Untitled", " · ".join(facts), ""]
 
 
-def render_text(messages: Sequence[Any], info: ThreadInfo | None = None, thread_id: str = "") -> str:
+def render_text(events: Sequence[ev.Event], info: ThreadInfo | None = None, thread_id: str = "") -> str:
     out = _header(info, thread_id, markdown=False)
-    for msg in messages:
-        kind, text = getattr(msg, "type", ""), content_text(getattr(msg, "content", "")).rstrip()
-        if kind == "human":
-            out += ["> " + line for line in (text or " ").splitlines()] + [""]
-        elif kind == "ai":
-            if text:
-                out += [text, ""]
-            out += [f"  → {c.get('name')} {_args(c)}" for c in getattr(msg, "tool_calls", None) or []]
-        elif kind == "tool":
-            body = _clip(text, TEXT_TOOL_LINES).splitlines() or [""]
-            out += [f"  ← {getattr(msg, 'name', None) or 'tool'}: {body[0]}", *("    " + b for b in body[1:])]
-            out.append("")
+    for event in events:
+        if isinstance(event, ev.TurnStarted):
+            out += ["> " + line for line in (event.prompt or " ").splitlines()] + [""]
+        elif isinstance(event, ev.TextDelta):
+            out += [event.text.rstrip(), ""]
+        elif isinstance(event, ev.ToolCallStarted):
+            out.append(f"  → {event.name} {json.dumps(event.args, ensure_ascii=False, default=str)}")
+        elif isinstance(event, ev.ToolCallFinished):
+            body = _clip(event.output, TEXT_TOOL_LINES).splitlines() or [""]
+            out += [f"  ← {event.name}: {body[0]}", *("    " + b for b in body[1:]), ""]
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_markdown(messages: Sequence[Any], info: ThreadInfo | None = None, thread_id: str = "") -> str:
+def render_markdown(events: Sequence[ev.Event], info: ThreadInfo | None = None, thread_id: str = "") -> str:
     out = _header(info, thread_id, markdown=True)
-    for msg in messages:
-        kind, text = getattr(msg, "type", ""), content_text(getattr(msg, "content", "")).rstrip()
-        if kind == "human":
-            out += ["## User", "", text, ""]
-        elif kind == "ai":
-            out += ["## Assistant", ""] + ([text, ""] if text else [])
-            for call in getattr(msg, "tool_calls", None) or []:
-                args = json.dumps(call.get("args") or {}, ensure_ascii=False, indent=2, default=str)
-                out += [f"**Tool call** `{call.get('name')}`", "", "```json", args, "```", ""]
-        elif kind == "tool":
-            name = getattr(msg, "name", None) or "tool"
-            out += [f"**Result** `{name}`", "", "````text", _clip(text, MARKDOWN_TOOL_LINES), "````", ""]
+    speaker = ""
+    for event in events:
+        if isinstance(event, ev.TurnStarted):
+            out += ["## User", "", event.prompt, ""]
+            speaker = "user"
+        elif isinstance(event, ev.TextDelta | ev.ToolCallStarted) and speaker != "assistant":
+            out += ["## Assistant", ""]
+            speaker = "assistant"
+        if isinstance(event, ev.TextDelta):
+            out += [event.text.rstrip(), ""]
+        elif isinstance(event, ev.ToolCallStarted):
+            args = json.dumps(event.args, ensure_ascii=False, indent=2, default=str)
+            out += [f"**Tool call** `{event.name}`", "", "```json", args, "```", ""]
+        elif isinstance(event, ev.ToolCallFinished):
+            out += [
+                f"**Result** `{event.name}`",
+                "",
+                "````text",
+                _clip(event.output, MARKDOWN_TOOL_LINES),
+                "````",
+                "",
+            ]
     return "\n".join(out).rstrip() + "\n"

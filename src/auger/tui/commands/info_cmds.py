@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from auger.tui import services
 from auger.tui.commands.registry import REGISTRY, command
 from auger.tui.format import one_line
 
 if TYPE_CHECKING:
+    from auger.core.port import Catalogue
     from auger.tui.app import AugerApp
 
 KEYS_HELP = [
@@ -30,6 +30,13 @@ def _cell(text: str) -> str:
     return one_line(text, 90).replace("|", "\\|")
 
 
+async def _catalogue(app: AugerApp) -> Catalogue | None:
+    """The agent's catalogue, read again (a skill added a moment ago shows)."""
+    if app.session is not None:
+        app.catalogue = await app.session.catalogue()
+    return app.catalogue
+
+
 @command("help", "Commands and keys", aliases=("?",), needs_session=False)
 async def help_cmd(app: AugerApp, arg: str) -> None:
     rows = ["| Command | |", "|---|---|"]
@@ -37,47 +44,39 @@ async def help_cmd(app: AugerApp, arg: str) -> None:
         names = ", ".join(f"/{a}" for a in cmd.aliases)
         extra = f" (also {names})" if names else ""
         rows.append(f"| `{cmd.usage}` | {_cell(cmd.help)}{extra} |")
-    skills = services.skills(app)
-    if skills:
+    catalogue = await _catalogue(app)
+    if catalogue is not None and catalogue.skills:
         rows.append("| | |")
-        rows += [f"| `/{name} [args]` | skill: {_cell(desc)} |" for name, desc in skills]
+        rows += [f"| `/{s.name} {s.args_hint}` | skill: {_cell(s.description)} |" for s in catalogue.skills]
     keys = ["", "| Key | |", "|---|---|", *(f"| {k} | {v} |" for k, v in KEYS_HELP)]
     await app.write_info("\n".join(rows + keys))
 
 
-@command("skills", "Skills you can invoke as /<skill-name> args", needs_session=False)
+@command("skills", "Skills you can invoke as /<skill-name> args")
 async def skills_cmd(app: AugerApp, arg: str) -> None:
-    found = services.skill_details(app)
-    if not found:
+    catalogue = await _catalogue(app)
+    if catalogue is None or not catalogue.skills:
         await app.write_info("No skills found. Add one as `.auger/skills/<name>/SKILL.md` in the project.")
         return
     rows = ["| Skill | Source | |", "|---|---|---|"]
-    rows += [f"| `/{s.name}` | {s.source} | {_cell(s.description)} |" for s in found]
+    rows += [f"| `/{s.name}` | {s.source} | {_cell(s.description)} |" for s in catalogue.skills]
     await app.write_info("\n".join(rows))
 
 
-def _field(item: Any, *names: str) -> str:
-    for name in names:
-        value = item.get(name) if isinstance(item, dict) else getattr(item, name, None)
-        if value:
-            return str(value)
-    return ""
-
-
-@command("agents", "Subagents the agent can delegate to", needs_session=False)
+@command("agents", "Subagents the agent can delegate to")
 async def agents_cmd(app: AugerApp, arg: str) -> None:
+    catalogue = await _catalogue(app)
     rows = ["| Subagent | Source | Model | |", "|---|---|---|---|"]
-    rows.append("| `general-purpose` | built-in | (same) | Any task, with the main agent's tools |")
-    for agent in services.subagents(app):
-        name, model = _field(agent, "name"), _field(agent, "model") or "(same)"
-        source = _field(agent, "source") or ("remote" if _field(agent, "url") else "")
-        rows.append(f"| `{name}` | {source} | {model} | {_cell(_field(agent, 'description'))} |")
+    for agent in catalogue.subagents if catalogue else []:
+        model = agent.model or "(same)"
+        rows.append(f"| `{agent.name}` | {agent.source} | {model} | {_cell(agent.description)} |")
     await app.write_info("\n".join(rows))
 
 
-@command("memory", "Memory files (AGENTS.md) the agent reads", needs_session=False)
+@command("memory", "Memory files (AGENTS.md) the agent reads")
 async def memory_cmd(app: AugerApp, arg: str) -> None:
-    files = services.memory_files(app)
+    catalogue = await _catalogue(app)
+    files = catalogue.memory if catalogue else []
     rows = ["| Scope | File | |", "|---|---|---|"]
     for mem in files:
         state = "loaded" if mem.exists else "missing (create it to add memory)"
@@ -87,24 +86,27 @@ async def memory_cmd(app: AugerApp, arg: str) -> None:
 
 @command("tools", "Tools the agent can call")
 async def tools_cmd(app: AugerApp, arg: str) -> None:
-    names = services.tool_names(app)
-    await app.write_info("Tools: " + ", ".join(f"`{n}`" for n in names))
+    catalogue = await _catalogue(app)
+    await app.write_info("Tools: " + ", ".join(f"`{n}`" for n in (catalogue.tools if catalogue else [])))
 
 
 @command(
     "mcp", "MCP servers and their tools; `/mcp restart NAME`, `/mcp trust`", args="[restart NAME | trust]"
 )
 async def mcp_cmd(app: AugerApp, arg: str) -> None:
+    assert app.session is not None
     action, _, name = arg.strip().partition(" ")
-    if action in ("restart", "trust"):
-        await app.write_info(await services.mcp_action(app, action, name.strip()))
-    status = services.mcp_status(app)
-    if not status:
+    if action == "trust":
+        await app.write_info(await app.session.mcp_trust())
+    elif action == "restart":
+        await app.write_info(await app.session.mcp_restart(name.strip()))
+    catalogue = await _catalogue(app)
+    if catalogue is None or not catalogue.mcp:
         await app.write_info("No MCP servers configured (`.mcp.json`, `$AUGER_HOME/mcp.json` or `[mcp]`).")
         return
     rows = ["| Server | Status | Tools |", "|---|---|---|"]
-    for srv in status:
-        tools = ", ".join(srv["tools"]) or "-"
-        state = srv["status"] + (f": {_cell(srv['error'])}" if srv.get("error") else "")
-        rows.append(f"| `{srv['name']}` | {state} | {_cell(tools)} |")
+    for srv in catalogue.mcp:
+        tools = ", ".join(srv.tools) or "-"
+        state = srv.status + (f": {_cell(srv.error)}" if srv.error else "")
+        rows.append(f"| `{srv.name}` | {state} | {_cell(tools)} |")
     await app.write_info("\n".join(rows))

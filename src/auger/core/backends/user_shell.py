@@ -1,32 +1,33 @@
-"""`!command`: run a shell command for the user, show its output, and keep it for the next prompt."""
+"""The user's own `!command`, run where the agent runs: in the project folder, or inside the
+sandbox when `[sandbox]` is on (through the backend's `execute`, like the agent's commands).
+The output (stdout and stderr together, at most MAX_OUTPUT) goes back with its exit code."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from auger.core.operations import ShellResult
+
+if TYPE_CHECKING:
+    from auger.core.runtime import Runtime
 
 MAX_OUTPUT = 16 * 1024
 
 
-@dataclass(frozen=True)
-class ShellResult:
-    command: str
-    output: str
-    exit_code: int
-    truncated: bool = False
-
-    def as_context(self) -> str:
-        """How the run is given to the agent with the next prompt."""
-        note = " (output truncated)" if self.truncated else ""
-        return (
-            f"I ran `{self.command}` in the shell (exit code {self.exit_code}){note}:\n"
-            f"```\n{self.output.rstrip()}\n```"
+async def run_user_command(command: str, runtime: Runtime) -> ShellResult:
+    settings = runtime.settings
+    if (settings.data.get("sandbox") or {}).get("enabled"):
+        done = await runtime.backend.aexecute(command, timeout=settings.shell_timeout)
+        return ShellResult(
+            command, done.output, done.exit_code if done.exit_code is not None else -1, done.truncated
         )
+    return await run_in(Path(settings.project_root), command, timeout=settings.shell_timeout)
 
 
-async def run_shell(command: str, cwd: Path, timeout: float = 120) -> ShellResult:
+async def run_in(cwd: Path, command: str, timeout: float = 120) -> ShellResult:
     proc = await asyncio.create_subprocess_shell(
         command,
         cwd=cwd,
