@@ -9,8 +9,10 @@
   without `*` also matches the whole command line exactly.
 * file tools (`read_file`, `write_file`, `edit_file`, `delete`, `ls`, `glob`, `grep`) — a path glob
   relative to the project root (`src/**`, `*.md`, `docs/*.txt`; `**` crosses folders, `*` and `?` do
-  not; `~/x` patterns are relative to the home folder, `//x` ones absolute), matched on the
-  normalised virtual path.
+  not), matched on the normalised agent path (`/~auger/AGENTS.md` is `~auger/AGENTS.md`) and on
+  the project-relative path of the host file it reaches; `~/x` patterns (relative to the home
+  folder) and `//x` ones (absolute) match the host file (`auger.core.host_paths`), before or
+  after symlinks — so `write_file(~/.auger/**)` matches `/~auger/AGENTS.md`.
 * MCP tools — `server:tool` (or `server:*`); the tool's own name works too.
 * `task(TYPE)` matches the subagent type; any other tool's pattern matches any string argument.
 
@@ -27,10 +29,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from auger.core import shellparse
+from auger.core.host_paths import AgentPaths, inside, normalise
 from auger.errors import ConfigError
 
 FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "delete", "ls", "glob", "grep"})
@@ -146,9 +148,15 @@ class Subject:
     mcp: tuple[str, str] | None = None
     command: str | None = None
     segments: list[shellparse.Segment] | None = None
-    rel_path: str | None = None  # project-relative, normalised ("." is the root); None for ~ paths
-    real_path: str | None = None
+    agent_path: str | None = None  # as the tool normalises it, without the "/" ("." is the root)
+    host_path: str | None = None  # the host file (`auger.core.host_paths`); None: the tool refuses it
+    rel_path: str | None = None  # host_path relative to the project root, when it lies in it
     strings: list[str] = field(default_factory=list)
+
+
+def path_key(name: str) -> str | None:
+    """The argument holding a file tool's path (`file_path`, or `path` for ls/glob/grep)."""
+    return PATH_ARG.get(name, "file_path") if name in FILE_TOOLS else None
 
 
 def call_path(name: str, args: Mapping[str, Any]) -> str:
@@ -158,20 +166,24 @@ def call_path(name: str, args: Mapping[str, Any]) -> str:
 
 
 def subject_for(
-    name: str, args: Mapping[str, Any], root: Path, mcp: tuple[str, str] | None = None
+    name: str,
+    args: Mapping[str, Any],
+    paths: AgentPaths | str | os.PathLike[str],
+    mcp: tuple[str, str] | None = None,
 ) -> Subject:
+    """What the rules see of a call; `paths` resolves file paths (a bare root: no mounts)."""
     sub = Subject(name, args, mcp)
+    paths = paths if isinstance(paths, AgentPaths) else AgentPaths(paths)
     if name == "execute":
         sub.command = str(args.get("command") or "")
         sub.segments = shellparse.analyse(sub.command)
     elif name in FILE_TOOLS:
         raw = call_path(name, args)
-        if raw.startswith("~"):
-            sub.real_path = os.path.normpath(os.path.expanduser(raw))
-        else:
-            stripped = raw.lstrip("/")
-            sub.rel_path = posixpath.normpath(stripped) if stripped else "."
-            sub.real_path = os.path.normpath(os.path.join(root, sub.rel_path))
+        normal = normalise(raw)
+        sub.agent_path = (normal.strip("/") or ".") if normal else None
+        sub.host_path = paths.host(raw)
+        if sub.host_path is not None and inside(sub.host_path, paths.root):
+            sub.rel_path = sub.host_path[len(paths.root) + 1 :] or "."
     elif name == "task":
         sub.strings = [str(args.get("subagent_type") or "")]
     else:
@@ -192,13 +204,18 @@ def _tool_matches(rule: Rule, sub: Subject) -> bool:
 
 
 def _path_matches(pattern: str, sub: Subject) -> bool:
-    text = pattern
-    host = _host_pattern(text)
+    """Host patterns (`~/x`, `//x`) against the host file, lexically or after symlinks; project
+    patterns against the path as the model wrote it and the host file's project-relative path."""
+    host = _host_pattern(pattern)
     if host is not None:
-        return sub.real_path is not None and path_regex(host).fullmatch(sub.real_path) is not None
-    if sub.rel_path is None:
-        return False
-    return path_regex(_norm_pattern_path(text)).fullmatch(sub.rel_path) is not None
+        if sub.host_path is None:
+            return False
+        regex = path_regex(host)
+        return any(
+            regex.fullmatch(p) for p in dict.fromkeys([sub.host_path, os.path.realpath(sub.host_path)])
+        )
+    regex = path_regex(_norm_pattern_path(pattern))
+    return any(regex.fullmatch(p) for p in (sub.agent_path, sub.rel_path) if p is not None)
 
 
 def _host_pattern(text: str) -> str | None:
