@@ -6,7 +6,12 @@
   `$(...)`, `sh -c '...'`, see `auger.core.shellparse`) and wrappers (`env X=1`, `timeout 60`,
   `sudo`, `nice`, `command`, ...) are peeled off: a deny/ask rule applies when it matches any
   part (as written or unwrapped); an allow applies only when every part is allowed. A pattern
-  without `*` also matches the whole command line exactly.
+  without `*` also matches the whole command line exactly. For common destructive commands
+  (rm, chmod, chown, chgrp, git push/reset/clean/branch/checkout/switch) the rule and the command
+  are also compared by what they do (`auger.core.command_forms`): options in any order, cluster
+  or spelling (`rm -rf *` = `rm -fr`, `rm -r -f`, `rm -Rf`, `rm --recursive --force`,
+  `/bin/rm -rf`, `git push -f` = `git push --force` = `git push origin +main`); a deny/ask rule
+  applies when the command has at least the rule's options, an allow only when exactly them.
 * file tools (`read_file`, `write_file`, `edit_file`, `delete`, `ls`, `glob`, `grep`) — a path glob
   relative to the project root (`src/**`, `*.md`, `docs/*.txt`; `**` crosses folders, `*` and `?` do
   not), matched on the normalised agent path (`/~auger/AGENTS.md` is `~auger/AGENTS.md`) and on
@@ -31,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from auger.core import shellparse
+from auger.core import command_forms, shellparse
 from auger.core.host_paths import AgentPaths, inside, normalise
 from auger.errors import ConfigError
 
@@ -235,7 +240,44 @@ def _segment_matches(pattern: str, seg: shellparse.Segment, *, extra: bool) -> b
         forms: Iterable[str] = seg.extra_forms if extra else ()
     else:
         forms = [*seg.forms, *(seg.extra_forms if extra else [])]
-    return any(regex.fullmatch(form) for form in forms)
+    return any(regex.fullmatch(form) for form in forms) or (
+        not seg.opaque and _shape_matches(pattern, seg, subset=extra)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _rule_shape(pattern: str) -> tuple[str, command_forms.Shape, re.Pattern[str]] | None:
+    """A rule's pattern read as a command (`auger.core.command_forms`): its command word as
+    written, its canonical form and a regex for its arguments; None if not a known command."""
+    text = shellparse.canonical(pattern)
+    if text.endswith(":*") and not text.endswith("\\:*"):
+        text = text[:-2].rstrip() + " *"
+    words = text.split(" ")
+    found = command_forms.shape(words)
+    if found is None or any(has_wildcard(f) for f in found.flags):
+        return None
+    return words[0], found, _command_regex(" ".join(found.args))
+
+
+def _shape_matches(pattern: str, seg: shellparse.Segment, *, subset: bool) -> bool:
+    """The rule and a form of the segment are the same command with the same arguments, and
+    the command has the rule's options — every one of them and maybe more (`subset`, deny/ask:
+    `rm -rf *` catches `rm -rfv x`), or exactly them (allow: `rm -rf x` allows `rm -fr x`)."""
+    rule = _rule_shape(pattern)
+    if rule is None:
+        return False
+    spelled, want, args = rule
+    for form in dict.fromkeys(seg.forms):
+        words = shellparse.split_words(form)
+        got = command_forms.shape(words)
+        if got is None or got.head != want.head or not args.fullmatch(" ".join(got.args)):
+            continue
+        if subset and want.flags <= got.flags:
+            return True
+        same = words[0] == spelled and got.global_options == want.global_options
+        if not subset and same and want.flags == got.flags:
+            return True
+    return False
 
 
 def _whole_matches(pattern: str, command: str, *, wildcard_ok: bool) -> bool:
