@@ -119,6 +119,7 @@ class Session:
             permissions=self.safety.permissions,
             hooks=self.safety.hooks,
             verdicts=self.safety.verdicts,
+            originals=self.safety.originals,
         )
 
     @property
