@@ -19,7 +19,8 @@ those.
 
 A path is resolved against the command's folder — the project root, then each `cd`/`pushd` as
 the line goes (after a `cd` to something unknown only paths naming a protected folder count) —
-with `~` and `$HOME` expanded, `..` normalised and symlinks followed. Whether that host path is
+with `~` and the variables the shell inherits (`$HOME`, `$AUGER_HOME`; not those the line sets)
+expanded, `..` normalised and symlinks followed. Whether that host path is
 protected is `auger.core.host_paths.ProtectedPaths` (the file tools ask it the same): in a `.git`
 or `.auger` folder or in a protected folder (`~/.ssh`, AUGER_HOME); `rm -r` and `mv` also when
 they take the project's `.git`/`.auger` or a protected folder with them (`rm -rf .`, `rm -rf ~`).
@@ -29,16 +30,18 @@ parsed is read leniently (an unclosed quote is data up to the end).
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from auger.core import shelllex, shellparse
 from auger.core.host_paths import ProtectedPaths, parts, protected_name
 
-_HOME_WORD = re.compile(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)")
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_ASSIGNED = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
 _EVERY_ARG = frozenset(
     {"rm", "rmdir", "unlink", "shred", "touch", "mkdir", "truncate", "chmod", "chown", "chgrp"}
     | {"chattr", "setfacl", "tee", "mkfifo"}
@@ -242,27 +245,38 @@ def simple_commands(command: str) -> Iterator[list[shelllex.Token]]:
 
 
 class ShellWrites:
-    """Finds the protected paths a shell command writes, for one project."""
+    """Finds the protected paths a shell command writes, for one project. `env` is what the
+    shell inherits (default: this process's environment) — `$AUGER_HOME/AGENTS.md` is a path."""
 
-    def __init__(self, root: ProtectedPaths | Path | str, protected_dirs: Iterable[Path | str] = ()) -> None:
+    def __init__(
+        self,
+        root: ProtectedPaths | Path | str,
+        protected_dirs: Iterable[Path | str] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.protected = root if isinstance(root, ProtectedPaths) else ProtectedPaths(root, protected_dirs)
         self.root = self.protected.root
         self.home = self.protected.home
+        self._env = env
 
     def reason(self, command: str) -> str | None:
         """Why `command` needs approval (the first protected path it writes), or None."""
         cwd: str | None = self.root
+        env = dict(os.environ if self._env is None else self._env)
+        for name in _ASSIGNED.findall(command):  # set in the line itself: its value is not known
+            env.pop(name, None)
+        env["HOME"] = self.home
         for tokens in simple_commands(command):
             argv, found = writes(tokens)
             for write in found:
-                why = self.check(write, cwd)
+                why = self.check(write, cwd, env)
                 if why is not None:
                     return why
-            cwd = self._next_cwd(argv, cwd)
+            cwd = self._next_cwd(argv, cwd, env)
         return None
 
-    def check(self, write: Write, cwd: str | None) -> str | None:
-        path = self.resolve(write.word, cwd)
+    def check(self, write: Write, cwd: str | None, env: Mapping[str, str] | None = None) -> str | None:
+        path = self.resolve(write.word, cwd, env)
         if path is None:  # relative to a folder we do not know: only what the word names
             name = protected_name(parts(write.word))
             return f"protected path ({name}/): {write.says(write.word)}" if name else None
@@ -275,15 +289,24 @@ class ShellWrites:
             return f"protected path ({taken}/): {write.how} {shown} takes {taken}/ with it"
         return None
 
-    def resolve(self, word: str, cwd: str | None) -> str | None:
-        """`word` as an absolute normalised path (`~`, `$HOME` expanded), None if it is relative
-        to an unknown folder."""
-        text = _HOME_WORD.sub(lambda _: self.home, word)
+    def expand(self, word: str, env: Mapping[str, str] | None = None) -> str:
+        """`word` with a leading `~` and the variables the shell inherits (`$HOME`,
+        `${AUGER_HOME}`) expanded; others stay as written."""
+        values = {"HOME": self.home} if env is None else env
+        text = self.home + word[1:] if word == "~" or word.startswith("~/") else word
+        return _VARIABLE.sub(lambda m: values.get(m.group(1) or m.group(2), m.group(0)), text)
+
+    def resolve(self, word: str, cwd: str | None, env: Mapping[str, str] | None = None) -> str | None:
+        """`word` as an absolute normalised path (`~` and inherited variables expanded), None if
+        it is relative to an unknown folder."""
+        text = self.expand(word, env)
         if text.startswith("/"):
             return posixpath.normpath("/" + text.lstrip("/"))
         return None if cwd is None else posixpath.normpath(posixpath.join(cwd, text))
 
-    def _next_cwd(self, argv: Sequence[str], cwd: str | None) -> str | None:
+    def _next_cwd(
+        self, argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None = None
+    ) -> str | None:
         """The folder after `cd`/`pushd`/`popd` (None: unknown); other commands keep it."""
         if not argv or argv[0] not in ("cd", "pushd", "popd"):
             return cwd
@@ -291,6 +314,6 @@ class ShellWrites:
         if argv[0] == "popd" or (not args and argv[0] == "pushd"):
             return None
         target = args[0] if args else "~"
-        if target == "-" or "`" in target or "$" in _HOME_WORD.sub("", target):
+        if target == "-" or "`" in target or "$" in self.expand(target, env):
             return None
-        return self.resolve(target, cwd)
+        return self.resolve(target, cwd, env)
