@@ -20,6 +20,8 @@ order hooks run before a model call (wrap_model_call: outermost first):
                                  input, after hooks), telling the model and the user which rule.
 9. RedactionMiddleware         — secret env values out of tool results and model replies before
                                  they enter state (and the thread DB).
+9b. ToolResultsMiddleware      — a tool that raises is an error result, not the end of the turn;
+                                 a non-zero exit is status "error"; results are valid Unicode.
 10. McpToolsMiddleware         — (when MCP servers are configured) offers the tools of the servers
                                  connected now and runs their calls, asking approval if needed.
 11. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
@@ -97,15 +99,20 @@ def _middleware(
     ]
 
 
+SAFETY_NAMES = ("HooksMiddleware", "PermissionMiddleware", "RedactionMiddleware", "ToolResultsMiddleware")
+
+
 def _safety() -> list[AgentMiddleware[Any, Any, Any]]:
     """Tool-call safety, outermost first: hooks (may change or block the input), permission rules
-    (deny; checked on the final input), redaction (secrets out of results and replies)."""
+    (deny; checked on the final input), redaction (secrets out of results and replies), truthful
+    results (exceptions and non-zero exits are errors the model reads)."""
     from auger.core.middleware.hooks import HooksMiddleware, install_precompact_hook
     from auger.core.middleware.permissions import PermissionMiddleware
     from auger.core.middleware.redaction import RedactionMiddleware
+    from auger.core.middleware.tool_results import ToolResultsMiddleware
 
     install_precompact_hook()
-    return [HooksMiddleware(), PermissionMiddleware(), RedactionMiddleware()]
+    return [HooksMiddleware(), PermissionMiddleware(), RedactionMiddleware(), ToolResultsMiddleware()]
 
 
 def _tail(settings: Settings, backend: Any) -> list[AgentMiddleware[Any, Any, Any]]:
@@ -128,7 +135,7 @@ def _subagents(
     by_name = {m.name: m for m in middleware}
     switch, history = by_name["ConfigurableModelMiddleware"], by_name["ProviderHistoryMiddleware"]
     turn_limit = by_name["TurnLimitMiddleware"]
-    safety = [by_name[n] for n in ("HooksMiddleware", "PermissionMiddleware", "RedactionMiddleware")]
+    safety = [by_name[n] for n in SAFETY_NAMES]
 
     def model_middleware(spec: str | None) -> Any:
         return switch if spec is None else ConfigurableModelMiddleware(model_factory(settings), pinned=spec)
