@@ -244,14 +244,23 @@ def _guarded_main(argv: Sequence[str], pause_gc: bool = False) -> int:
     except KeyboardInterrupt:
         print("auger: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout's reader went away (`auger ... | head -1`): end quietly
+        import os
+
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as exc:  # a bug: one line on screen, the traceback in the log
         import logging
 
+        from auger.logsetup import log_file, see_log, setup_logging
+
+        if log_file() is None:  # it failed before logging was set up: the default place
+            from auger.paths import auger_home
+
+            setup_logging(auger_home())
         logging.getLogger("auger").exception("unhandled error")
-        print(
-            f"auger: internal error: {type(exc).__name__}: {exc} (details in ~/.auger/logs/auger.log)",
-            file=sys.stderr,
-        )
+        print(f"auger: internal error: {type(exc).__name__}: {exc}{see_log()}", file=sys.stderr)
         return 1
     finally:
         _end_startup()

@@ -62,6 +62,7 @@ class Session:
         self.model_spec: str | None = settings.model
         self.model_params: dict[str, Any] = {}  # temperature, max_tokens, reasoning_effort, ...
         self._load_warned = False  # skipped skills/subagents are reported once, on the first turn
+        self.notices: list[str] = []  # warnings shown at the start of the next turn (a model override)
         self.mode: str = settings.mode
         self.context_tokens = 0
         self.max_turns = settings.max_turns
@@ -136,10 +137,15 @@ class Session:
             return
         values = (await self.graph.aget_state(self.config)).values or {}
         self.context_tokens = int(values.get("_context_tokens") or 0)
-        if values.get("_model_spec"):
-            self.model_spec = values["_model_spec"]
-        elif self.threads is not None and (info := self.threads.get(self.thread_id)) and info.model:
-            self.model_spec = info.model  # threads from before the resume state: the recorded model
+        recorded = values.get("_model_spec")
+        if not recorded and self.threads is not None and (info := self.threads.get(self.thread_id)):
+            recorded = info.model  # threads from before the resume state: the recorded model
+        if self.settings.sources.get("model", "").startswith("flag") and self.settings.model:
+            self.model_spec = self.settings.model  # `--model` on the command line wins
+            if recorded and recorded != self.model_spec:
+                self.notices.append(f"Using {self.model_spec} (--model); this thread was on {recorded}.")
+        elif recorded:
+            self.model_spec = recorded
 
     async def history(self) -> list[Any]:
         state = await self.graph.aget_state(self.config)
@@ -277,6 +283,8 @@ class Session:
             log.exception("could not save the partial answer")
 
     def _drain_notices(self, put: Callable[[Any], None]) -> None:
+        while self.notices:
+            put(ev.Notice(self.notices.pop(0), "warning"))
         if self.mcp is not None:
             for text in self.mcp.drain_notices():
                 put(ev.Notice(text, "warning"))
@@ -306,7 +314,8 @@ class Session:
             requests = (intr.value or {}).get("action_requests", []) if isinstance(intr.value, dict) else []
             decisions = []
             for req in requests:
-                decision = await self._decide(req, put)
+                call = translator.running_call(str(req.get("name")), dict(req.get("args") or {}))
+                decision = await self._decide({**req, "id": req.get("id") or call[0], "parent": call[1]}, put)
                 if decision["type"] == "reject":
                     translator.rejected.append(call_key(str(req.get("name")), dict(req.get("args") or {})))
                 decisions.append(decision)
@@ -321,6 +330,7 @@ class Session:
             name=str(action.get("name")),
             args=dict(action.get("args") or {}),
             description=str(action.get("description") or ""),
+            parent_id=action.get("parent"),
             suggested_rule=self.safety.suggested_rule(self, str(action.get("name")), action.get("args", {})),
             future=loop.create_future(),
         )
