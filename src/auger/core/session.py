@@ -19,6 +19,7 @@ from auger.core.context import MODES, AugerContext
 from auger.core.provider_errors import describe_error
 from auger.core.session_safety import SessionSafety
 from auger.core.stream import StreamTranslator, call_key
+from auger.core.text import clean_text
 from auger.errors import AugerError, UsageError
 
 if TYPE_CHECKING:
@@ -206,6 +207,7 @@ class Session:
         from auger.core.turn_input import load_warnings, user_message
 
         put, flush = self.safety.sink(queue.put_nowait)
+        prompt = clean_text(prompt)  # e.g. argv bytes that are not UTF-8: U+FFFD, not a poisoned thread
         put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
         prompt = self.safety.redact_prompt(prompt, put)  # secret values never reach the thread DB
         self._drain_notices(put)
