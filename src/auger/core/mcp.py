@@ -23,7 +23,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from auger.core.mcp_config import McpServerConfig, TrustStore, untrusted_hint
+from auger.core.mcp_config import McpServerConfig, TrustStore, project_servers, untrusted_hint
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -89,12 +89,17 @@ class McpManager:
         *,
         startup_timeout: float = 30.0,
         on_notice: Callable[[str], None] | None = None,
+        problems: Iterable[str] = (),
     ) -> None:
+        """`problems`: what was wrong with the configuration (broken files, bad entries; each was
+        skipped) — shown as notices on the first turn, like servers that cannot start."""
         self.log_dir = Path(log_dir)
         self.call_timeout = call_timeout
         self.startup_timeout = startup_timeout
         self._on_notice = on_notice
-        self._notices: deque[str] = deque(maxlen=100)
+        self._notices: deque[str] = deque(
+            (f"{p} Skipped; auger runs without it." for p in problems), maxlen=100
+        )
         self._servers: dict[str, _Server] = {}
         for cfg in servers:
             srv = _Server(cfg)
@@ -102,6 +107,7 @@ class McpManager:
                 srv.status = "disabled"
             elif cfg.error:
                 srv.status, srv.error = "failed", cfg.error
+                self._notices.append(f"MCP server '{cfg.name}' not started: {cfg.error}.")
             elif not cfg.trusted:
                 srv.status, srv.error = "untrusted", untrusted_hint(cfg.project_root)
             self._servers[cfg.name] = srv
@@ -134,14 +140,27 @@ class McpManager:
         await srv.ready.wait()
 
     async def trust_project(self, store: TrustStore) -> None:
-        """The user approved the project's `.mcp.json`: remember it and start its servers."""
+        """The user approved the project's `.mcp.json`: remember it, read it in full (until now only
+        its server names were read) and start its servers."""
+        import os
+
         pending = [s for s in self._servers.values() if s.status == "untrusted"]
+        fresh: dict[str, McpServerConfig] = {}
+        problems: list[str] = []
         for root in {s.config.project_root for s in pending if s.config.project_root}:
             store.trust(root)
+            fresh |= project_servers(root, env=os.environ, problems=problems)
+        for text in problems:
+            self._notify(f"{text} Skipped; auger runs without it.")
+        started = []
         for srv in pending:
-            srv.config = replace(srv.config, trusted=True)
+            srv.config = fresh.get(srv.config.name) or replace(srv.config, trusted=True)
+            if srv.config.command is None and srv.config.url is None:  # its entry did not parse
+                srv.status, srv.error = "failed", "its entry in .mcp.json is not a valid server"
+                continue
             self._launch(srv)
-        await asyncio.gather(*(s.ready.wait() for s in pending))
+            started.append(srv)
+        await asyncio.gather(*(s.ready.wait() for s in started))
 
     async def aclose(self) -> None:
         """Shut every server down (stdio: stdin closed, then SIGTERM/SIGKILL) and wait for it."""
@@ -414,10 +433,14 @@ def mcp_manager(
     from auger.core.mcp_config import servers_from_settings
     from auger.paths import logs_dir
 
-    servers = servers_from_settings(settings, extra=list(extra), trust_project=trust_project)
-    if not servers:
+    problems: list[str] = []
+    servers = servers_from_settings(
+        settings, extra=list(extra), trust_project=trust_project, problems=problems
+    )
+    if not servers and not problems:
         return None
-    return McpManager(servers, logs_dir(settings.home), float(settings.get("mcp.call_timeout", 60.0)))
+    timeout = float(settings.get("mcp.call_timeout", 60.0))
+    return McpManager(servers, logs_dir(settings.home), timeout, problems=problems)
 
 
 async def start_mcp(
