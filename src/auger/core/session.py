@@ -73,6 +73,8 @@ class Session:
         self.on_turn_start = on_turn_start
         self.default_model: Any = None  # the chat model the graph was built with, if given
         self.threads: Any = None  # ThreadStore (auger.core.threads), closed with the session
+        self.writer: Any = None  # WriterLease on `threads`: one writer per thread across processes
+        self.thread_wait = float(settings.get("thread_wait", 60.0) or 0.0)  # seconds to wait for it
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._task: asyncio.Task[None] | None = None
         self.mcp: Any = None  # McpManager, closed with the session
@@ -157,7 +159,13 @@ class Session:
         a `Compaction`, or None when there is nothing to compact. See `auger.core.compact`."""
         from auger.core.compact import compact
 
-        return await compact(self, instructions)
+        if self.writer is None:
+            return await compact(self, instructions)
+        await self.writer.acquire(self.thread_id, 0, lambda _: None)  # another auger's turn: refused
+        try:
+            return await compact(self, instructions)
+        finally:
+            await self._release_thread()
 
     def sibling(self, thread_id: str) -> Session:
         """A Session on `thread_id` sharing this one's graph, checkpointer connection, thread store,
@@ -166,6 +174,7 @@ class Session:
         shared parts, which belong to this session. Keep in step with `create_session`."""
         other = Session(self.settings, self.graph, thread_id=thread_id)
         other.threads, other.mcp, other.default_model = self.threads, self.mcp, self.default_model
+        other.writer = type(self.writer)(self.threads) if self.writer is not None else None  # its own owner
         other.on_turn_start, other.on_turn_end = self.on_turn_start, self.on_turn_end
         other.safety.hooks = self.safety.hooks
         return other
@@ -204,23 +213,13 @@ class Session:
     async def _run_turn(self, prompt: str, queue: asyncio.Queue[Any]) -> None:
         from langgraph.errors import GraphRecursionError
 
-        from auger.core.turn_input import load_warnings, user_message
-
         put, flush = self.safety.sink(queue.put_nowait)
-        prompt = clean_text(prompt)  # e.g. argv bytes that are not UTF-8: U+FFFD, not a poisoned thread
-        put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
-        prompt = self.safety.redact_prompt(prompt, put)  # secret values never reach the thread DB
-        self._drain_notices(put)
+        prompt, message = self._open_turn(prompt, put)
         translator = StreamTranslator()
         reason: ev.EndReason = "done"
-        if not self._load_warned:
-            self._load_warned = True
-            for text in load_warnings(self.settings):
-                put(ev.Notice(text, "warning"))
-        message, warnings = user_message(prompt, self.settings)
-        for text in warnings:
-            put(ev.Notice(text, "warning"))
+        held = self.writer is None  # the thread's writer lease (auger.core.thread_lease)
         try:
+            held = held or await self._claim_thread(put)
             await self._hook(self.on_turn_start, prompt)  # in the try: a cancel here still ends the turn
             messages = await self.safety.start_turn(self, message, put)  # hooks; None: blocked
             payload: Any = {"messages": messages} if messages else None
@@ -250,10 +249,39 @@ class Session:
         finally:
             self._pending.clear()
         self._drain_notices(put)
-        await self._hook(self.on_turn_end, prompt, final=True)
+        if held:  # a turn refused for a busy thread wrote nothing to index
+            await self._hook(self.on_turn_end, prompt, final=True)
+        await self._release_thread()  # before TurnEnded: the next turn may start at once
         flush()
         put(ev.TurnEnded(reason, self.thread_id, translator.final_text))
         put(_DONE)
+
+    def _open_turn(self, prompt: str, put: Callable[[Any], None]) -> tuple[str, Any]:
+        """TurnStarted and the first notices; (the prompt as it is kept, the message for it)."""
+        from auger.core.turn_input import load_warnings, user_message
+
+        prompt = clean_text(prompt)  # e.g. argv bytes that are not UTF-8: U+FFFD, not a poisoned thread
+        put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
+        prompt = self.safety.redact_prompt(prompt, put)  # secret values never reach the thread DB
+        self._drain_notices(put)
+        warnings = [] if self._load_warned else load_warnings(self.settings)
+        self._load_warned = True
+        message, problems = user_message(prompt, self.settings)
+        for text in [*warnings, *problems]:
+            put(ev.Notice(text, "warning"))
+        return prompt, message
+
+    async def _claim_thread(self, put: Callable[[Any], None]) -> bool:
+        """Hold the thread for this turn, waiting up to `thread_wait` seconds for another auger's
+        turn on it to end; ThreadBusyError when it stays busy."""
+        notify = lambda text: put(ev.Notice(text, "warning"))  # noqa: E731
+        await self.writer.acquire(self.thread_id, self.thread_wait, notify)
+        return True
+
+    async def _release_thread(self) -> None:
+        if self.writer is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.writer.release()
 
     async def _hook(
         self, hook: Callable[[Session, str], Any] | None, prompt: str, *, final: bool = False
@@ -380,6 +408,7 @@ async def create_session(
     from auger.core.checkpoint import open_checkpointer
     from auger.core.hooks import HookRunner
     from auger.core.permissions import PermissionEngine
+    from auger.core.thread_lease import WriterLease
     from auger.core.thread_ops import install_hooks
     from auger.core.threads import ThreadStore
     from auger.paths import threads_db
@@ -402,6 +431,7 @@ async def create_session(
         raise
     session = Session(settings, graph, conn=conn, approval_policy=approval_policy)
     session.threads = store
+    session.writer = WriterLease(store)
     session.default_model = model
     install_hooks(session, store)
     session.mcp = mcp

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from auger.core import thread_checkpoints, thread_schema, thread_search
+from auger.core import thread_checkpoints, thread_lease, thread_schema, thread_search
 from auger.core.checkpoint import BUSY_TIMEOUT_MS, check_db_path, database_error
 from auger.core.thread_schema import THREAD_COLUMNS
 from auger.core.thread_search import IndexedMessage
@@ -318,6 +318,7 @@ class ThreadStore:
         if row is not None:
             cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
             cur.execute("DELETE FROM auger_threads WHERE key = ?", (row[0],))
+        cur.execute("DELETE FROM auger_leases WHERE thread_id = ?", (thread_id,))
 
     def prune(
         self, older_than: float, *, root: str | None = None, dry_run: bool = False
@@ -331,6 +332,21 @@ class ThreadStore:
                 for thread_id in ids:
                     self._delete(cur, thread_id)
         return ids
+
+    # -- the writer lease (auger.core.thread_lease) ------------------------------------------
+    def claim_lease(self, thread_id: str, owner: str) -> thread_lease.Holder | None:
+        """Take or renew the thread's lease for `owner`; None when held now, else the other holder."""
+        with self._write() as cur:
+            return thread_lease.claim(cur, thread_id, owner)
+
+    def release_lease(self, thread_id: str, owner: str) -> None:
+        with self._write() as cur:
+            thread_lease.release(cur, thread_id, owner)
+
+    def lease_holder(self, thread_id: str) -> thread_lease.Holder | None:
+        """The live holder of the thread's lease (a running turn in some auger), else None."""
+        with self._lock:
+            return thread_lease.holder(self.conn, thread_id)
 
     # -- forks -------------------------------------------------------------------------------
     def fork(self, source_id: str, at_turn: int | None = None, *, new_id: str) -> int:
