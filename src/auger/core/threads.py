@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from auger.core import thread_checkpoints, thread_lease, thread_schema, thread_search
 from auger.core.checkpoint import BUSY_TIMEOUT_MS, check_db_path, database_error
+from auger.core.mounts import artifacts_dir
+from auger.core.thread_artifacts import thread_artifacts
 from auger.core.thread_schema import THREAD_COLUMNS
 from auger.core.thread_search import IndexedMessage
 from auger.errors import ThreadError, UsageError
@@ -307,10 +309,16 @@ class ThreadStore:
                     (thread_id, title, time.time(), time.time()),
                 )
 
-    def delete(self, thread_id: str) -> None:
-        """Remove the thread everywhere: LangGraph's checkpoints and writes, our rows and index."""
+    def delete(self, thread_id: str) -> int:
+        """Remove the thread everywhere: LangGraph's checkpoints and writes, our rows and index, and
+        the files deepagents offloaded for it alone (`auger.core.thread_artifacts`). Returns how
+        many such files were removed."""
         with self._write() as cur:
+            files = thread_artifacts(cur, artifacts_dir(self.path.parent), thread_id)
             self._delete(cur, thread_id)
+        for path in files:
+            path.unlink(missing_ok=True)
+        return len(files)
 
     def _delete(self, cur: sqlite3.Cursor, thread_id: str) -> None:
         thread_checkpoints.delete_checkpoints(cur, thread_id)
