@@ -25,7 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 EPILOG = "subcommands:\n" + "\n".join(f"  {name:<9} {text}" for name, (_, text) in SUBCOMMANDS.items())
 EPILOG += (
     "\n\nexit codes (headless): 0 done, 1 agent/provider error, 2 usage or config error,"
-    "\n  3 turn limit reached, 124 timeout, 130 interrupted"
+    "\n  3 turn limit reached, 124 timeout, 130 interrupted, 141 stdout closed (| head)"
 )
 
 
