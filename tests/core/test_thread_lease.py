@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from auger.core import thread_lease
-from auger.core.thread_lease import ThreadBusyError, WriterLease
+from auger.core.thread_lease import ThreadBusyError
 from auger.core.threads import ThreadStore
+from auger.core.writer_lease import WriterLease
 
 
 @pytest.fixture
@@ -64,7 +65,7 @@ def test_an_expired_lease_of_another_machine_is_taken_over(store: ThreadStore) -
 
 def test_a_dead_holder_on_this_host_is_released_at_once(store: ThreadStore) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    _plant(store.path, "t1", pid=proc.pid, host=thread_lease.socket.gethostname(), expires_in=60)
+    _plant(store.path, "t1", pid=proc.pid, host=thread_lease.hostname(), expires_in=60)
     try:
         busy = store.claim_lease("t1", "me")
         assert busy is not None and busy.describe() == f"pid {proc.pid}"
@@ -92,7 +93,7 @@ async def test_acquire_waits_with_one_notice_then_refuses(store: ThreadStore) ->
 RACER = """
 import asyncio, sys, time
 from pathlib import Path
-from auger.core.thread_lease import WriterLease
+from auger.core.writer_lease import WriterLease
 from auger.core.threads import ThreadStore
 
 async def main():

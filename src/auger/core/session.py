@@ -73,7 +73,7 @@ class Session:
         self.on_turn_start = on_turn_start
         self.default_model: Any = None  # the chat model the graph was built with, if given
         self.threads: Any = None  # ThreadStore (auger.core.threads), closed with the session
-        self.writer: Any = None  # WriterLease on `threads`: one writer per thread across processes
+        self.writer: Any = None  # WriterLease (auger.core.writer_lease): one writer per thread
         self.thread_wait = float(settings.get("thread_wait", 60.0) or 0.0)  # seconds to wait for it
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._task: asyncio.Task[None] | None = None
@@ -217,7 +217,7 @@ class Session:
         prompt, message = self._open_turn(prompt, put)
         translator = StreamTranslator()
         reason: ev.EndReason = "done"
-        held = self.writer is None  # the thread's writer lease (auger.core.thread_lease)
+        held = self.writer is None  # the thread's writer lease (auger.core.writer_lease)
         try:
             held = held or await self._claim_thread(put)
             await self._hook(self.on_turn_start, prompt)  # in the try: a cancel here still ends the turn
@@ -408,9 +408,9 @@ async def create_session(
     from auger.core.checkpoint import open_checkpointer
     from auger.core.hooks import HookRunner
     from auger.core.permissions import PermissionEngine
-    from auger.core.thread_lease import WriterLease
     from auger.core.thread_ops import install_hooks
     from auger.core.threads import ThreadStore
+    from auger.core.writer_lease import WriterLease
     from auger.paths import threads_db
 
     PermissionEngine.from_settings(settings)  # a malformed [permissions] rule fails here, before any I/O

@@ -14,38 +14,32 @@ shared by several machines (a future PostgreSQL store: `INSERT ... ON CONFLICT .
 ... WHERE` is the same statement there); times are the writers' clocks, so machines sharing one
 database need synchronised clocks (NTP).
 
-Standard library only.
+The rows and their rules live here (standard library only: `auger threads delete` asks who holds
+a thread); a Session's side — waiting, the heartbeat — is `auger.core.writer_lease`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import os
-import socket
 import sqlite3
 import time
-import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from auger.errors import ThreadError
 
-if TYPE_CHECKING:
-    from auger.core.threads import ThreadStore
-
 log = logging.getLogger("auger.threads")
-LEASE_TTL = 30.0  # seconds a lease lives after its last heartbeat
-HEARTBEAT = 10.0  # seconds between heartbeats of a running turn
-POLL = 0.25  # seconds between attempts while waiting for a busy thread
+LEASE_TTL = 30.0  # seconds a lease lives after its last heartbeat (auger.core.writer_lease beats)
 
 
 class ThreadBusyError(ThreadError):
     """Another auger holds the thread (exit 1: try again when its turn is over)."""
 
     exit_code = 1
+
+
+def hostname() -> str:
+    return os.uname().nodename
 
 
 def _pid_namespace() -> str:
@@ -65,7 +59,7 @@ class Holder:
     expires_at: float
 
     def here(self) -> bool:
-        return self.host == socket.gethostname() and self.pid_ns == _pid_namespace()
+        return self.host == hostname() and self.pid_ns == _pid_namespace()
 
     def dead(self) -> bool:
         """True when the holder is a process of this host that no longer exists."""
@@ -97,7 +91,7 @@ def claim(cur: sqlite3.Cursor, thread_id: str, owner: str, ttl: float = LEASE_TT
     """Take (or renew) the lease inside a write transaction; None when taken, else who holds it.
     A holder whose process is gone from this host is removed first."""
     now = time.time()
-    row = (thread_id, owner, os.getpid(), socket.gethostname(), _pid_namespace(), now, now + ttl)
+    row = (thread_id, owner, os.getpid(), hostname(), _pid_namespace(), now, now + ttl)
     for _ in range(2):
         cur.execute(_CLAIM, row)
         found = cur.execute(_HOLDER, (thread_id,)).fetchone()
@@ -120,62 +114,3 @@ def holder(conn: sqlite3.Connection | sqlite3.Cursor, thread_id: str) -> Holder 
     found = conn.execute(_HOLDER, (thread_id,)).fetchone()
     lease = Holder(*found) if found else None
     return lease if lease is not None and lease.expires_at >= time.time() and not lease.dead() else None
-
-
-class WriterLease:
-    """A Session's claim on the thread it writes: `acquire` before a turn, `release` after it.
-    One owner id per Session, so two sessions in one process (`auger serve`) exclude each other
-    too; `claim_now` takes it without waiting (the server answers 409 instead)."""
-
-    def __init__(self, store: ThreadStore) -> None:
-        self.store = store
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
-        self.thread_id: str | None = None  # the thread held now
-        self._beat: asyncio.Task[None] | None = None
-
-    async def claim_now(self, thread_id: str) -> Holder | None:
-        """Take the lease if it is free (None), else return its holder. Starts the heartbeat."""
-        busy = await asyncio.to_thread(self.store.claim_lease, thread_id, self.owner)
-        if busy is None:
-            self.thread_id = thread_id
-            if self._beat is None or self._beat.done():
-                self._beat = asyncio.create_task(self._heartbeat(thread_id), name=f"lease:{thread_id}")
-        return busy
-
-    async def acquire(self, thread_id: str, wait: float, notify: Callable[[str], None]) -> None:
-        """Take the lease, waiting up to `wait` seconds for another auger's turn to end (one
-        notice when it starts waiting); ThreadBusyError when it is still busy."""
-        deadline = time.monotonic() + max(0.0, wait)
-        busy = await self.claim_now(thread_id)
-        if busy is not None and wait > 0:
-            notify(
-                f"Thread {thread_id[:12]} is busy in another auger ({busy.describe()}); "
-                f"waiting up to {wait:g} s for its turn to end (thread_wait)."
-            )
-        while busy is not None and time.monotonic() < deadline:
-            await asyncio.sleep(POLL)  # another process: there is no event to wait on
-            busy = await self.claim_now(thread_id)
-        if busy is not None:
-            raise ThreadBusyError(
-                f"Thread {thread_id} is busy in another auger ({busy.describe()}).",
-                hint="Try again when its turn is over, or start a new thread.",
-            )
-
-    async def release(self) -> None:
-        thread_id, self.thread_id = self.thread_id, None
-        if self._beat is not None:
-            self._beat.cancel()
-            self._beat = None
-        if thread_id is not None:
-            try:
-                await asyncio.shield(asyncio.to_thread(self.store.release_lease, thread_id, self.owner))
-            except Exception:  # it expires on its own
-                log.exception("could not release the lease of thread %s", thread_id)
-
-    async def _heartbeat(self, thread_id: str) -> None:
-        while True:
-            await asyncio.sleep(HEARTBEAT)
-            with contextlib.suppress(Exception):
-                busy = await asyncio.to_thread(self.store.claim_lease, thread_id, self.owner)
-                if busy is not None:
-                    log.warning("thread %s: lease lost to %s", thread_id, busy.describe())
