@@ -81,6 +81,14 @@ KEYS: tuple[Key, ...] = (
         positive=True,
     ),
     Key(
+        "thread_wait",
+        "float",
+        60.0,
+        "Seconds a turn waits for another auger's turn on the same thread to end before it is "
+        "refused (one writer per thread; 0 = refuse at once).",
+        env="AUGER_THREAD_WAIT",
+    ),
+    Key(
         "context_window",
         "int",
         None,
