@@ -206,8 +206,8 @@ async def test_pool_sessions_share_one_runtime(pool: ThreadPool) -> None:
     assert a is not b and a.grants is not b.grants
     assert pool.mode_of("one") == "manual" and pool.mode_of("two") == "yolo"
     with pytest.raises(BusyError, match="busy"):
-        pool.lease(a)
-        pool.lease(a)
+        await pool.lease(a)
+        await pool.lease(a)
     scratch = pool.ephemeral()
     assert scratch.thread_id.startswith(EPHEMERAL_PREFIX) and not scratch.record
 

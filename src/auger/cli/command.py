@@ -25,7 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 EPILOG = "subcommands:\n" + "\n".join(f"  {name:<9} {text}" for name, (_, text) in SUBCOMMANDS.items())
 EPILOG += (
     "\n\nexit codes (headless): 0 done, 1 agent/provider error, 2 usage or config error,"
-    "\n  3 turn limit reached, 124 timeout, 130 interrupted"
+    "\n  3 turn limit reached, 124 timeout, 130 interrupted, 141 stdout closed (| head)"
 )
 
 
@@ -193,14 +193,23 @@ def _guarded_main(argv: Sequence[str], pause_gc: bool = False) -> int:
     except KeyboardInterrupt:
         print("auger: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout's reader went away (`auger ... | head -1`): end quietly
+        import os
+
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as exc:  # a bug: one line on screen, the traceback in the log
         import logging
 
+        from auger.logsetup import log_file, see_log, setup_logging
+
+        if log_file() is None:  # it failed before logging was set up: the default place
+            from auger.paths import auger_home
+
+            setup_logging(auger_home())
         logging.getLogger("auger").exception("unhandled error")
-        print(
-            f"auger: internal error: {type(exc).__name__}: {exc} (details in ~/.auger/logs/auger.log)",
-            file=sys.stderr,
-        )
+        print(f"auger: internal error: {type(exc).__name__}: {exc}{see_log()}", file=sys.stderr)
         return 1
     finally:
         _end_startup()

@@ -78,7 +78,9 @@ def read_prompt(args: Any) -> str:
 
     text = args.non_interactive or ""
     if not sys.stdin.isatty():
-        piped = sys.stdin.read()
+        from auger.core.text import decode_bytes
+
+        piped = decode_bytes(sys.stdin.buffer.read())  # bytes that are not UTF-8 become U+FFFD
         text = f"{text}\n\n{piped}".strip() if text else piped.strip()
     if not text.strip():
         raise UsageError("No task given.", hint='Use auger -n "your task" or pipe it on stdin.')

@@ -75,8 +75,9 @@ def headless_policy(request: ev.ApprovalRequested, mode: str) -> ev.ApprovalDeci
     return ev.ApprovalDecision(
         "reject",
         f"Not run: {why} auger is running without a human (headless), so nobody can approve it. "
-        "Do not retry it; finish what you can without it and say what is left (the user can re-run "
-        "with --mode auto-edit or --mode yolo, or add an allow rule to [permissions]).",
+        "Do not retry it; finish what you can without it and say what is left. The user can allow it "
+        "with --mode auto-edit or --mode yolo or an allow rule in [permissions], except a protected "
+        "path (.git/, .auger/, ~/.ssh, AUGER_HOME): only a human approves that, in an interactive auger.",
     )
 
 

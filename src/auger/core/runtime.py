@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -46,7 +46,6 @@ class Runtime:
     backend: Any  # the project backend (local shell, sandbox or files only), without the mounts
     mcp: McpManager | None = None
     default_model: BaseChatModel | None = None  # the chat model the graph was built with, if given
-    running: set[str] = field(default_factory=set)  # threads with a turn running now
 
     def session(self, thread_id: str | None = None, *, record: bool = True) -> Session:
         """A conversation on `thread_id` (None: a new thread). Cheap: no I/O until a turn or

@@ -97,7 +97,7 @@ class Api:
             raise ApiError(400, f"Unknown mode {mode!r}; use one of: {', '.join(MODES)}.")
         max_turns = field(body, "max_turns", int)
         session = await self.pool.get(_thread_id(request))
-        lease = self.pool.lease(session)
+        lease = await self.pool.lease(session)
         try:
             if (model := field(body, "model", str)) is not None:
                 session.select_model(model)
@@ -130,7 +130,7 @@ class Api:
         else:
             session = self.pool.ephemeral()
         on_release = self._discard(session) if chat_is_ephemeral(session) else None
-        lease = self.pool.lease(session, on_release=on_release)
+        lease = await self.pool.lease(session, on_release=on_release)
         try:
             if chat.model is not None:
                 session.select_model(chat.model)

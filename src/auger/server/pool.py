@@ -98,12 +98,18 @@ class ThreadPool:
                 raise
             raise ThreadError(f"Unknown thread {ref!r}.") from None
 
+    def _session(self, thread_id: str | None = None) -> Session:
+        """A Session here never waits for a thread another auger holds: `lease` answers 409."""
+        session = self.runtime.session(thread_id)
+        session.thread_wait = 0.0
+        return session
+
     async def create(self, thread_id: str | None = None, mode: str | None = None) -> Session:
         thread_id = thread_id or uuid.uuid4().hex
         if thread_id in self._sessions or await self._stored(thread_id):
             raise BusyError(f"Thread {thread_id!r} already exists.")
         self.set_mode(thread_id, mode)
-        return self._remember(self.runtime.session(thread_id))
+        return self._remember(self._session(thread_id))
 
     async def get(self, ref: str) -> Session:
         """The session on an existing thread (loaded from the checkpointer if needed)."""
@@ -112,7 +118,7 @@ class ThreadPool:
         if session is not None:
             self._sessions.move_to_end(thread_id)
             return session
-        session = self.runtime.session()
+        session = self._session()
         await session.open_thread(thread_id)
         return self._remember(session)
 
@@ -158,12 +164,21 @@ class ThreadPool:
             await saver.adelete_thread(thread_id)
 
     # -- runs -----------------------------------------------------------------------------
-    def lease(self, session: Session, on_release: Callable[[], Any] | None = None) -> Lease:
-        """Reserve the thread for one run; BusyError (409) if a run already holds it."""
-        if self.busy(session.thread_id):
-            raise BusyError(f"Thread {session.thread_id!r} is busy with another run; cancel it or wait.")
-        lease = self.leases[session.thread_id] = Lease(self, session, on_release)
+    async def lease(self, session: Session, on_release: Callable[[], Any] | None = None) -> Lease:
+        """Reserve the thread for one run; BusyError (409) if a run here holds it, or a turn in
+        another auger process (its writer lease in the thread database, `auger.core.threads.lease`)."""
+        thread_id = session.thread_id
+        self._check_free(thread_id)
+        other = await asyncio.to_thread(self.runtime.threads.lease_holder, thread_id)
+        self._check_free(thread_id)  # a run here may have started while we looked
+        if other is not None:
+            raise BusyError(f"Thread {thread_id!r} is busy in another auger ({other.describe()}).")
+        lease = self.leases[thread_id] = Lease(self, session, on_release)
         return lease
+
+    def _check_free(self, thread_id: str) -> None:
+        if self.busy(thread_id):
+            raise BusyError(f"Thread {thread_id!r} is busy with another run; cancel it or wait.")
 
     def cancel(self, session: Session) -> bool:
         """Stop the thread's running turn (or the run about to start); False if nothing ran."""

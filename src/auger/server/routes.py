@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from auger.core import operations as ops
+from auger.core.threads.lease import ThreadBusyError
 from auger.errors import AugerError, BusyError, NotFoundError, ProviderError, ThreadError
 from auger.server.http import ApiError, check_thread_id, read_json
 
@@ -31,7 +32,7 @@ FLAGS = {"0": False, "false": False, "no": False, "1": True, "true": True, "yes"
 
 
 def status_of(exc: AugerError) -> int:
-    if isinstance(exc, BusyError):
+    if isinstance(exc, BusyError | ThreadBusyError):
         return 409
     if isinstance(exc, NotFoundError):
         return 404
@@ -96,7 +97,7 @@ def handler(
         if "thread_id" in op.path_params:  # an id or a unique prefix of one
             req = typing.cast(Any, type(req))(**{**vars(req), "thread_id": await pool.resolve(req.thread_id)})
         session = await _session(pool, op, req)
-        lease = pool.lease(session) if op.idle else None
+        lease = await pool.lease(session) if op.idle else None
         try:
             result = await session.call(op, req)
         finally:

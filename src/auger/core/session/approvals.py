@@ -58,6 +58,7 @@ async def decide(session: Session, action: dict[str, Any], options: TurnOptions,
         name=name,
         args=args,
         description=str(action.get("description") or ""),
+        parent_id=action.get("parent"),
         suggested_rule=suggested_rule(session, name, args),
         future=asyncio.get_running_loop().create_future(),
     )

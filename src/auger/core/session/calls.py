@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from auger.core import events as ev
 from auger.core import operations as ops
+from auger.core.threads.lease import ThreadBusyError
 from auger.core.threads.store import LiveThread
-from auger.errors import BusyError
 
 if TYPE_CHECKING:
     from auger.core.session.session import Session
@@ -135,9 +135,14 @@ async def rename_thread(session: Session, request: ops.RenameThread) -> LiveThre
 
 @implements(ops.DELETE_THREAD)
 async def delete_thread(session: Session, request: ops.ThreadRef) -> ops.Deleted:
-    if request.thread_id in session.runtime.running:
-        raise BusyError(f"Thread {request.thread_id!r} is running; cancel it before deleting.")
-    await asyncio.to_thread(session.runtime.threads.delete, request.thread_id)
+    store = session.runtime.threads
+    holder = await asyncio.to_thread(store.lease_holder, request.thread_id)
+    if holder is not None:  # a turn runs on it, here or in another auger
+        raise ThreadBusyError(
+            f"Thread {request.thread_id!r} is busy ({holder.describe()}).",
+            hint="Delete it when its turn is over.",
+        )
+    await asyncio.to_thread(store.delete, request.thread_id)
     return ops.Deleted()
 
 

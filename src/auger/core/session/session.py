@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from auger.core import events as ev
 from auger.core.port import PortCalls
 from auger.core.session.lifecycle import LifecycleHooks
+from auger.core.threads.writer_lease import WriterLease
 from auger.errors import BusyError, NotFoundError, UsageError
 
 if TYPE_CHECKING:
@@ -54,6 +55,9 @@ class Session(PortCalls):
         self.grants: set[str] = set()  # "always allow" rules for this thread
         self.pending: dict[str, ev.ApprovalRequested] = {}
         self.lifecycle = LifecycleHooks(runtime.hooks)
+        self.notices: list[str] = []  # warnings shown at the start of the next turn (a model override)
+        self.writer = WriterLease(runtime.threads)  # one writer per thread, across processes
+        self.thread_wait = float(runtime.settings.get("thread_wait", 60.0) or 0.0)  # seconds to wait for it
         self.record = record  # the thread index sees this conversation's turns
         self.closing = closing  # closed with the session: its own Runtime (`open_session`)
         self._task: asyncio.Task[None] | None = None
@@ -108,10 +112,28 @@ class Session(PortCalls):
 
         if op.scope == "own" and getattr(request, "thread_id", self.thread_id) != self.thread_id:
             raise UsageError(f"{op.name} is for this session's thread {self.thread_id!r}.")
-        if op.idle and self.busy:
+        if not op.idle:
+            result: Res = await IMPLEMENTATIONS[op.name](self, request)
+            return result
+        if self.busy:
             raise BusyError(f"A turn is running on thread {self.thread_id!r}; {op.name} waits until it ends.")
-        result: Res = await IMPLEMENTATIONS[op.name](self, request)
+        await self.writer.acquire(self.thread_id, 0, lambda _: None)  # another auger's turn: refused
+        try:
+            result = await IMPLEMENTATIONS[op.name](self, request)
+        finally:
+            await self.release_thread()
         return result
+
+    async def claim_thread(self, notify: Put) -> None:
+        """Hold the thread for this turn, waiting up to `thread_wait` seconds for another auger's
+        turn on it to end; ThreadBusyError when it stays busy."""
+        await self.writer.acquire(
+            self.thread_id, self.thread_wait, lambda text: notify(ev.Notice(text, "warning"))
+        )
+
+    async def release_thread(self) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.writer.release()
 
     # -- threads ---------------------------------------------------------------------------
     async def open_thread(self, thread_id: str | None) -> None:
@@ -125,10 +147,16 @@ class Session(PortCalls):
             return
         values = await self.state()
         self.context_tokens = int(values.get("_context_tokens") or 0)
-        if values.get("_model_spec"):
-            self.model_spec = values["_model_spec"]
-        elif (info := self.runtime.threads.get(self.thread_id)) and info.model:
-            self.model_spec = info.model  # threads from before the resume state: the recorded model
+        recorded = values.get("_model_spec")
+        if not recorded and (info := self.runtime.threads.get(self.thread_id)):
+            recorded = info.model  # threads from before the resume state: the recorded model
+        settings = self.runtime.settings
+        if settings.sources.get("model", "").startswith("flag") and settings.model:
+            self.model_spec = settings.model  # `--model` on the command line wins
+            if recorded and recorded != self.model_spec:
+                self.notices.append(f"Using {self.model_spec} (--model); this thread was on {recorded}.")
+        elif recorded:
+            self.model_spec = recorded
 
     async def state(self) -> dict[str, Any]:
         """The thread's checkpointed state values (messages, todos, `_model_spec`, ...)."""
@@ -155,9 +183,6 @@ class Session(PortCalls):
             raise BusyError("A turn is already running on this session.")
         queue: asyncio.Queue[Any] = asyncio.Queue()
         self._task = asyncio.create_task(Turn(self, options, queue).run(prompt))
-        running, thread_id = self.runtime.running, self.thread_id
-        running.add(thread_id)
-        self._task.add_done_callback(lambda _task: running.discard(thread_id))
         try:
             while (item := await queue.get()) is not DONE:
                 yield item

@@ -19,6 +19,7 @@ from auger.core.models.provider_errors import describe_error
 from auger.core.safety.redaction import StreamRedactor
 from auger.core.session.approvals import decide
 from auger.core.session.stream import StreamTranslator, call_key
+from auger.core.text import clean_text
 from auger.errors import AugerError
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ class Turn:
         self.translator = StreamTranslator()
         self.max_turns = options.max_turns or session.runtime.settings.max_turns
         self.verdicts: dict[str, Any] = {}  # per tool call, so HITL's `when` answers the same on resume
+        self.originals: dict[str, Any] = {}  # per tool call: (stored, as written) args (AugerContext)
         self._redactor = StreamRedactor(session.runtime.redactor)
         self._queue = queue
 
@@ -54,13 +56,17 @@ class Turn:
         from langgraph.errors import GraphRecursionError
 
         session, put = self.session, self.put
+        prompt = clean_text(prompt)  # e.g. argv bytes that are not UTF-8: U+FFFD, not a poisoned thread
         put(ev.TurnStarted(session.thread_id, prompt, session.model_spec))
         prompt = self._redact_prompt(prompt)  # secret values never reach the thread DB
         self._drain_notices()
         reason: ev.EndReason = "done"
         for text in session.first_turn_warnings():
             put(ev.Notice(text, "warning"))
+        held = False  # the thread's writer lease (auger.core.threads.writer_lease)
         try:
+            await session.claim_thread(put)
+            held = True
             await session.turn_started(prompt)  # in the try: a cancel here still ends the turn
             reason = await self._loop(prompt)
         except asyncio.CancelledError:
@@ -79,7 +85,9 @@ class Turn:
             put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
         session.pending.clear()
         self._drain_notices()
-        await session.turn_ended()
+        if held:  # a turn refused for a busy thread wrote nothing to index
+            await session.turn_ended()
+        await session.release_thread()  # before TurnEnded: the next turn may start at once
         self._finish(ev.TurnEnded(reason, session.thread_id, self.translator.final_text))
 
     async def _loop(self, prompt: str) -> ev.EndReason:
@@ -130,6 +138,7 @@ class Turn:
             permissions=runtime.permissions,
             hooks=runtime.hooks,
             verdicts=self.verdicts,
+            originals=self.originals,
         )
 
     async def _answer_interrupts(self) -> Any:
@@ -143,7 +152,9 @@ class Turn:
             requests = (intr.value or {}).get("action_requests", []) if isinstance(intr.value, dict) else []
             decisions = []
             for req in requests:
-                decision = await decide(self.session, req, self.options, self.put)
+                call_id, parent = translator.running_call(str(req.get("name")), dict(req.get("args") or {}))
+                action = {**req, "id": req.get("id") or call_id, "parent": parent}
+                decision = await decide(self.session, action, self.options, self.put)
                 if decision["type"] == "reject":
                     translator.rejected.append(call_key(str(req.get("name")), dict(req.get("args") or {})))
                 decisions.append(decision)
@@ -154,12 +165,12 @@ class Turn:
     def _redact_prompt(self, prompt: str) -> str:
         """The prompt with secret values replaced (and a Notice saying so)."""
         redactor = self.session.runtime.redactor
-        names = redactor.find(prompt)
-        if names:
-            found = ", ".join(f"${n}" for n in names)
+        names, kinds = redactor.find(prompt), redactor.kinds(prompt)
+        found = ([f"the value of {', '.join(f'${n}' for n in names)}"] if names else []) + kinds
+        if found:
             self.put(
                 ev.Notice(
-                    f"Your message contained the value of {found}; it was replaced by a placeholder "
+                    f"Your message contained {' and '.join(found)}; it was replaced by a placeholder "
                     "before it was sent or saved.",
                     "warning",
                 )
@@ -170,12 +181,14 @@ class Turn:
         """The message with secret values replaced (an expanded skill or attached files may carry them)."""
         redactor = self.session.runtime.redactor
         text = message.content if isinstance(message.content, str) else str(message.content)
-        if not redactor.find(text):
+        if not redactor.find(text) and not redactor.kinds(text):
             return message
         self.put(ev.Notice("Secret values in the attached content were replaced by placeholders.", "warning"))
         return redactor.message(message)
 
     def _drain_notices(self) -> None:
+        while self.session.notices:
+            self.put(ev.Notice(self.session.notices.pop(0), "warning"))
         manager = self.session.runtime.mcp
         if manager is not None:
             for text in manager.drain_notices():
