@@ -4,7 +4,8 @@ The middleware order lives in ONE list, `_middleware()` below. Read it top to bo
 order hooks run before a model call (wrap_model_call: outermost first):
 
 1. ConfigurableModelMiddleware — pick the model (and temperature, max_tokens, reasoning_effort)
-                                 for this call from the run context (`/model`); tag the reply
+                                 for this call from the run context (`/model`); refuse a reply
+                                 that did not finish (`auger.core.complete_reply`); tag the reply
                                  with the effective `provider:model`.
 2. ProviderHistoryMiddleware   — after a cross-provider switch, send the history without the
                                  previous provider's reasoning blocks / cache fields.
@@ -56,10 +57,17 @@ if TYPE_CHECKING:
 
 
 def model_factory(settings: Settings) -> Any:
-    """(spec, params) -> chat model, resolving providers from settings."""
+    """(spec, params) -> chat model, resolving providers from settings: the default model, a
+    `/model` switch, a subagent's own model and the summariser all come from here, with the
+    configured `request_timeout` and context window."""
 
     def build(spec: str, params: dict[str, Any]) -> BaseChatModel:
-        return build_chat_model(parse_spec(spec, settings.providers), **params)
+        resolved = parse_spec(spec, settings.providers)
+        timeout = settings.get("request_timeout")
+        model = build_chat_model(resolved, request_timeout=timeout, **params)
+        return with_context_window(
+            model, resolved, configured_window(settings.get("context_window"), resolved)
+        )
 
     return build
 
@@ -185,9 +193,7 @@ def create_cli_agent(
                 "No model configured.",
                 hint="Use --model PROVIDER:MODEL or `auger config set model PROVIDER:MODEL`.",
             )
-        resolved = parse_spec(default_spec, settings.providers)
-        configured = configured_window(settings.get("context_window"), resolved)
-        model = with_context_window(build_chat_model(resolved), resolved, configured)
+        model = model_factory(settings)(default_spec, {})
     backend = with_mounts(backend if backend is not None else make_backend(settings), settings)
     middleware = _middleware(settings, default_spec, backend)
     tail = _tail(settings, backend)
