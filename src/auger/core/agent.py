@@ -3,6 +3,8 @@
 The middleware order lives in ONE list, `_middleware()` below. Read it top to bottom as the
 order hooks run before a model call (wrap_model_call: outermost first):
 
+0. AugerSummarizationMiddleware — named "SummarizationMiddleware": takes the SDK's slot in its
+                                 core stack; compacts with the model in use now (`/model`).
 1. ConfigurableModelMiddleware — pick the model (and temperature, max_tokens, reasoning_effort)
                                  for this call from the run context (`/model`); refuse a reply
                                  that did not finish (`auger.core.complete_reply`); tag the reply
@@ -30,8 +32,8 @@ deepagents puts its core stack before these (filesystem tools, `task` subagents,
 dangling-tool-call patching) and its tail after 1-10: skills (11), prompt caching, memory (12),
 human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
 `auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
-> approval mode), unsupported content. Subagents get 1, 2, 5, 7-9 (+ a tool allow-list) — see
-`_subagents()`.
+> approval mode), unsupported content. Subagents get 1, 2, 5, 7-9 (+ a tool allow-list; the
+general-purpose one also 0) — see `_subagents()`.
 
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.mounts`
 (`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
@@ -84,7 +86,7 @@ def with_context_window(model: BaseChatModel, ms: ModelSpec, configured: int | N
 
 
 def _middleware(
-    settings: Settings, default_spec: str | None, backend: Any
+    settings: Settings, default_spec: str | None, backend: Any, model: BaseChatModel
 ) -> list[AgentMiddleware[Any, Any, Any]]:
     from langchain.agents.middleware import TodoListMiddleware
 
@@ -92,10 +94,13 @@ def _middleware(
     from auger.core.middleware.local_context import LocalContextMiddleware
     from auger.core.middleware.provider_history import ProviderHistoryMiddleware
     from auger.core.middleware.resume_state import ResumeStateMiddleware
+    from auger.core.middleware.summarization import AugerSummarizationMiddleware
     from auger.core.middleware.turn_limit import TurnLimitMiddleware
 
+    switch = ConfigurableModelMiddleware(model_factory(settings), default_spec)
     return [
-        ConfigurableModelMiddleware(model_factory(settings), default_spec),
+        AugerSummarizationMiddleware(model, backend, switch),  # takes the SDK's slot (see docstring)
+        switch,
         ProviderHistoryMiddleware(),
         ResumeStateMiddleware(),
         LocalContextMiddleware(backend, str(settings.project_root)),
@@ -135,7 +140,7 @@ def _subagents(
 
     by_name = {m.name: m for m in middleware}
     switch, history = by_name["ConfigurableModelMiddleware"], by_name["ProviderHistoryMiddleware"]
-    turn_limit = by_name["TurnLimitMiddleware"]
+    turn_limit, summarization = by_name["TurnLimitMiddleware"], by_name["SummarizationMiddleware"]
     safety = [by_name[n] for n in ("HooksMiddleware", "PermissionMiddleware", "RedactionMiddleware")]
 
     def model_middleware(spec: str | None) -> Any:
@@ -145,7 +150,7 @@ def _subagents(
         "name": "general-purpose",
         "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
         "system_prompt": DEFAULT_SUBAGENT_PROMPT,
-        "middleware": [switch, history, turn_limit, *safety, skills],
+        "middleware": [summarization, switch, history, turn_limit, *safety, skills],
     }
     catalog = discover_subagents(settings)
     common = [history, turn_limit, *safety]
@@ -195,7 +200,7 @@ def create_cli_agent(
             )
         model = model_factory(settings)(default_spec, {})
     backend = with_mounts(backend if backend is not None else make_backend(settings), settings)
-    middleware = _middleware(settings, default_spec, backend)
+    middleware = _middleware(settings, default_spec, backend, model)
     tail = _tail(settings, backend)
     subagents = _subagents(settings, middleware, tail[0], tools)
     if mcp is not None:
