@@ -210,7 +210,9 @@ def build_chat_model(
     if ms.provider == "google_genai":
         from langchain_google_genai import ChatGoogleGenerativeAI
 
-        return ChatGoogleGenerativeAI(model=ms.model, timeout=timeout[1], **params)
+        # not given request_timeout: google-genai sends its timeout as X-Server-Timeout, a deadline
+        # for the whole reply on Google's side, which would cut long answers
+        return ChatGoogleGenerativeAI(model=ms.model, **params)
     from langchain_ollama import ChatOllama  # provider == "ollama"
 
     client_kwargs = {"timeout": timeout[1], **params.pop("client_kwargs", {})}

@@ -26,6 +26,7 @@ _BY_STATUS = {
 _BY_NAME = {"AuthenticationError": 401, "NotFoundError": 404, "RateLimitError": 429}
 _CONNECT = {"APIConnectionError", "ConnectError", "ConnectTimeout", "APITimeoutError"}
 _BROKEN = {"RemoteProtocolError", "ReadError"}  # httpx2/httpcore2: the peer closed mid-response
+_SILENT = {"ReadTimeout", "APITimeoutError"}  # e.g. Ollama's httpx client: no bytes in time
 
 
 def _chain(exc: BaseException) -> set[str]:
@@ -41,6 +42,10 @@ def _chain(exc: BaseException) -> set[str]:
 
 
 def describe_error(exc: BaseException, spec: str | None, settings: Settings | None = None) -> str:
+    from auger.errors import AugerError
+
+    if isinstance(exc, AugerError):  # ours (RequestTimeout, IncompleteReplyError) say it already
+        return str(exc)
     provider, base_url, key_env = _where(spec, settings)
     model = spec or "the model"
     name = type(exc).__name__
@@ -60,6 +65,9 @@ def describe_error(exc: BaseException, spec: str | None, settings: Settings | No
             f"the connection to {where} broke off before the reply was complete ({_short(_root(exc))}); "
             "nothing of the unfinished reply was run. Send the request again."
         )
+    elif names & _SILENT:
+        where = base_url or f"the {provider} API"
+        text = f"{where} sent nothing in time ({detail}); raise request_timeout if the server is just slow."
     elif names & _CONNECT:
         where = base_url or f"the {provider} API"
         text = f"cannot reach {where} ({detail}); is the server running and the URL right?"
