@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import sys
+import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from auger.core import events as ev
@@ -102,8 +103,22 @@ def _silence(stream: TextIO) -> None:
         os.close(devnull)
 
 
+def deadline(timeout: float | None, started: float | None) -> float | None:
+    """When `--timeout` runs out, on the event loop's clock (time.monotonic): counted from
+    `started` (the process start, `auger.cli.command.STARTED`), else from now."""
+    if timeout is None:
+        return None
+    return (time.monotonic() if started is None else started) + timeout
+
+
 async def run_turn(
-    session: AgentPort, prompt: str, printer: Printer, timeout: float | None, options: TurnOptions
+    session: AgentPort,
+    prompt: str,
+    printer: Printer,
+    timeout: float | None,
+    options: TurnOptions,
+    *,
+    started: float | None = None,
 ) -> int:
     end = ev.TurnEnded("error", session.thread_id)
     loop = asyncio.get_running_loop()
@@ -113,7 +128,7 @@ async def run_turn(
     timed_out = False
     printer.on_closed = session.cancel
     try:
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout_at(deadline(timeout, started)):
             async for event in session.send(prompt, options):
                 if isinstance(event, ev.TurnEnded):
                     end = event
@@ -141,12 +156,29 @@ async def run_headless(
     resume: str | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    started: float | None = None,
 ) -> int:
-    """One turn on the session `factory` opens (approvals answered by `headless_policy`)."""
+    """One turn on the session `factory` opens (approvals answered by `headless_policy`).
+    `started`: when the process started (time.monotonic); `--timeout` counts from it, so MCP
+    servers that are slow to start and building the agent count too."""
     printer = Printer(output_format, out or sys.stdout, err or sys.stderr)
-    session = await factory(settings, resume)
+    try:
+        async with asyncio.timeout_at(deadline(settings.timeout, started)):
+            session = await factory(settings, resume)
+    except TimeoutError:
+        return _timed_out_before_turn(printer, settings.timeout)
     options = TurnOptions(settings.mode, approval=headless_policy)
     try:
-        return await run_turn(session, prompt, printer, settings.timeout, options)
+        return await run_turn(session, prompt, printer, settings.timeout, options, started=started)
     finally:
         await session.aclose()
+
+
+def _timed_out_before_turn(printer: Printer, timeout: float | None) -> int:
+    printer(
+        ev.Error(f"Timed out after {timeout:g} s (--timeout) while starting up; nothing was sent.", "timeout")
+    )
+    end = ev.TurnEnded("timeout", "")
+    printer(end)
+    printer.finish(end, EXIT_BY_REASON["timeout"])
+    return EXIT_BY_REASON["timeout"]

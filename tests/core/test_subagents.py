@@ -103,15 +103,13 @@ def test_specs_pin_models_and_filter_tools(settings: Settings) -> None:
     )
     seen: list[str | None] = []
 
-    def model_mw(spec: str | None) -> Any:
+    def middleware(spec: str | None) -> list[Any]:
         seen.append(spec)
-        return f"model-mw:{spec}"
+        return [f"model-mw:{spec}", "c"]
 
     specs = {
         s["name"]: s
-        for s in subagent_specs(
-            discover_subagents(settings), model_middleware=model_mw, common=["c"], tools=[lookup, other]
-        )
+        for s in subagent_specs(discover_subagents(settings), middleware=middleware, tools=[lookup, other])
     }
     scout = specs["scout"]
     assert scout["tools"] == [lookup]

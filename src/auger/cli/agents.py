@@ -54,13 +54,14 @@ def preload(settings: Settings) -> None:
         importlib.import_module(name)
     if not settings.model:
         return
-    from auger.core.models.specs import BUILTIN, parse_spec
+    from auger.core.models.providers import provider_of
+    from auger.core.models.specs import parse_spec
 
     try:
         spec = parse_spec(settings.model, settings.providers)
     except Exception:  # reported properly when the session is built
         return
-    module = "auger.core.models.openai_compat" if spec.base_url else BUILTIN[spec.provider].module
+    module = "auger.core.models.openai_compat" if spec.base_url else provider_of(spec).module
     with contextlib.suppress(ImportError):
         importlib.import_module(module)
 
@@ -78,8 +79,12 @@ def local(options: LocalOptions | None = None) -> SessionFactory:
         mcp = None
         if opts.use_mcp:
             mcp = mcp_manager(settings, extra=opts.mcp_extra, trust_project=opts.trust_project_mcp)
-        if mcp is not None and opts.wait_for_mcp:
-            await mcp.start(wait=True)
+        try:
+            if mcp is not None and opts.wait_for_mcp:
+                await mcp.start(wait=True)
+        except BaseException:  # (a --timeout while the servers start)
+            await mcp.aclose()  # type: ignore[union-attr]
+            raise
         session = await open_session(
             settings, thread_id, mcp=mcp, trust_project_hooks=opts.trust_project_hooks
         )  # closes `mcp` when it fails

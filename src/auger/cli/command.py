@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from auger import __version__
+
+STARTED = time.monotonic()  # headless --timeout counts from here (the process start)
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     # name -> (module, help)

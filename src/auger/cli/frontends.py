@@ -45,11 +45,19 @@ def tui(settings: Settings, args: Any, factory: SessionFactory) -> int:
 def headless(settings: Settings, args: Any, factory: SessionFactory) -> int:
     import asyncio
 
+    from auger.cli.command import STARTED
     from auger.headless import run_headless
 
     prompt = read_prompt(args)
     return asyncio.run(
-        run_headless(settings, prompt, factory, output_format=args.output_format, resume=args.resume or None)
+        run_headless(
+            settings,
+            prompt,
+            factory,
+            output_format=args.output_format,
+            resume=args.resume or None,
+            started=STARTED,
+        )
     )
 
 

@@ -3,8 +3,11 @@
 The middleware order lives in ONE list, `_middleware()` below. Read it top to bottom as the
 order hooks run before a model call (wrap_model_call: outermost first):
 
+0. AugerSummarizationMiddleware — named "SummarizationMiddleware": takes the SDK's slot in its
+                                 core stack; compacts with the model in use now (`/model`).
 1. ConfigurableModelMiddleware — pick the model (and temperature, max_tokens, reasoning_effort)
-                                 for this call from the run context (`/model`); tag the reply
+                                 for this call from the run context (`/model`); refuse a reply
+                                 that did not finish (`auger.core.models.complete_reply`); tag the reply
                                  with the effective `provider:model`.
 2. ProviderHistoryMiddleware   — after a cross-provider switch, send the history without the
                                  previous provider's reasoning blocks / cache fields.
@@ -33,8 +36,8 @@ deepagents puts its core stack before these (filesystem tools, `task` subagents,
 dangling-tool-call patching) and its tail after 1-10: skills (11), prompt caching, memory (12),
 human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
 `auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
-> approval mode), unsupported content. Subagents get 1, 2, 2b, 5, 7-9b (+ a tool allow-list) — see
-`_subagents()`.
+> approval mode), unsupported content. Subagents get 1, 2, 2b, 5, 7-9b (+ a tool allow-list; the
+general-purpose one also 0) — see `_subagents()`.
 
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.backends.mounts`
 (`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
@@ -43,11 +46,13 @@ The backend is the project backend wrapped with the user-folder mounts of `auger
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from auger.core.agent.context import AugerContext
 from auger.core.agent.prompt import SYSTEM_PROMPT
-from auger.core.models.specs import ModelSpec, build_chat_model, configured_window, parse_spec
+from auger.core.models.providers import build_chat_model
+from auger.core.models.specs import ModelSpec, configured_window, parse_spec
 from auger.errors import ModelError
 
 if TYPE_CHECKING:
@@ -60,10 +65,17 @@ if TYPE_CHECKING:
 
 
 def model_factory(settings: Settings) -> Any:
-    """(spec, params) -> chat model, resolving providers from settings."""
+    """(spec, params) -> chat model, resolving providers from settings: the default model, a
+    `/model` switch, a subagent's own model and the summariser all come from here, with the
+    configured `request_timeout` and context window."""
 
     def build(spec: str, params: dict[str, Any]) -> BaseChatModel:
-        return build_chat_model(parse_spec(spec, settings.providers), **params)
+        resolved = parse_spec(spec, settings.providers)
+        timeout = settings.get("request_timeout")
+        model = build_chat_model(resolved, request_timeout=timeout, **params)
+        return with_context_window(
+            model, resolved, configured_window(settings.get("context_window"), resolved)
+        )
 
     return build
 
@@ -79,81 +91,94 @@ def with_context_window(model: BaseChatModel, ms: ModelSpec, configured: int | N
     return model
 
 
-def _middleware(
-    settings: Settings, default_spec: str | None, backend: Any
-) -> list[AgentMiddleware[Any, Any, Any]]:
+@dataclass(frozen=True)
+class Stack:
+    """auger's middleware by role: `main()` is THE model-call order (the list in the docstring);
+    `subagent(model)` is what a subagent gets, by role (`SUBAGENT_ROLES`), after its model."""
+
+    summarization: Any  # 0
+    model: Any  # 1: ConfigurableModelMiddleware, following /model
+    history: Any  # 2
+    wire: Any  # 2b
+    resume: Any  # 3
+    local_context: Any  # 4
+    turn_limit: Any  # 5
+    todos: Any  # 6
+    safety: tuple[Any, ...]  # 7-9b
+    skills: Any  # 11
+    memory: Any  # 12
+
+    def main(self) -> list[AgentMiddleware[Any, Any, Any]]:
+        head = [self.summarization, self.model, self.history, self.wire, self.resume, self.local_context]
+        return [*head, self.turn_limit, self.todos, *self.safety]
+
+    def subagent(self, model: Any) -> list[AgentMiddleware[Any, Any, Any]]:
+        roles = [getattr(self, role) for role in SUBAGENT_ROLES]
+        return [model, *(m for role in roles for m in (role if isinstance(role, tuple) else (role,)))]
+
+
+SUBAGENT_ROLES = ("history", "wire", "turn_limit", "safety")
+
+
+def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
     from langchain.agents.middleware import TodoListMiddleware
 
     from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
+    from auger.core.middleware.hooks import HooksMiddleware
     from auger.core.middleware.local_context import LocalContextMiddleware
+    from auger.core.middleware.memory import AugerMemoryMiddleware
+    from auger.core.middleware.permissions import PermissionMiddleware
     from auger.core.middleware.provider_history import ProviderHistoryMiddleware
+    from auger.core.middleware.redaction import RedactionMiddleware
     from auger.core.middleware.resume_state import ResumeStateMiddleware
+    from auger.core.middleware.skills import AugerSkillsMiddleware
+    from auger.core.middleware.summarization import AugerSummarizationMiddleware
+    from auger.core.middleware.tool_results import ToolResultsMiddleware
     from auger.core.middleware.turn_limit import TurnLimitMiddleware
     from auger.core.middleware.wire_content import WireContentMiddleware
 
-    return [
-        ConfigurableModelMiddleware(model_factory(settings), default_spec),
-        ProviderHistoryMiddleware(),
-        WireContentMiddleware(),
-        ResumeStateMiddleware(),
-        LocalContextMiddleware(backend, str(settings.project_root)),
-        TurnLimitMiddleware(),
-        TodoListMiddleware(),
-        *_safety(),
-    ]
-
-
-SAFETY_NAMES = ("HooksMiddleware", "PermissionMiddleware", "RedactionMiddleware", "ToolResultsMiddleware")
-
-
-def _safety() -> list[AgentMiddleware[Any, Any, Any]]:
-    """Tool-call safety, outermost first: hooks (may change or block the input), permission rules
-    (deny; checked on the final input), redaction (secrets out of results and replies), truthful
-    results (exceptions and non-zero exits are errors the model reads)."""
-    from auger.core.middleware.hooks import HooksMiddleware, install_precompact_hook
-    from auger.core.middleware.permissions import PermissionMiddleware
-    from auger.core.middleware.redaction import RedactionMiddleware
-    from auger.core.middleware.tool_results import ToolResultsMiddleware
-
-    install_precompact_hook()
-    return [HooksMiddleware(), PermissionMiddleware(), RedactionMiddleware(), ToolResultsMiddleware()]
-
-
-def _tail(settings: Settings, backend: Any) -> list[AgentMiddleware[Any, Any, Any]]:
-    """Skills and memory: they replace the SDK's own by name, in the SDK's tail slots."""
-    from auger.core.middleware.memory import AugerMemoryMiddleware
-    from auger.core.middleware.skills import AugerSkillsMiddleware
-
-    return [AugerSkillsMiddleware(backend, settings), AugerMemoryMiddleware(backend, settings)]
+    switch = ConfigurableModelMiddleware(model_factory(settings), settings.model)
+    return Stack(
+        summarization=AugerSummarizationMiddleware(model, backend, switch),  # takes the SDK's slot
+        model=switch,
+        history=ProviderHistoryMiddleware(),
+        wire=WireContentMiddleware(),
+        resume=ResumeStateMiddleware(),
+        local_context=LocalContextMiddleware(backend, str(settings.project_root)),
+        turn_limit=TurnLimitMiddleware(),
+        todos=TodoListMiddleware(),
+        # tool-call safety, outermost first: hooks (may change or block the input), permission rules
+        # (deny; on the final input), redaction (secrets out of results and replies), truthful results
+        safety=(HooksMiddleware(), PermissionMiddleware(), RedactionMiddleware(), ToolResultsMiddleware()),
+        skills=AugerSkillsMiddleware(backend, settings),  # they replace the SDK's own by name,
+        memory=AugerMemoryMiddleware(backend, settings),  # in the SDK's tail slots
+    )
 
 
 def _subagents(
-    settings: Settings, middleware: list[Any], skills: Any, tools: Sequence[Any]
+    settings: Settings, stack: Stack, model: BaseChatModel, backend: Any, tools: Sequence[Any]
 ) -> list[dict[str, Any]]:
-    """The general-purpose subagent (following `/model`) and the file/config-defined ones."""
+    """The general-purpose subagent (following `/model`, compacting like the main agent) and the
+    file/config-defined ones (their own model if the file names one; summaries after PreCompact)."""
     from deepagents.middleware.subagents import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
 
     from auger.core.catalog.subagents import discover_subagents, subagent_specs
     from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
+    from auger.core.middleware.pre_compact import summarization
 
-    by_name = {m.name: m for m in middleware}
-    switch, history = by_name["ConfigurableModelMiddleware"], by_name["ProviderHistoryMiddleware"]
-    wire = by_name["WireContentMiddleware"]
-    turn_limit = by_name["TurnLimitMiddleware"]
-    safety = [by_name[n] for n in SAFETY_NAMES]
+    compaction = summarization(model, backend)  # deepagents' default for them, with PreCompact
 
-    def model_middleware(spec: str | None) -> Any:
-        return switch if spec is None else ConfigurableModelMiddleware(model_factory(settings), pinned=spec)
+    def middleware(spec: str | None) -> list[Any]:
+        pinned = ConfigurableModelMiddleware(model_factory(settings), pinned=spec) if spec else stack.model
+        return [compaction, *stack.subagent(pinned)]
 
     general_purpose = {
         "name": "general-purpose",
         "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
         "system_prompt": DEFAULT_SUBAGENT_PROMPT,
-        "middleware": [switch, history, wire, turn_limit, *safety, skills],
+        "middleware": [stack.summarization, *stack.subagent(stack.model), stack.skills],
     }
-    catalog = discover_subagents(settings)
-    common = [history, wire, turn_limit, *safety]
-    defined = subagent_specs(catalog, model_middleware=model_middleware, common=common, tools=tools)
+    defined = subagent_specs(discover_subagents(settings), middleware=middleware, tools=tools)
     specs = {spec["name"]: spec for spec in [general_purpose, *defined]}  # a file may redefine it
     return list(specs.values())
 
@@ -197,13 +222,11 @@ def create_cli_agent(
                 "No model configured.",
                 hint="Use --model PROVIDER:MODEL or `auger config set model PROVIDER:MODEL`.",
             )
-        resolved = parse_spec(default_spec, settings.providers)
-        configured = configured_window(settings.get("context_window"), resolved)
-        model = with_context_window(build_chat_model(resolved), resolved, configured)
+        model = model_factory(settings)(default_spec, {})
     backend = with_mounts(backend if backend is not None else make_backend(settings), settings)
-    middleware = _middleware(settings, default_spec, backend)
-    tail = _tail(settings, backend)
-    subagents = _subagents(settings, middleware, tail[0], tools)
+    stack = _stack(settings, backend, model)
+    middleware = stack.main()
+    subagents = _subagents(settings, stack, model, backend, tools)
     if mcp is not None:
         from auger.core.middleware.mcp_tools import McpToolsMiddleware
 
@@ -212,7 +235,7 @@ def create_cli_agent(
         model=model,
         tools=list(tools),
         system_prompt=SYSTEM_PROMPT,
-        middleware=[*middleware, *tail],
+        middleware=[*middleware, stack.skills, stack.memory],
         subagents=subagents,  # type: ignore[arg-type]
         memory=memory_sources(settings),
         backend=backend,

@@ -156,27 +156,23 @@ list_subagents = discover_subagents  # for a `/agents` view
 
 
 def subagent_specs(
-    catalog: SubagentCatalog,
-    *,
-    model_middleware: Callable[[str | None], Any],
-    common: Sequence[Any] = (),
-    tools: Sequence[Any] = (),
+    catalog: SubagentCatalog, *, middleware: Callable[[str | None], list[Any]], tools: Sequence[Any] = ()
 ) -> list[dict[str, Any]]:
-    """deepagents specs: `model_middleware(spec)` picks each one's model (None: follow the switch);
-    `common` middleware is added to each; `tools` are the agent's extra tools (MCP) to filter."""
+    """deepagents specs: `middleware(model_spec)` is a subagent's middleware for its model (None:
+    follow the main agent's); `tools` are the agent's extra tools (MCP) to filter."""
     from auger.core.middleware.tool_allowlist import ToolAllowListMiddleware, tool_name
 
     specs: list[dict[str, Any]] = []
     for agent in catalog:
-        middleware = [model_middleware(agent.model), *common]
+        stack = middleware(agent.model)
         spec: dict[str, Any] = {
             "name": agent.name,
             "description": agent.description,
             "system_prompt": agent.system_prompt,
-            "middleware": middleware,
+            "middleware": stack,
         }
         if agent.tools is not None:
-            middleware.append(ToolAllowListMiddleware(agent.tools))
+            stack.append(ToolAllowListMiddleware(agent.tools))
             spec["tools"] = [t for t in tools if tool_name(t) in agent.tools]
         specs.append(spec)
     return [*specs, *catalog.async_agents]

@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from auger.core.models.specs import BUILTIN
+from auger.core.models.providers import PROVIDERS
 from auger.core.operations import ModelChoice
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ def model_choices(settings: Settings, env: Mapping[str, str] | None = None) -> l
         for model in provider.models:
             out.setdefault(f"{name}:{model}", ModelChoice(f"{name}:{model}", "config"))
     for name, known in WELL_KNOWN.items():
-        if name not in settings.providers and any(env.get(k) for k in BUILTIN[name].key_envs):
+        if name not in settings.providers and any(env.get(k) for k in PROVIDERS[name].key_envs):
             for model in known:
                 out.setdefault(f"{name}:{model}", ModelChoice(f"{name}:{model}", "credentials"))
     return list(out.values())

@@ -1,60 +1,23 @@
-"""Model specs (`provider:model`), providers and credentials.
+"""Model specs (`provider:model`): resolving one against the configured and built-in providers
+(`auger.core.models.providers`), and the context window auger assumes for it.
 
-Built-in providers: openai, anthropic, google_genai, ollama. Any OpenAI-compatible server
-(vLLM, llama.cpp, LM Studio, OpenRouter) is declared in config as `[providers.NAME]` with
-`base_url`, `api_key_env` and `models`, and is spoken to over chat completions.
-
-Provider packages are imported only inside `build_chat_model`, for the provider in use.
+Any OpenAI-compatible server (vLLM, llama.cpp, LM Studio, OpenRouter) is declared in config as
+`[providers.NAME]` with `base_url`, `api_key_env` and `models`, and is spoken to over chat
+completions.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from auger.core.models.providers import PROVIDERS
 from auger.errors import ModelError
 
 if TYPE_CHECKING:
-    from langchain_core.language_models import BaseChatModel
-
     from auger.settings import ProviderSettings, Settings
 
-
-@dataclass(frozen=True)
-class BuiltinProvider:
-    name: str
-    package: str  # pip name
-    module: str  # import name
-    key_envs: tuple[str, ...] = ()  # any one of these must be set (empty: no key needed)
-    prefixes: tuple[str, ...] = ()  # bare model names starting with these belong here
-
-
-BUILTIN: dict[str, BuiltinProvider] = {
-    p.name: p
-    for p in (
-        BuiltinProvider(
-            "openai",
-            "langchain-openai",
-            "langchain_openai",
-            ("OPENAI_API_KEY",),
-            ("gpt-", "o1", "o3", "o4", "chatgpt", "codex-"),
-        ),
-        BuiltinProvider(
-            "anthropic", "langchain-anthropic", "langchain_anthropic", ("ANTHROPIC_API_KEY",), ("claude",)
-        ),
-        BuiltinProvider(
-            "google_genai",
-            "langchain-google-genai",
-            "langchain_google_genai",
-            ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
-            ("gemini",),
-        ),
-        BuiltinProvider("ollama", "langchain-ollama", "langchain_ollama", (), ()),
-    )
-}
 
 # Context windows of well-known models (prefix match); configurable per provider/model.
 _CONTEXT_WINDOWS: tuple[tuple[str, int], ...] = (
@@ -128,9 +91,9 @@ def parse_spec(spec: str, providers: Mapping[str, ProviderSettings]) -> ModelSpe
         cfg = providers[provider]
         params = {k: v for k, v in cfg.params.items() if k not in {"models"}}
         return ModelSpec(provider, model, cfg.base_url, cfg.api_key_env, params)
-    if provider in BUILTIN:
+    if provider in PROVIDERS:
         return ModelSpec(provider, model)
-    known = sorted({*BUILTIN, *providers})
+    known = sorted({*PROVIDERS, *providers})
     raise ModelError(
         f"Unknown provider {provider!r} in model {spec!r}.",
         hint=f"Known providers: {', '.join(known)}. Declare an OpenAI-compatible one with "
@@ -143,80 +106,10 @@ def _infer_provider(name: str, providers: Mapping[str, ProviderSettings]) -> str
         if name in cfg.models:
             return pname
     lower = name.lower()
-    for p in BUILTIN.values():
+    for p in PROVIDERS.values():
         if lower.startswith(p.prefixes) if p.prefixes else False:
             return p.name
     raise ModelError(
         f"Cannot tell which provider serves model {name!r}.",
         hint="Write it as PROVIDER:MODEL (e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, local:qwen3).",
     )
-
-
-def check_credentials(ms: ModelSpec, env: Mapping[str, str] | None = None) -> None:
-    """Raise ModelError naming what to set or install if the model cannot be built."""
-    env = os.environ if env is None else env
-    if ms.base_url is not None:  # OpenAI-compatible, declared in config
-        _require_module("langchain_openai", "langchain-openai")
-        if ms.api_key_env and not env.get(ms.api_key_env):
-            raise ModelError(
-                f"Provider {ms.provider!r} needs an API key: {ms.api_key_env} is not set.",
-                hint=f"export {ms.api_key_env}=... (or remove api_key_env for a local server).",
-            )
-        return
-    bp = BUILTIN[ms.provider]
-    _require_module(bp.module, bp.package)
-    if bp.key_envs and not any(env.get(k) for k in bp.key_envs):
-        raise ModelError(
-            f"Model {ms.spec} needs an API key: {' or '.join(bp.key_envs)} is not set.",
-            hint=f"export {bp.key_envs[0]}=... or choose another model with --model.",
-        )
-
-
-def _require_module(module: str, package: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        raise ModelError(f"The provider package {package!r} is not installed.", hint=f"pip install {package}")
-
-
-def build_chat_model(ms: ModelSpec, env: Mapping[str, str] | None = None, **overrides: Any) -> BaseChatModel:
-    """Build the LangChain chat model for a spec; imports only that provider's package."""
-    check_credentials(ms, env)
-    env = os.environ if env is None else env
-    params = {k: v for k, v in {**ms.params, **overrides}.items() if v is not None}
-    params.pop("context_window", None)
-    headers = params.pop("headers", None)
-    if ms.base_url is not None or ms.provider == "openai":
-        cls: Any
-        if ms.base_url is not None:
-            from auger.core.models.openai_compat import ChatOpenAICompatible as cls
-        else:
-            from langchain_openai import ChatOpenAI as cls
-
-        api_key = env.get(ms.api_key_env) if ms.api_key_env else None
-        if ms.base_url is not None and not api_key:
-            api_key = "not-needed"
-        extra: dict[str, Any] = {"default_headers": headers} if headers else {}
-        if ms.base_url is not None:
-            extra["base_url"] = ms.base_url
-        return cls(
-            model=ms.model,
-            api_key=api_key,
-            use_responses_api=False,
-            stream_usage=True,
-            max_retries=params.pop("max_retries", 2),
-            **extra,
-            **params,
-        )
-    if ms.provider == "anthropic":
-        from langchain_anthropic import ChatAnthropic
-
-        params.pop("reasoning_effort", None)
-        return ChatAnthropic(model_name=ms.model, max_retries=params.pop("max_retries", 2), **params)  # type: ignore[call-arg]
-    if ms.provider == "google_genai":
-        from langchain_google_genai import ChatGoogleGenerativeAI
-
-        params.pop("reasoning_effort", None)
-        return ChatGoogleGenerativeAI(model=ms.model, **params)
-    from langchain_ollama import ChatOllama  # provider == "ollama"
-
-    params.pop("reasoning_effort", None)
-    return ChatOllama(model=ms.model, **params)

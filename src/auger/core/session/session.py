@@ -71,7 +71,8 @@ class Session(PortCalls):
     def select_model(self, spec: str, params: dict[str, Any] | None = None) -> str:
         """Use `spec` from the next turn on, once it resolves and its credentials are there;
         `params`, when given, replace the model params. ModelError otherwise."""
-        from auger.core.models.specs import check_credentials, parse_spec
+        from auger.core.models.providers import check_credentials
+        from auger.core.models.specs import parse_spec
 
         resolved = parse_spec(spec, self.runtime.settings.providers)
         check_credentials(resolved)
@@ -221,15 +222,16 @@ class Session(PortCalls):
         except Exception:
             log.exception("indexing the turn failed")
 
-    async def keep_partial(self, text: str) -> None:
-        """Save the answer streamed so far, so the thread shows what the user saw."""
+    async def keep_partial(self, text: str, mark: str) -> None:
+        """Save the answer streamed so far (text only: a half-made tool call never enters the
+        thread), followed by `mark`, so the thread shows what the user saw."""
         if not text.strip():
             return
         from langchain_core.messages import AIMessage
 
         try:
             text = self.runtime.redactor.text(text)
-            content = AIMessage(content=text + "\n\n[interrupted]")
+            content = AIMessage(content=f"{text}\n\n{mark}")
             await self.runtime.graph.aupdate_state(self.config(), {"messages": [content]})
         except Exception:  # the turn is already over; the thread stays as it was
             log.exception("could not save the partial answer")

@@ -20,7 +20,7 @@ from auger.core.safety.redaction import StreamRedactor
 from auger.core.session.approvals import decide
 from auger.core.session.stream import StreamTranslator, call_key
 from auger.core.text import clean_text
-from auger.errors import AugerError
+from auger.errors import AugerError, ProviderError
 
 if TYPE_CHECKING:
     from auger.core.port import TurnOptions
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("auger.session")
 DONE = object()  # the last item a turn puts on its queue
+BROKEN_OFF = "[interrupted: the reply broke off here]"  # after the kept text of a failed model call
 
 
 class Turn:
@@ -71,17 +72,19 @@ class Turn:
             reason = await self._loop(prompt)
         except asyncio.CancelledError:
             reason = "cancelled"
-            await session.keep_partial(self.translator.partial_text)
+            await session.keep_partial(self.translator.partial_text, "[interrupted]")
             put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
         except GraphRecursionError:
             reason = "turn_limit"
             put(ev.Error(f"Stopped after too many steps (max_turns={self.max_turns}).", "turn_limit"))
-        except AugerError as exc:
+        except AugerError as exc:  # incl. a reply that did not finish, a request_timeout
             reason = "error"
-            put(ev.Error(str(exc), type(exc).__name__))
+            await session.keep_partial(self.translator.partial_text, BROKEN_OFF)
+            put(ev.Error(str(exc), "provider" if isinstance(exc, ProviderError) else type(exc).__name__))
         except Exception as exc:  # provider/network failures: one clear line, traceback to the log
             log.exception("turn failed")
             reason = "error"
+            await session.keep_partial(self.translator.partial_text, BROKEN_OFF)
             put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
         session.pending.clear()
         self._drain_notices()
