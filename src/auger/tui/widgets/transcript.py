@@ -2,8 +2,10 @@
 
 The conversation itself lives in the checkpointer; the DOM keeps only the newest blocks, at most
 `budget` widgets in all (a widget costs tens of KB and every layout pass walks them all), so a
-long session stays as fast and as small as a short one. Blocks scrolled out of view drop their
-rendered lines (`release_offscreen`, after each turn): a good part of what a widget holds.
+long session stays as fast and as small as a short one. A reply is a run of segments
+(`StreamedMarkdown`), and one reply longer than the budget loses its oldest segments. Blocks
+scrolled out of view drop their rendered lines (`release_offscreen`, after each turn): a good
+part of what a widget holds.
 """
 
 from __future__ import annotations
@@ -26,6 +28,13 @@ class Transcript(VerticalScroll):
 
     class Pruned(Message):
         """Old blocks left the DOM."""
+
+    class Grew(Message):
+        """A block inside the transcript mounted more widgets (a long reply's new segment)."""
+
+    def on_transcript_grew(self, message: Grew) -> None:
+        message.stop()
+        self.prune()
 
     def __init__(self, budget: int = 400, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -55,8 +64,6 @@ class Transcript(VerticalScroll):
 
     def prune(self) -> None:
         blocks = self.blocks()
-        if len(blocks) <= 1:
-            return
         weights = [self.weight(b) for b in blocks]
         total = sum(weights)
         if total <= self.budget:
@@ -67,8 +74,16 @@ class Transcript(VerticalScroll):
             total -= weights[cut]
             cut += 1
         old = blocks[:cut]
-        self.pruned += len(old)
-        self.remove_children(old)
+        dropped = len(old)
+        if old:
+            self.remove_children(old)
+        first = blocks[cut] if cut < len(blocks) else None
+        drop_oldest = getattr(first, "drop_oldest", None)
+        if total > target and drop_oldest is not None:  # one long reply: its oldest segments
+            dropped += drop_oldest(total - target)
+        if not dropped:
+            return
+        self.pruned += dropped
         self.post_message(self.Pruned())
         note = self.query(PrunedNote)
         text = (
