@@ -55,7 +55,14 @@ def test_generics_html_entities_and_pipes_survive() -> None:
         '<div align="center">\n  <img src="logo.png" alt="logo">\n</div>\n'
     )
     text = plain(render_markdown(source, 80))
-    for expected in ("List<int>", "Vec<T>", "<b>bold</b>", "& so does a < b > c", "int | str", "Map<K, V> & more"):
+    for expected in (
+        "List<int>",
+        "Vec<T>",
+        "<b>bold</b>",
+        "& so does a < b > c",
+        "int | str",
+        "Map<K, V> & more",
+    ):
         assert expected in text
     assert '<div align="center">' in text and '<img src="logo.png" alt="logo">' in text
 

@@ -108,7 +108,7 @@ async def test_blocks_out_of_view_release_their_rendered_lines_and_render_again(
         for i in range(40):
             await app.transcript.add(UserMessage(f"block number {i}"))
         await pilot.pause()
-        first, last = app.transcript.children[0], app.transcript.children[-1]
+        first, last = app.transcript.blocks()[0], app.transcript.blocks()[-1]
         assert isinstance(first, UserMessage) and isinstance(last, UserMessage)
         assert "block number 0" in _text(first)  # rendered (it was on screen once)
         assert app.transcript.release_offscreen() > 0

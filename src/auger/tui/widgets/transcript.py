@@ -11,6 +11,7 @@ part of what a widget holds.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 from textual.containers import VerticalScroll
 from textual.geometry import NULL_SIZE
@@ -18,9 +19,14 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from auger.tui.widgets.start_header import StartHeader
+
 
 class PrunedNote(Static):
     """Shown at the top once old blocks have been pruned."""
+
+
+NOT_BLOCKS = (PrunedNote, StartHeader)
 
 
 class Transcript(VerticalScroll):
@@ -36,10 +42,19 @@ class Transcript(VerticalScroll):
         message.stop()
         self.prune()
 
-    def __init__(self, budget: int = 400, **kwargs: object) -> None:
+    def __init__(
+        self, budget: int = 400, header: Callable[[], StartHeader] | None = None, **kwargs: object
+    ) -> None:
+        """`header`: makes what the transcript shows at its top while empty (again after `clear`)."""
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.budget = max(10, budget)
         self.pruned = 0
+        self._make_header = header
+        self.header: StartHeader | None = header() if header is not None else None
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        if self.header is not None:
+            yield self.header
 
     def on_mount(self) -> None:
         self.anchor()
@@ -55,7 +70,7 @@ class Transcript(VerticalScroll):
         self.prune()
 
     def blocks(self) -> list[Widget]:
-        return [child for child in self.children if not isinstance(child, PrunedNote)]
+        return [child for child in self.children if not isinstance(child, NOT_BLOCKS)]
 
     @staticmethod
     def weight(block: Widget) -> int:
@@ -76,7 +91,7 @@ class Transcript(VerticalScroll):
         old = blocks[:cut]
         dropped = len(old)
         if old:
-            self.remove_children(old)
+            self.remove_children([*old, *(c for c in self.children if c is self.header)])
         first = blocks[cut] if cut < len(blocks) else None
         drop_oldest = getattr(first, "drop_oldest", None)
         if total > target and drop_oldest is not None:  # one long reply: its oldest segments
@@ -111,8 +126,12 @@ class Transcript(VerticalScroll):
         return released
 
     async def clear(self) -> None:
+        """Empty the transcript: the start header shows again."""
         self.pruned = 0
-        await self.remove_children()
+        await self.remove_children([c for c in self.children if c is not self.header])
+        if self._make_header is not None and self.header not in self.children:
+            self.header = self._make_header()
+            await self.mount(self.header)
 
 
 def _release_render(widget: Widget) -> int:
