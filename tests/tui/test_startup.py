@@ -204,3 +204,27 @@ def test_a_collection_runs_after_every_turn_and_a_full_one_waits_for_a_pause(
     fake.calls.clear()
     policy.turn_ended()
     assert fake.calls == ["collect", "freeze", "trim"]
+
+
+def test_clearing_the_transcript_schedules_a_full_collection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After `/clear` the widgets it removed are frozen: only a full collection gives their memory
+    back, and it runs at the user's next pause, not turns later."""
+    fake, timers = _FakeGc(), []
+    callbacks: list[object] = []
+    monkeypatch.setattr(gcpolicy, "gc", fake)
+    monkeypatch.setattr(gcpolicy, "trim_heap", lambda: fake.calls.append("trim"))
+
+    def schedule(delay: float, callback: object) -> _Timer:
+        timers.append(delay)
+        callbacks.append(callback)
+        return _Timer(timers)
+
+    policy = gcpolicy.GcPolicy(schedule)
+    policy.cleared()  # before the agent is up: nothing of ours to collect
+    assert timers == []
+    policy.start()
+    fake.calls.clear()
+    policy.cleared()
+    assert timers == [gcpolicy.IDLE_DELAY] and fake.calls == []
+    callbacks[-1]()  # the pause came
+    assert fake.calls == ["unfreeze", "collect", "freeze", "trim"]

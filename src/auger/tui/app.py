@@ -198,6 +198,7 @@ class AugerApp(AppBase):
         assert self.session is not None
         await self.session.open_thread(thread_id)
         await self.transcript.clear()
+        self.gc.cleared()
         self.todos.set_todos([])
         self.last_reply = ""
         self.turns = 0
