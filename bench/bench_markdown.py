@@ -15,7 +15,8 @@ its usual 8-character chunks:
 2. `echo`: the same reply while a key is typed every 100 ms (for at most `ECHO_SECONDS`): the
    time until each key shows in the input box (target p95 ≤ 50 ms).
 3. `mixed`: 20,000 tokens of mixed markdown (rich's, fastapi's and axios's READMEs: HTML, tables,
-   code, lists) paced at 3,000 tok/s; rendered end to end at ≥ 2,000 tok/s.
+   code, lists) in 16-character chunks (~4 tokens, as bench_tui.py's lorem reply), paced at
+   3,000 tok/s; rendered end to end at ≥ 2,000 tok/s.
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ def reply_text(name: str) -> str:
     return (CORPUS / name).read_text(encoding="utf-8").rstrip() + f"\n\n{END}\n"
 
 
+MIXED_CHUNK = 16  # characters per streamed chunk: ~4 tokens, as bench_tui.py's lorem reply
+
+
 def mixed_text(tokens: int) -> str:
     """The mixed corpus cut (at a line end) to `tokens` as the scripted server counts them."""
     text = "".join(
@@ -86,15 +90,11 @@ def mixed_text(tokens: int) -> str:
     out: list[str] = []
     count = 0
     for line in text.splitlines(keepends=True):
-        count += sum(_tokens(p) for p in _pieces(line, CHUNK_CHARS))
+        count += sum(_tokens(p) for p in _pieces(line, MIXED_CHUNK))
         if count > tokens:
             break
         out.append(line)
     return "".join(out).rstrip() + f"\n\n{END}\n"
-
-
-def server_tokens(text: str) -> int:
-    return sum(_tokens(p) for p in _pieces(text, CHUNK_CHARS))
 
 
 def end_shown(screen: str) -> bool:
@@ -213,8 +213,8 @@ def echo(env: Env, llm: ScriptedLLM) -> dict[str, object]:
 
 def mixed(env: Env, llm: ScriptedLLM, tokens: int, rate: float) -> dict[str, object]:
     text = mixed_text(tokens)
-    n_tokens = server_tokens(text)
-    llm.add({"text": text, "rate": rate})
+    n_tokens = sum(_tokens(p) for p in _pieces(text, MIXED_CHUNK))
+    llm.add({"text": text, "rate": rate, "chunk_chars": MIXED_CHUNK})
     term = Term(f"bench-md-mixed-{os.getpid()}")
     try:
         term.start(AUGER, env.project, env.env)

@@ -31,12 +31,16 @@ class StreamedMarkdown(Vertical):
     prune a long reply a segment at a time, and a segment out of view costs no painting.
 
     `write()` only buffers; the buffer is rendered at most every `FLUSH_INTERVAL` seconds, so a
-    fast stream costs a dozen repaints a second instead of one per token. While the user types
-    (a key in the last `TYPING_GRACE` s), flushes wait for a pause in the typing, up to
-    `MAX_DEFER` s: a keystroke never queues behind a transcript repaint.
+    fast stream costs a dozen repaints a second instead of one per token. When a flush and the
+    repaint after it take longer (a busy machine, a big screen), the interval grows to twice that
+    time (at most `MAX_INTERVAL`): rendering never takes more than a third of the event loop, which
+    also runs the stream itself. While the user types (a key in the last `TYPING_GRACE` s),
+    flushes wait for a pause in the typing, up to `MAX_DEFER` s: a keystroke never queues behind a
+    transcript repaint.
     """
 
     FLUSH_INTERVAL = 0.08
+    MAX_INTERVAL = 0.5
     TYPING_GRACE = 0.12
     MAX_DEFER = 0.4
     SEGMENT_CHARS = 4_000
@@ -50,6 +54,7 @@ class StreamedMarkdown(Vertical):
         self._live = MarkdownLines(classes="live")
         self._buffer: list[str] = []
         self._flush_at = 0.0  # when the next flush may run
+        self._interval = self.FLUSH_INTERVAL
         self._scheduled = False
         self.dropped = 0  # characters received but not shown (an interrupted turn's backlog)
 
@@ -88,13 +93,19 @@ class StreamedMarkdown(Vertical):
             return
         now = time.monotonic()
         quiet_at = float(getattr(self.app, "last_key_at", 0.0)) + self.TYPING_GRACE
-        if now < quiet_at and now < self._flush_at - self.FLUSH_INTERVAL + self.MAX_DEFER:
+        if now < quiet_at and now < self._flush_at - self._interval + self.MAX_DEFER:
             self.set_timer(quiet_at - now, self._flush)  # the user is typing: after the keys
             return
         self._scheduled = False
-        self._flush_at = now + self.FLUSH_INTERVAL
+        self._flush_at = now + self._interval
         text, self._buffer = "".join(self._buffer), []
         await self._show(self._splitter.feed(text))
+        self.call_after_refresh(self._painted, now)
+
+    def _painted(self, started: float) -> None:
+        """The flush that began at `started` is on screen: pace the next ones by what it cost."""
+        cost = time.monotonic() - started
+        self._interval = min(self.MAX_INTERVAL, max(self.FLUSH_INTERVAL, 2 * cost))
 
     async def _show(self, finished: list[Chunk]) -> None:
         new = self._place(finished)
