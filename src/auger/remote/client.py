@@ -60,6 +60,7 @@ class RemoteSession(PortCalls):
         self.default_mode = "manual"  # the server's --mode
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._running = False
+        self._cancel_requested = False
         self._tasks: set[asyncio.Task[Any]] = set()
 
     @classmethod
@@ -90,6 +91,7 @@ class RemoteSession(PortCalls):
         for request in list(self._pending.values()):
             request.respond(ev.ApprovalDecision("reject", "Cancelled by the user."))
         if self._running:
+            self._cancel_requested = True  # what the server sent before it stopped is not shown
             self._spawn(self._request("POST", f"/threads/{self.thread_id}/cancel"))
 
     async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None:
@@ -166,6 +168,7 @@ class RemoteSession(PortCalls):
         if options.max_turns is not None:
             body["max_turns"] = options.max_turns
         self._running = True
+        self._cancel_requested = False
         ended = False
         try:
             async with self.client.stream("POST", f"/threads/{self.thread_id}/runs", json=body) as resp:
@@ -174,7 +177,8 @@ class RemoteSession(PortCalls):
                     raise self._error(resp)
                 async for event in self._events(resp, options):
                     ended = ended or isinstance(event, ev.TurnEnded)
-                    yield event
+                    if not (self._cancel_requested and isinstance(event, ev.STREAMED_TEXT)):
+                        yield event
         except AugerError:
             raise
         except Exception as exc:  # the connection broke: end the turn like the core would

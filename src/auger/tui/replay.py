@@ -27,7 +27,7 @@ def blocks(events: list[ev.Event], root: Path, limit: int) -> list[Widget]:
         elif isinstance(event, ev.TextDelta) and event.parent_id is None:
             out.append(AssistantMessage(event.text, classes="assistant"))
         elif isinstance(event, ev.ToolCallStarted) and event.parent_id is None:
-            rows[event.call_id] = ToolRow(event.call_id, event.name, event.args, root)
+            rows[event.call_id] = ToolRow(event.call_id, event.name, event.args, root, applied=True)
             out.append(rows[event.call_id])
         elif isinstance(event, ev.ToolCallFinished) and (row := rows.get(event.call_id)) is not None:
             row.finish(event.status, event.output, event.duration_ms)

@@ -61,6 +61,7 @@ class Session(PortCalls):
         self.record = record  # the thread index sees this conversation's turns
         self.closing = closing  # closed with the session: its own Runtime (`open_session`)
         self._task: asyncio.Task[None] | None = None
+        self._cancel_requested = False  # cancel() was called during the running turn
         self._load_warned = False  # skipped skills/subagents are reported once, on the first turn
 
     # -- controls --------------------------------------------------------------------------
@@ -85,6 +86,7 @@ class Session(PortCalls):
         """Stop the running turn; what was done stays in the thread."""
         for request in list(self.pending.values()):
             request.respond(ev.ApprovalDecision("reject", "Cancelled by the user."))
+        self._cancel_requested = True  # also when the turn has ended but its events are still queued
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
@@ -183,9 +185,12 @@ class Session(PortCalls):
         if self.busy:
             raise BusyError("A turn is already running on this session.")
         queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._cancel_requested = False
         self._task = asyncio.create_task(Turn(self, options, queue).run(prompt))
         try:
             while (item := await queue.get()) is not DONE:
+                if self._cancel_requested and isinstance(item, ev.STREAMED_TEXT):
+                    continue  # a slow front end's backlog of a cancelled turn: the thread keeps the text
                 yield item
         finally:
             if not self._task.done():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from auger.tui.commands.registry import REGISTRY, command
-from auger.tui.format import one_line
+from auger.tui.format import md_code, md_table, one_line
 
 if TYPE_CHECKING:
     from auger.core.port import Catalogue
@@ -27,7 +27,7 @@ KEYS_HELP = [
 
 
 def _cell(text: str) -> str:
-    return one_line(text, 90).replace("|", "\\|")
+    return one_line(text, 90)
 
 
 async def _catalogue(app: AugerApp) -> Catalogue | None:
@@ -39,17 +39,16 @@ async def _catalogue(app: AugerApp) -> Catalogue | None:
 
 @command("help", "Commands and keys", aliases=("?",), needs_session=False)
 async def help_cmd(app: AugerApp, arg: str) -> None:
-    rows = ["| Command | |", "|---|---|"]
+    rows: list[list[str]] = []
     for cmd in REGISTRY.all():
         names = ", ".join(f"/{a}" for a in cmd.aliases)
         extra = f" (also {names})" if names else ""
-        rows.append(f"| `{cmd.usage}` | {_cell(cmd.help)}{extra} |")
+        rows.append([md_code(cmd.usage), _cell(cmd.help) + extra])
     catalogue = await _catalogue(app)
-    if catalogue is not None and catalogue.skills:
-        rows.append("| | |")
-        rows += [f"| `/{s.name} {s.args_hint}` | skill: {_cell(s.description)} |" for s in catalogue.skills]
-    keys = ["", "| Key | |", "|---|---|", *(f"| {k} | {v} |" for k, v in KEYS_HELP)]
-    await app.write_info("\n".join(rows + keys))
+    skills = catalogue.skills if catalogue is not None else []
+    rows += [[md_code(f"/{s.name} {s.args_hint}".rstrip()), f"skill: {_cell(s.description)}"] for s in skills]
+    keys = md_table(["Key", "What it does"], [[k, v] for k, v in KEYS_HELP])
+    await app.write_info(md_table(["Command", "What it does"], rows) + "\n\n" + keys)
 
 
 @command("skills", "Skills you can invoke as /<skill-name> args")
@@ -58,30 +57,29 @@ async def skills_cmd(app: AugerApp, arg: str) -> None:
     if catalogue is None or not catalogue.skills:
         await app.write_info("No skills found. Add one as `.auger/skills/<name>/SKILL.md` in the project.")
         return
-    rows = ["| Skill | Source | |", "|---|---|---|"]
-    rows += [f"| `/{s.name}` | {s.source} | {_cell(s.description)} |" for s in catalogue.skills]
-    await app.write_info("\n".join(rows))
+    rows = [[md_code(f"/{s.name}"), s.source, _cell(s.description)] for s in catalogue.skills]
+    await app.write_info(md_table(["Skill", "Source", "Description"], rows))
 
 
 @command("agents", "Subagents the agent can delegate to")
 async def agents_cmd(app: AugerApp, arg: str) -> None:
     catalogue = await _catalogue(app)
-    rows = ["| Subagent | Source | Model | |", "|---|---|---|---|"]
-    for agent in catalogue.subagents if catalogue else []:
-        model = agent.model or "(same)"
-        rows.append(f"| `{agent.name}` | {agent.source} | {model} | {_cell(agent.description)} |")
-    await app.write_info("\n".join(rows))
+    rows = [
+        [md_code(agent.name), agent.source, agent.model or "(same)", _cell(agent.description)]
+        for agent in (catalogue.subagents if catalogue else [])
+    ]
+    await app.write_info(md_table(["Subagent", "Source", "Model", "Description"], rows))
 
 
 @command("memory", "Memory files (AGENTS.md) the agent reads")
 async def memory_cmd(app: AugerApp, arg: str) -> None:
     catalogue = await _catalogue(app)
     files = catalogue.memory if catalogue else []
-    rows = ["| Scope | File | |", "|---|---|---|"]
-    for mem in files:
-        state = "loaded" if mem.exists else "missing (create it to add memory)"
-        rows.append(f"| {mem.scope} | `{mem.path}` | {state} |")
-    await app.write_info("\n".join(rows) if files else "No memory files.")
+    rows = [
+        [mem.scope, md_code(str(mem.path)), "loaded" if mem.exists else "missing (create it to add memory)"]
+        for mem in files
+    ]
+    await app.write_info(md_table(["Scope", "File", "State"], rows) if files else "No memory files.")
 
 
 @command("tools", "Tools the agent can call")
@@ -104,9 +102,9 @@ async def mcp_cmd(app: AugerApp, arg: str) -> None:
     if catalogue is None or not catalogue.mcp:
         await app.write_info("No MCP servers configured (`.mcp.json`, `$AUGER_HOME/mcp.json` or `[mcp]`).")
         return
-    rows = ["| Server | Status | Tools |", "|---|---|---|"]
+    rows: list[list[str]] = []
     for srv in catalogue.mcp:
         tools = ", ".join(srv.tools) or "-"
         state = srv.status + (f": {_cell(srv.error)}" if srv.error else "")
-        rows.append(f"| `{srv.name}` | {state} | {_cell(tools)} |")
-    await app.write_info("\n".join(rows))
+        rows.append([md_code(srv.name), state, _cell(tools)])
+    await app.write_info(md_table(["Server", "Status", "Tools"], rows))
