@@ -28,6 +28,11 @@ class Tui:
     def llm(self) -> Any:
         return self.env.llm
 
+    @property
+    def here(self) -> Path:
+        """The folder the TUI runs in (the agent's project, unless the agent is remote)."""
+        return self.env.project
+
     def settings(self, **flags: Any) -> Settings:
         return load_settings(cwd=self.env.project, env=self.env.env, flags=flags)
 

@@ -265,7 +265,7 @@ async def test_export_and_copy(tui: Tui) -> None:
         await turn(pilot, "/copy")
         assert app.clipboard == "The **answer** is 42."
         await turn(pilot, "/export out.md")
-        text = (tui.env.project / "out.md").read_text()
+        text = (tui.here / "out.md").read_text()  # the front end writes it where it runs
         assert "## User" in text and "what is the answer?" in text and "The **answer** is 42." in text
 
 

@@ -154,3 +154,19 @@ def _put(data: dict[str, Any], dotted: str, value: Any, path: Path) -> None:
         node.pop(parts[-1], None)
     else:
         node[parts[-1]] = value
+
+
+def save_first_model(settings: Settings, spec: str, base_url: str | None) -> Settings:
+    """The TUI's first-run form: write `model` (and the provider's base_url) to the user config;
+    return the settings read again."""
+    from auger.core.models.specs import parse_spec
+
+    provider = spec.partition(":")[0]
+    if not base_url:
+        parse_spec(spec, settings.providers)  # an unknown provider: say so before writing anything
+    else:
+        if ":" not in spec:
+            raise AugerError("Write the model as provider:model (e.g. local:qwen3-coder).")
+        write_user_setting(settings.home, f"providers.{provider}.base_url", base_url)
+    write_user_setting(settings.home, "model", spec)
+    return load_settings(cwd=settings.cwd, env={**os.environ, "AUGER_HOME": str(settings.home)})

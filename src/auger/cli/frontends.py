@@ -33,7 +33,7 @@ def tui(settings: Settings, args: Any, factory: SessionFactory) -> int:
 
     if not sys.stdout.isatty():
         raise UsageError("The TUI needs a terminal.", hint='Use auger -n "task" for a headless run.')
-    app = make_app(settings, factory, thread_id=args.resume or None)
+    app = make_app(settings, factory, thread_id=args.resume or None, first_run=not args.connect)
     code = app.run()
     hint = app.resume_hint()
     if hint:

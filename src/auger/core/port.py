@@ -3,7 +3,8 @@
 `AgentPort` is implemented by the in-process `auger.core.session.Session` and by the client of
 `auger serve` (`auger.remote.client.RemoteSession`); mypy checks both (the assertions at the end
 of their modules). A front end imports this module, `auger.core.events`, `auger.errors` and
-`auger.settings` — nothing else of `auger.core` (tests/core/test_imports.py checks the TUI).
+`auger.settings` — nothing else of `auger.core` (tests/core/test_import_graph.py checks the TUI
+and headless).
 
 * Turns: `send(prompt, options)` runs one turn and yields IR events (ending with `TurnEnded`);
   `TurnOptions` carries what the front end decides per turn (approval mode, a policy that

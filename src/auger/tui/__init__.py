@@ -17,10 +17,16 @@ __all__ = ["make_app"]
 
 
 def make_app(
-    settings: Settings, session_factory: SessionFactory, *, thread_id: str | None = None
+    settings: Settings,
+    session_factory: SessionFactory,
+    *,
+    thread_id: str | None = None,
+    first_run: bool = True,
 ) -> AugerApp:
     """The app for `settings`; `await session_factory(settings, thread_id)` gives it the agent (an
-    `AgentPort`: in process or remote, `auger.cli.agents`), after the first paint."""
+    `AgentPort`: in process or remote, `auger.cli.agents`), after the first paint. `first_run`:
+    with no model in `settings`, ask for one first — False when the agent's config is not on this
+    machine (`auger --connect`: the server's model, skills and credentials count)."""
     from auger.tui.app import AugerApp
 
-    return AugerApp(settings, session_factory, thread_id=thread_id)
+    return AugerApp(settings, session_factory, thread_id=thread_id, first_run=first_run)

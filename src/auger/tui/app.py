@@ -60,12 +60,18 @@ class AugerApp(AppBase):
     BINDINGS: ClassVar[list[Binding]] = APP_BINDINGS  # type: ignore[assignment]
 
     def __init__(
-        self, settings: Settings, session_factory: SessionFactory, *, thread_id: str | None = None
+        self,
+        settings: Settings,
+        session_factory: SessionFactory,
+        *,
+        thread_id: str | None = None,
+        first_run: bool = True,
     ) -> None:
         super().__init__()
         self.settings = settings
         self.session_factory = session_factory
         self.resume_id = thread_id
+        self.first_run = first_run  # no model configured here: ask for one (not with --connect)
         self.session: AgentPort | None = None
         self.catalogue: Catalogue | None = None  # what the agent offers: skills, subagents, tools, MCP
         self.thread: LiveThread | None = None  # the current thread as last read (title, window)
@@ -117,7 +123,7 @@ class AugerApp(AppBase):
             self.set_keymap(keymap)
         self.prompt.focus()
         self.refresh_status(window=False)
-        if not self.settings.model:
+        if self.first_run and not self.settings.model:
             from auger.tui.screens.first_run import FirstRunScreen
 
             self.push_screen(FirstRunScreen(self.settings), self._configured)

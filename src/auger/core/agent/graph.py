@@ -1,7 +1,8 @@
 """create_cli_agent(): the deepagents graph auger runs.
 
-The middleware order lives in ONE list, `_middleware()` below. Read it top to bottom as the
-order hooks run before a model call (wrap_model_call: outermost first):
+The middleware order lives in ONE place: this list (`Stack.main()` builds it; docs/ARCHITECTURE.md
+points here). Read it top to bottom as the order hooks run before a model call (wrap_model_call:
+outermost first):
 
 0. AugerSummarizationMiddleware — named "SummarizationMiddleware": takes the SDK's slot in its
                                  core stack; compacts with the model in use now (`/model`).
@@ -36,8 +37,9 @@ deepagents puts its core stack before these (filesystem tools, `task` subagents,
 dangling-tool-call patching) and its tail after 1-10: skills (11), prompt caching, memory (12),
 human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
 `auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
-> approval mode), unsupported content. Subagents get 1, 2, 2b, 5, 7-9b (+ a tool allow-list; the
-general-purpose one also 0) — see `_subagents()`.
+> approval mode), unsupported content. Subagents get 1 (or a pinned model) and the roles of
+`SUBAGENT_ROLES`: 2, 2b, 5, 7-9b (+ a tool allow-list; the general-purpose one also 0 and 11,
+file-defined ones deepagents' default summarization with PreCompact) — see `_subagents()`.
 
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.backends.mounts`
 (`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
