@@ -10,16 +10,17 @@ Exit codes: 0 when the editor closes stdin, 2 usage or config error.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from auger import __version__
 from auger.acp import handshake
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # asyncio and pathlib too are imported after the handshake (~30 ms under load)
+    import asyncio
+    from pathlib import Path
+
     from acp.interfaces import Agent
 
 
@@ -49,6 +50,8 @@ def run(argv: Sequence[str]) -> int:
     shake = handshake.read_initialize(0)
     if shake.request is not None:
         handshake.write_all(1, handshake.answer(shake.request, __version__))
+    import asyncio
+
     from auger.logsetup import setup_logging
     from auger.paths import auger_home
 
@@ -109,6 +112,8 @@ async def _stdio(rest: bytes) -> tuple[asyncio.StreamReader, asyncio.StreamWrite
     """stdin as a stream that starts with what the handshake read past `initialize`; stdout.
     Pipes (what an editor gives) are read and written by the event loop; a file or terminal
     by a thread / plain writes."""
+    import asyncio
+
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=50 * 1024 * 1024)
     reader.feed_data(rest)
@@ -120,7 +125,7 @@ async def _stdio(rest: bytes) -> tuple[asyncio.StreamReader, asyncio.StreamWrite
     try:
         transport, _ = await loop.connect_write_pipe(lambda: protocol, sys.stdout)
     except ValueError:  # a regular file
-        transport = _FileTransport()
+        transport = _file_transport()
     return reader, asyncio.StreamWriter(transport, protocol, None, loop)  # type: ignore[arg-type]
 
 
@@ -132,12 +137,17 @@ def _feed(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader) -> None
     loop.call_soon_threadsafe(reader.feed_eof)
 
 
-class _FileTransport(asyncio.WriteTransport):
-    def write(self, data: bytes | bytearray | memoryview) -> None:
-        handshake.write_all(1, bytes(data))
+def _file_transport() -> asyncio.WriteTransport:
+    import asyncio
 
-    def is_closing(self) -> bool:
-        return False
+    class FileTransport(asyncio.WriteTransport):
+        def write(self, data: bytes | bytearray | memoryview) -> None:
+            handshake.write_all(1, bytes(data))
 
-    def close(self) -> None:
-        pass
+        def is_closing(self) -> bool:
+            return False
+
+        def close(self) -> None:
+            pass
+
+    return FileTransport()
