@@ -31,13 +31,20 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from llm_server import ScriptedLLM  # noqa: E402
 
 AUGER = str(Path(sys.executable).with_name("auger"))
-INITIALIZE = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n'
+INITIALIZE = (
+    b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n'
+)
 
 
 def initialize_ms(env: dict[str, str], cwd: Path) -> float:
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        [AUGER, "acp"], env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        [AUGER, "acp"],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(INITIALIZE)

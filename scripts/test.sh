@@ -26,8 +26,8 @@ PY=${PYTHON:-python3}
 .venv/bin/python -m pip install -q -e ".[test]" >.venv/pip-install.log 2>&1 || {
   cat .venv/pip-install.log; echo "pip install failed"; exit 1; }
 . .venv/bin/activate
-# The TypeScript ACP client's packages, pinned by tests/acp/ts_client/package-lock.json.
-(cd tests/acp/ts_client && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+# The TypeScript ACP client's packages, pinned by tests/acp_peers/ts_client/package-lock.json.
+(cd tests/acp_peers/ts_client && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 
 echo "== ruff format --check"; ruff format --check src tests bench
 echo "== ruff check";          ruff check src tests bench

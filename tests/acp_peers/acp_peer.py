@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from acp import schema as s
 from acp.stdio import spawn_agent_process
 
-from acp import schema as s
 from conftest import AUGER, AugerEnv
 
 Predicate = Callable[[Any], bool]

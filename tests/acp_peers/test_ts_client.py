@@ -1,8 +1,8 @@
 """`auger acp` driven by Zed's TypeScript ACP SDK (`@agentclientprotocol/sdk`, run with node):
 prompt, streamed text, a tool call needing permission, allow, the file on disk, cancel mid-turn,
-and the session loaded in a new process (tests/acp/ts_client/session.mjs does the talking).
+and the session loaded in a new process (tests/acp_peers/ts_client/session.mjs does the talking).
 
-scripts/test.sh installs node and the SDK (`npm ci` in tests/acp/ts_client); without them this
+scripts/test.sh installs node and the SDK (`npm ci` in tests/acp_peers/ts_client); without them this
 test fails saying so, it is not skipped."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 // Drives `auger acp` with Zed's TypeScript ACP SDK through a whole editor session, then loads
 // the session in a second `auger acp` process. Prints one JSON summary line on stdout for
-// tests/acp/test_ts_client.py to check.
+// tests/acp_peers/test_ts_client.py to check.
 //
 //   node session.mjs AUGER_COMMAND PROJECT_DIR
 import { spawn } from "node:child_process";

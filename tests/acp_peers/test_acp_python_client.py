@@ -9,10 +9,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from acp_peer import RecordingClient, is_kind, spawn, start
-
 from acp import RequestError
 from acp import schema as s
+from acp_peer import RecordingClient, is_kind, spawn, start
+
 from conftest import AugerEnv
 
 WRITE = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/hello.txt", "content": "hi there\n"}}]}
