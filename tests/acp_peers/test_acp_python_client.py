@@ -151,3 +151,38 @@ async def test_load_of_an_unknown_session_is_a_clear_error(auger_env: AugerEnv) 
             assert "no saved thread 'no-such-thread'" in str(exc)
         else:
             raise AssertionError("loading an unknown thread succeeded")
+
+
+async def test_the_editors_mcp_servers_join_the_users(auger_env: AugerEnv) -> None:
+    server = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
+    auger_env.llm.add({"tool_calls": [{"name": "add", "args": {"a": 20, "b": 22}}]}, {"text": "It is 42."})
+    client = RecordingClient("allow_once")
+    async with spawn(auger_env, client) as (conn, _proc):
+        await conn.initialize(protocol_version=1)
+        calc = s.McpServerStdio(name="calc", command=sys.executable, args=[str(server)], env=[])
+        new = await conn.new_session(cwd=str(auger_env.project), mcp_servers=[calc])
+        done = await conn.prompt(session_id=new.session_id, prompt=text_prompt("add 20 and 22"))
+    assert done.stop_reason == "end_turn"
+    assert "add" in [t["function"]["name"] for t in auger_env.llm.requests[0]["tools"]]
+    [result] = [u for u in client.of("tool_call_update") if u.status == "completed"]
+    assert "42" in result.content[0].content.text
+
+
+async def test_connect_runs_the_sessions_on_auger_serve(auger_env: AugerEnv) -> None:
+    from serve_harness import TOKEN, start_server
+
+    server = start_server(auger_env)
+    try:
+        auger_env.llm.add(WRITE, {"text": "Written on the server."})
+        client = RecordingClient("allow_once")
+        async with spawn(auger_env, client, "--connect", server.url, "--token", TOKEN) as (conn, _proc):
+            session_id = await start(conn, auger_env)
+            done = await conn.prompt(session_id=session_id, prompt=text_prompt("write hello.txt"))
+        assert done.stop_reason == "end_turn"
+        assert len(client.permissions) == 1
+        assert (auger_env.project / "hello.txt").read_text() == "hi there\n"
+        assert client.text() == "Written on the server."
+        with server.client() as http:
+            assert http.get(f"/threads/{session_id}").status_code == 200  # the server's thread
+    finally:
+        server.stop()

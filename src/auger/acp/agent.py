@@ -18,10 +18,10 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp.helpers import update_available_commands
-
 from acp import RequestError
 from acp import schema as s
+from acp.helpers import update_available_commands
+
 from auger.acp.handshake import initialize_result
 from auger.acp.prompt import AcpSession, prompt_text, run_prompt
 from auger.acp.updates import UpdateMapper

@@ -3,7 +3,9 @@
 Locally every ACP session is a Session over ONE Runtime (graph, checkpointer, MCP, hooks), opened
 on the first `session/new` or `session/load` — after the handshake, so `initialize` never waits
 for LangChain — with the editor's MCP servers (stdio ones; `mcpServers` of that first request)
-joined to the user's. With `--connect URL` each session is a RemoteSession on `auger serve`.
+joined to the user's; that first request returns once the servers are up (or failed), so their
+tools are there for the first prompt, as in headless. With `--connect URL` each session is a
+RemoteSession on `auger serve` instead (`auger.cli.agents.remote`).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ class SharedRuntime:
                     open_runtime(settings, mcp=mcp, trust_project_hooks=opts.trust_project_hooks)
                 )
                 if mcp is not None:
-                    await mcp.start(wait=False)  # their tools join as the servers come up
+                    await mcp.start(wait=True)  # their tools are there for the first prompt
                 self._runtime = runtime
             return self._runtime
 
