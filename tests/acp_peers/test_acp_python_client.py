@@ -186,3 +186,48 @@ async def test_connect_runs_the_sessions_on_auger_serve(auger_env: AugerEnv) -> 
             assert http.get(f"/threads/{session_id}").status_code == 200  # the server's thread
     finally:
         server.stop()
+
+
+async def test_thoughts_plan_and_command_output(auger_env: AugerEnv) -> None:
+    todos = [{"content": "look around", "status": "in_progress"}, {"content": "report", "status": "pending"}]
+    auger_env.llm.add(
+        {
+            "reasoning": "Let me plan first.",
+            "tool_calls": [{"name": "write_todos", "args": {"todos": todos}}],
+        },
+        {"tool_calls": [{"name": "execute", "args": {"command": "echo from-the-shell"}}]},
+        {"text": "All done."},
+    )
+    client = RecordingClient("allow_once")
+    async with spawn(auger_env, client) as (conn, _proc):
+        session_id = await start(conn, auger_env)
+        await conn.set_session_mode(session_id=session_id, mode_id="yolo")
+        done = await conn.prompt(session_id=session_id, prompt=text_prompt("plan and run"))
+    assert done.stop_reason == "end_turn"
+    assert client.permissions == []  # yolo: nothing asks
+    assert client.text("agent_thought_chunk") == "Let me plan first."
+    plan = client.of("plan")[0]
+    assert [(e.content, e.status) for e in plan.entries] == [
+        ("look around", "in_progress"),
+        ("report", "pending"),
+    ]
+    assert [c.title for c in client.of("tool_call")] == ["Run echo from-the-shell"]  # write_todos is the plan
+    [run] = client.of("tool_call")
+    assert run.kind == "execute"
+    [output] = [u for u in client.of("tool_call_update") if u.status == "completed"]
+    assert output.content[0].content.text.startswith("```\nfrom-the-shell")
+
+
+async def test_a_failing_model_is_a_json_rpc_error_with_the_reason(auger_env: AugerEnv) -> None:
+    auger_env.llm.add({"error": 401, "message": "Incorrect API key provided."})
+    client = RecordingClient()
+    async with spawn(auger_env, client) as (conn, _proc):
+        session_id = await start(conn, auger_env)
+        try:
+            await conn.prompt(session_id=session_id, prompt=text_prompt("hello"))
+        except RequestError as exc:
+            message = str(exc)
+        else:
+            raise AssertionError("a failed turn ended normally")
+    assert message.startswith("auger: ") and ("401" in message or "API key" in message), message
+    assert "Traceback" not in (auger_env.home / "acp-stderr.log").read_text()
