@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from acp import schema as s
+
 from auger.core import events as ev
 
 ALLOW, ALWAYS, REJECT = "allow", "always", "reject"
@@ -32,7 +33,13 @@ def options(request: ev.ApprovalRequested) -> list[s.PermissionOption]:
 
 def tool_call(request: ev.ApprovalRequested, title: str) -> s.ToolCallUpdate:
     """The tool call the request is about (the `tool_call` of the same id came before)."""
-    meta = {"auger": {"reason": request.description, "suggested_rule": request.suggested_rule}}
+    meta = {
+        "auger": {
+            "tool": request.name,
+            "reason": request.description,
+            "suggested_rule": request.suggested_rule,
+        }
+    }
     return s.ToolCallUpdate(
         tool_call_id=request.call_id, title=title, raw_input=request.args, status="pending", field_meta=meta
     )

@@ -154,6 +154,10 @@ def _subagents(
     catalog = discover_subagents(settings)
     common = [history, wire, turn_limit, *safety]
     defined = subagent_specs(catalog, model_middleware=model_middleware, common=common, tools=tools)
+    if catalog.acp_agents:
+        from auger.core.agent.acp_subagent import acp_subagent
+
+        defined += [acp_subagent(agent, settings.project_root) for agent in catalog.acp_agents]
     specs = {spec["name"]: spec for spec in [general_purpose, *defined]}  # a file may redefine it
     return list(specs.values())
 

@@ -139,7 +139,12 @@ class Turn:
             hooks=runtime.hooks,
             verdicts=self.verdicts,
             originals=self.originals,
+            approve=self._approve,
         )
+
+    async def _approve(self, action: dict[str, Any]) -> dict[str, Any]:
+        """An approval that is not one of the graph's interrupts (an ACP subagent asking)."""
+        return await decide(self.session, action, self.options, self.put)
 
     async def _answer_interrupts(self) -> Any:
         translator = self.translator
