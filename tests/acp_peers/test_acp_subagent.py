@@ -112,3 +112,23 @@ async def test_editor_to_auger_to_auger_the_editor_approves_the_helpers_write(au
     assert started[asked[1].tool_call_id].title == "Write /helper.txt"  # the helper's call, shown first
     assert (auger_env.project / "helper.txt").read_text() == "by the helper\n"
     assert client.text() == "The helper did it."
+
+
+def test_an_acp_agent_that_crashes_is_a_clear_tool_error(auger_env: AugerEnv) -> None:
+    _helper(auger_env, command="false")  # exits at once, before answering initialize
+    auger_env.llm.add(
+        {
+            "tool_calls": [
+                {"name": "task", "args": {"description": "write helper.txt", "subagent_type": "helper"}}
+            ]
+        },
+        {"text": "The helper crashed."},
+    )
+    proc = auger_env.run(
+        "-n", "delegate please", "--mode", "yolo", "--output-format", "stream-json", timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    [done] = [e for e in auger_env.events(proc) if e["type"] == "tool_call_finished" and e["name"] == "task"]
+    assert done["output"].startswith(
+        "Error: the helper agent (false) did not do the task: it exited with status 1"
+    )
