@@ -183,6 +183,12 @@ KEYS: tuple[Key, ...] = (
         nullable=True,
     ),
     Key(
+        "acp.client_fs",
+        "bool",
+        True,
+        "In `auger acp`: read and write project files through the editor when it offers to.",
+    ),
+    Key(
         "acp_agents.*.command", "str", None, "An ACP agent's command (e.g. `gemini`, `auger`).", nullable=True
     ),
     Key("acp_agents.*.args", "list", [], 'Its arguments (e.g. `["--experimental-acp"]`, `["acp"]`).'),

@@ -22,6 +22,7 @@ from acp import RequestError
 from acp import schema as s
 from acp.helpers import update_available_commands
 
+from auger.acp.editor_files import EditorFiles, offers_files
 from auger.acp.handshake import initialize_result
 from auger.acp.prompt import AcpSession, prompt_text, run_prompt
 from auger.acp.updates import UpdateMapper
@@ -52,6 +53,7 @@ class AugerAcpAgent:
         self.settings: Settings | None = None
         self.sessions: dict[str, AcpSession] = {}
         self.conn: Client | None = None
+        self.client_capabilities: dict[str, Any] = {}  # from `initialize` (the handshake's or ours)
         self._background: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Client) -> None:
@@ -63,7 +65,11 @@ class AugerAcpAgent:
         return self.conn
 
     # -- lifecycle -------------------------------------------------------------------------------
-    async def initialize(self, protocol_version: int, **_: Any) -> s.InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, **_: Any
+    ) -> s.InitializeResponse:
+        if client_capabilities is not None:
+            self.client_capabilities = client_capabilities.model_dump(by_alias=True, exclude_none=True)
         return s.InitializeResponse.model_validate(initialize_result(protocol_version, self.version))
 
     async def new_session(
@@ -97,6 +103,8 @@ class AugerAcpAgent:
             clients_mcp.extend(mcp_servers)  # the first session's servers join the Runtime's
         port = await _acting(self.factory(settings, thread_id))
         session = AcpSession(port, UpdateMapper(settings.project_root), settings.mode)
+        if settings.get("acp.client_fs", True) and offers_files(self.client_capabilities):
+            session.files = EditorFiles(self.client, port.thread_id)
         old = self.sessions.pop(session.id, None)
         if old is not None:
             await old.port.aclose()

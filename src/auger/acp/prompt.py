@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
+
 from auger.acp import permissions
 from auger.acp.updates import UpdateMapper, title
 from auger.core import events as ev
@@ -23,7 +24,7 @@ from auger.core.port import TurnOptions
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
-    from auger.core.port import AgentPort
+    from auger.core.port import AgentPort, ClientFiles
 
 log = logging.getLogger("auger.acp")
 STOP_REASONS = {
@@ -43,6 +44,7 @@ class AcpSession:
     port: AgentPort
     mapper: UpdateMapper
     mode: str
+    files: ClientFiles | None = None  # the editor's file system, when it offers one
     asks: set[asyncio.Task[None]] = field(default_factory=set)
 
     @property
@@ -78,7 +80,7 @@ async def run_prompt(conn: Client, session: AcpSession, text: str) -> str:
     end = ev.TurnEnded("error", session.id)
     failure = ""
     try:
-        async for event in session.port.send(text, TurnOptions(session.mode)):
+        async for event in session.port.send(text, TurnOptions(session.mode, files=session.files)):
             if isinstance(event, ev.ApprovalRequested):
                 task = asyncio.create_task(_ask(conn, session, event))
                 session.asks.add(task)

@@ -84,6 +84,7 @@ def _settings_loader(args: Any) -> Any:
 
 async def _serve(args: Any, shake: handshake.Handshake) -> int:
     from acp import run_agent
+
     from auger.acp.agent import AugerAcpAgent
     from auger.cli import agents
 
@@ -98,6 +99,7 @@ async def _serve(args: Any, shake: handshake.Handshake) -> int:
         )
         factory = closer = SharedRuntime(options)
     agent = AugerAcpAgent(_settings_loader(args), factory, __version__)
+    agent.client_capabilities = shake.client_capabilities
     reader, writer = await _stdio(shake.rest)
     try:
         await run_agent(cast("Agent", agent), writer, reader)  # the router calls only what it has

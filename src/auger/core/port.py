@@ -42,6 +42,7 @@ __all__ = [
     "AgentPort",
     "ApprovalPolicy",
     "Catalogue",
+    "ClientFiles",
     "Compacted",
     "LiveThread",
     "McpServerInfo",
@@ -66,6 +67,16 @@ class TurnOptions:
     mode: str = "manual"  # manual | auto-edit | yolo
     approval: ApprovalPolicy | None = None  # answers every approval (headless); None: ask the front end
     max_turns: int | None = None  # model calls for this prompt (None: the configured max_turns)
+    files: ClientFiles | None = None  # the project's files through the front end (an editor's buffers)
+
+
+class ClientFiles(Protocol):
+    """A front end that holds the project's files (an editor over ACP: unsaved buffers, reviewed
+    writes). With `TurnOptions.files`, read_file / write_file / edit_file on project paths use it
+    instead of the disk (`auger.core.middleware.client_files`); local sessions only."""
+
+    async def read(self, path: str) -> str: ...  # `path`: the absolute host path
+    async def write(self, path: str, content: str) -> None: ...
 
 
 def headless_policy(request: ev.ApprovalRequested, mode: str) -> ev.ApprovalDecision:

@@ -30,6 +30,8 @@ class AugerContext:
     # asks auger's approvals about an action {name, args, id, description} that is not a tool
     # call of this graph (an ACP subagent's permission request); returns {"type": "approve" | "reject"}
     approve: Any = None
+    # the front end's file access for this turn (auger.core.port.ClientFiles), None: the backend's
+    files: Any = None
 
 
 def needs_approval(tool_name: str, ctx: AugerContext | None) -> bool:

@@ -140,6 +140,7 @@ class Turn:
             verdicts=self.verdicts,
             originals=self.originals,
             approve=self._approve,
+            files=self.options.files,
         )
 
     async def _approve(self, action: dict[str, Any]) -> dict[str, Any]:
