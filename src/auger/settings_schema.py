@@ -189,6 +189,12 @@ KEYS: tuple[Key, ...] = (
         "In `auger acp`: read and write project files through the editor when it offers to.",
     ),
     Key(
+        "acp.client_terminal",
+        "bool",
+        True,
+        "In `auger acp`: run commands in the editor's terminal when it offers one (not with the sandbox).",
+    ),
+    Key(
         "acp_agents.*.command", "str", None, "An ACP agent's command (e.g. `gemini`, `auger`).", nullable=True
     ),
     Key("acp_agents.*.args", "list", [], 'Its arguments (e.g. `["--experimental-acp"]`, `["acp"]`).'),

@@ -86,3 +86,72 @@ async def test_client_fs_off_keeps_the_tools_on_the_disk(auger_env: AugerEnv) ->
     assert client.reads == [] and client.writes == []
     assert src.read_text() == "edited on disk\n"
     assert (auger_env.project / "out.txt").read_text() == "new file\n"
+
+
+class TerminalClient(RecordingClient):
+    """An editor with terminals: runs each command for real and keeps its output."""
+
+    def __init__(self) -> None:
+        super().__init__("allow_once")
+        self.created: list[tuple[str, list[str], str | None]] = []
+        self.procs: dict[str, Any] = {}
+        self.released: list[str] = []
+
+    async def create_terminal(
+        self, session_id: str, command: str, args: list[str] | None = None, **kw: Any
+    ) -> Any:
+        import asyncio
+
+        self.created.append((command, list(args or []), kw.get("cwd")))
+        proc = await asyncio.create_subprocess_exec(
+            command,
+            *(args or []),
+            cwd=kw.get("cwd"),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        tid = f"term-{len(self.created)}"
+        self.procs[tid] = (proc, asyncio.ensure_future(proc.communicate()))
+        return s.CreateTerminalResponse(terminal_id=tid)
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **kw: Any) -> Any:
+        proc, out = self.procs[terminal_id]
+        await out
+        return s.WaitForTerminalExitResponse(exit_code=proc.returncode)
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **kw: Any) -> Any:
+        proc, out = self.procs[terminal_id]
+        text = (await out)[0].decode()
+        status = s.TerminalExitStatus(exit_code=proc.returncode)
+        return s.TerminalOutputResponse(output=text, truncated=False, exit_status=status)
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **kw: Any) -> None:
+        self.released.append(terminal_id)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **kw: Any) -> None:
+        self.procs[terminal_id][0].kill()
+
+
+async def test_commands_run_in_the_editors_terminal_when_it_offers_one(auger_env: AugerEnv) -> None:
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "execute", "args": {"command": "echo in-the-editor; pwd"}}]},
+        {"tool_calls": [{"name": "execute", "args": {"command": "exit 3"}}]},
+        {"text": "ran"},
+    )
+    client = TerminalClient()
+    async with spawn(auger_env, client) as (conn, _proc):
+        await conn.initialize(protocol_version=1, client_capabilities=s.ClientCapabilities(terminal=True))
+        new = await conn.new_session(cwd=str(auger_env.project), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[s.TextContentBlock(type="text", text="run")])
+    assert client.created[0] == ("/bin/sh", ["-c", "echo in-the-editor; pwd"], str(auger_env.project))
+    assert client.released == ["term-1", "term-2"]
+    shown = [u for u in client.of("tool_call_update") if u.content and u.content[0].type == "terminal"]
+    assert [u.content[0].terminal_id for u in shown] == ["term-1", "term-2"]
+    first = str(auger_env.llm.requests[1]["messages"][-1]["content"])
+    assert "in-the-editor" in first and str(auger_env.project) in first
+    assert "[Command succeeded with exit code 0]" in first
+    assert "[Command failed with exit code 3]" in str(auger_env.llm.requests[2]["messages"][-1]["content"])
+    assert [u.status for u in client.of("tool_call_update") if u.status in ("completed", "failed")] == [
+        "completed",
+        "failed",
+    ]

@@ -22,7 +22,7 @@ from acp import RequestError
 from acp import schema as s
 from acp.helpers import update_available_commands
 
-from auger.acp.editor_files import EditorFiles, offers_files
+from auger.acp.editor_tools import EditorFiles, EditorTerminal, offers_files, offers_terminal
 from auger.acp.handshake import initialize_result
 from auger.acp.prompt import AcpSession, prompt_text, run_prompt
 from auger.acp.updates import UpdateMapper
@@ -103,8 +103,12 @@ class AugerAcpAgent:
             clients_mcp.extend(mcp_servers)  # the first session's servers join the Runtime's
         port = await _acting(self.factory(settings, thread_id))
         session = AcpSession(port, UpdateMapper(settings.project_root), settings.mode)
-        if settings.get("acp.client_fs", True) and offers_files(self.client_capabilities):
+        caps = self.client_capabilities
+        if settings.get("acp.client_fs", True) and offers_files(caps):
             session.files = EditorFiles(self.client, port.thread_id)
+        sandboxed = settings.get("sandbox.enabled", False)
+        if settings.get("acp.client_terminal", True) and offers_terminal(caps) and not sandboxed:
+            session.terminal = EditorTerminal(self.client, port.thread_id)
         old = self.sessions.pop(session.id, None)
         if old is not None:
             await old.port.aclose()

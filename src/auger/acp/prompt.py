@@ -24,7 +24,7 @@ from auger.core.port import TurnOptions
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
-    from auger.core.port import AgentPort, ClientFiles
+    from auger.core.port import AgentPort, ClientFiles, ClientTerminal
 
 log = logging.getLogger("auger.acp")
 STOP_REASONS = {
@@ -45,6 +45,7 @@ class AcpSession:
     mapper: UpdateMapper
     mode: str
     files: ClientFiles | None = None  # the editor's file system, when it offers one
+    terminal: ClientTerminal | None = None  # the editor's terminal, when it offers one
     asks: set[asyncio.Task[None]] = field(default_factory=set)
 
     @property
@@ -80,7 +81,9 @@ async def run_prompt(conn: Client, session: AcpSession, text: str) -> str:
     end = ev.TurnEnded("error", session.id)
     failure = ""
     try:
-        async for event in session.port.send(text, TurnOptions(session.mode, files=session.files)):
+        async for event in session.port.send(
+            text, TurnOptions(session.mode, files=session.files, terminal=session.terminal)
+        ):
             if isinstance(event, ev.ApprovalRequested):
                 task = asyncio.create_task(_ask(conn, session, event))
                 session.asks.add(task)

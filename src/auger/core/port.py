@@ -43,6 +43,8 @@ __all__ = [
     "ApprovalPolicy",
     "Catalogue",
     "ClientFiles",
+    "ClientTerminal",
+    "CommandResult",
     "Compacted",
     "LiveThread",
     "McpServerInfo",
@@ -68,6 +70,7 @@ class TurnOptions:
     approval: ApprovalPolicy | None = None  # answers every approval (headless); None: ask the front end
     max_turns: int | None = None  # model calls for this prompt (None: the configured max_turns)
     files: ClientFiles | None = None  # the project's files through the front end (an editor's buffers)
+    terminal: ClientTerminal | None = None  # `execute` in the front end's terminal (an editor's)
 
 
 class ClientFiles(Protocol):
@@ -77,6 +80,20 @@ class ClientFiles(Protocol):
 
     async def read(self, path: str) -> str: ...  # `path`: the absolute host path
     async def write(self, path: str, content: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    output: str
+    exit_code: int | None  # None: stopped at the timeout
+    truncated: bool = False
+
+
+class ClientTerminal(Protocol):
+    """A front end that runs the agent's shell commands (an editor's terminal over ACP), with
+    `TurnOptions.terminal`; `call_id` is the `execute` call's (to show the terminal in its row)."""
+
+    async def run(self, command: str, cwd: str, call_id: str, timeout: float | None) -> CommandResult: ...
 
 
 def headless_policy(request: ev.ApprovalRequested, mode: str) -> ev.ApprovalDecision:

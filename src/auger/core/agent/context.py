@@ -32,6 +32,7 @@ class AugerContext:
     approve: Any = None
     # the front end's file access for this turn (auger.core.port.ClientFiles), None: the backend's
     files: Any = None
+    terminal: Any = None  # the front end's terminal for `execute` (auger.core.port.ClientTerminal)
 
 
 def needs_approval(tool_name: str, ctx: AugerContext | None) -> bool:

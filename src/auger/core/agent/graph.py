@@ -24,8 +24,8 @@ order hooks run before a model call (wrap_model_call: outermost first):
                                  they enter state (and the thread DB).
 9b. ToolResultsMiddleware      — a tool that raises is an error result, not the end of the turn;
                                  a non-zero exit is status "error"; results are valid Unicode.
-9c. ClientFilesMiddleware      — with `TurnOptions.files` (an editor over ACP), read_file /
-                                 write_file / edit_file on project paths go through the front end.
+9c. ClientToolsMiddleware      — with `TurnOptions.files` / `.terminal` (an editor over ACP), read_file /
+                                 write_file / edit_file on project paths and execute run in the front end.
 10. McpToolsMiddleware         — (when MCP servers are configured) offers the tools of the servers
                                  connected now and runs their calls, asking approval if needed.
 11. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
@@ -113,7 +113,7 @@ def _safety() -> list[AgentMiddleware[Any, Any, Any]]:
     (deny; checked on the final input), redaction (secrets out of results and replies), truthful
     results (exceptions and non-zero exits are errors the model reads); innermost, the front end's
     files when it offers them."""
-    from auger.core.middleware.client_files import ClientFilesMiddleware
+    from auger.core.middleware.client_tools import ClientToolsMiddleware
     from auger.core.middleware.hooks import HooksMiddleware, install_precompact_hook
     from auger.core.middleware.permissions import PermissionMiddleware
     from auger.core.middleware.redaction import RedactionMiddleware
@@ -125,7 +125,7 @@ def _safety() -> list[AgentMiddleware[Any, Any, Any]]:
         PermissionMiddleware(),
         RedactionMiddleware(),
         ToolResultsMiddleware(),
-        ClientFilesMiddleware(),
+        ClientToolsMiddleware(),
     ]
 
 

@@ -141,6 +141,7 @@ class Turn:
             originals=self.originals,
             approve=self._approve,
             files=self.options.files,
+            terminal=self.options.terminal,
         )
 
     async def _approve(self, action: dict[str, Any]) -> dict[str, Any]:
