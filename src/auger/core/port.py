@@ -25,6 +25,7 @@ from auger.core import events as ev
 from auger.core import operations as ops
 from auger.core.agent.context import MODES
 from auger.core.operations import (
+    Capabilities,
     Catalogue,
     Compacted,
     McpServerInfo,
@@ -41,6 +42,7 @@ __all__ = [
     "MODES",
     "AgentPort",
     "ApprovalPolicy",
+    "Capabilities",
     "Catalogue",
     "ClientFiles",
     "ClientTerminal",
@@ -128,6 +130,7 @@ class AgentPort(Protocol):
     # PortCalls
     async def catalogue(self) -> Catalogue: ...
     async def models(self) -> list[ModelChoice]: ...
+    async def capabilities(self) -> Capabilities: ...
     async def set_model(self, spec: str, params: dict[str, Any] | None = None) -> str: ...
     async def run_shell(self, command: str) -> ShellResult: ...
     async def compact(self, instructions: str | None = None) -> Compacted | None: ...
@@ -162,6 +165,10 @@ class PortCalls:
 
     async def models(self) -> list[ModelChoice]:
         return (await self.call(ops.MODELS, ops.NoArgs())).models
+
+    async def capabilities(self) -> Capabilities:
+        """What each agent and model can do (agentabi's `capabilities()`), where the agent runs."""
+        return await self.call(ops.CAPABILITIES, ops.NoArgs())
 
     async def set_model(self, spec: str, params: dict[str, Any] | None = None) -> str:
         """Use `spec` from the next turn on (checked, credentials included, where the agent runs);
