@@ -231,3 +231,17 @@ async def test_a_failing_model_is_a_json_rpc_error_with_the_reason(auger_env: Au
             raise AssertionError("a failed turn ended normally")
     assert message.startswith("auger: ") and ("401" in message or "API key" in message), message
     assert "Traceback" not in (auger_env.home / "acp-stderr.log").read_text()
+
+
+async def test_session_list_shows_this_projects_threads(auger_env: AugerEnv) -> None:
+    auger_env.llm.add({"text": "hello back"})
+    client = RecordingClient()
+    async with spawn(auger_env, client) as (conn, _proc):
+        init = await conn.initialize(protocol_version=1)
+        assert init.agent_capabilities.session_capabilities.list is not None
+        session_id = await start(conn, auger_env)
+        await conn.prompt(session_id=session_id, prompt=text_prompt("say hello to the list"))
+        listed = await conn.list_sessions(cwd=str(auger_env.project))
+    [info] = listed.sessions
+    assert info.session_id == session_id and info.cwd == str(auger_env.project)
+    assert "say hello" in (info.title or "") and info.updated_at

@@ -32,7 +32,7 @@ from auger.errors import AugerError
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
-    from auger.core.port import SessionFactory
+    from auger.core.port import AgentPort, SessionFactory
     from auger.settings import Settings
 
 log = logging.getLogger("auger.acp")
@@ -55,6 +55,7 @@ class AugerAcpAgent:
         self.conn: Client | None = None
         self.client_capabilities: dict[str, Any] = {}  # from `initialize` (the handshake's or ours)
         self._background: set[asyncio.Task[None]] = set()
+        self._lister: AgentPort | None = None  # a port for `session/list` (no thread of its own)
 
     def on_connect(self, conn: Client) -> None:
         self.conn = conn
@@ -129,7 +130,24 @@ class AugerAcpAgent:
             )
         return self.settings
 
+    async def list_sessions(self, cwd: str | None = None, **_: Any) -> s.ListSessionsResponse:
+        """This project's saved threads, newest first (auger's thread store)."""
+        settings = self._settings_for(cwd or str(Path.cwd()))
+        if self._lister is None:
+            self._lister = await _acting(self.factory(settings, None))
+        threads = await _acting(self._lister.list_threads(limit=200))
+        return s.ListSessionsResponse(
+            sessions=[
+                s.SessionInfo(
+                    session_id=t.id, cwd=t.cwd, title=t.title or None, updated_at=_iso(t.updated_at)
+                )
+                for t in threads
+            ]
+        )
+
     async def close(self) -> None:
+        if self._lister is not None:
+            await self._lister.aclose()
         for session in list(self.sessions.values()):
             session.port.cancel()
         for session in list(self.sessions.values()):
@@ -243,6 +261,12 @@ class AugerAcpAgent:
                 BAD_REQUEST, f"auger: unknown session {session_id!r}; use session/new or session/load."
             )
         return session
+
+
+def _iso(timestamp: float) -> str | None:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(timestamp, UTC).isoformat() if timestamp else None
 
 
 def _hint(text: str) -> s.AvailableCommandInput:

@@ -35,6 +35,7 @@ def initialize_result(client_version: Any, version: str) -> dict[str, Any]:
             "loadSession": True,
             "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
             "mcpCapabilities": {"http": False, "sse": False},
+            "sessionCapabilities": {"list": {}},
         },
         "agentInfo": {"name": "auger", "title": "auger", "version": version},
         "authMethods": [],
