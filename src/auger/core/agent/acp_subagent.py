@@ -65,8 +65,11 @@ class AcpTask:
         from langgraph.config import get_stream_writer
         from langgraph.runtime import get_runtime
 
-        self.writer = get_stream_writer()
-        self.context = getattr(get_runtime(), "context", None)
+        self.writer: Any = None
+        self.context: Any = None
+        with contextlib.suppress(RuntimeError):  # outside a graph run: no stream, no approvals
+            self.writer = get_stream_writer()
+            self.context = getattr(get_runtime(), "context", None)
 
     async def run(self) -> str:
         import asyncio
@@ -159,8 +162,9 @@ class AcpTask:
             "description": self.task,
             "event": event.to_dict(),
         }
-        with contextlib.suppress(Exception):  # no stream (invoked outside a streamed run)
-            self.writer(data)
+        if self.writer is not None:
+            with contextlib.suppress(Exception):  # a stream that is gone
+                self.writer(data)
 
 
 def tool_of(call: Any) -> tuple[str, dict[str, Any]]:

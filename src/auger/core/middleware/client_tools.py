@@ -26,6 +26,9 @@ DEFAULT_LIMIT = 2000  # lines, as the backend's read_file
 
 
 class ClientToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        return handler(request)  # a synchronous run has no front end to hand tools to
+
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         ctx = getattr(request.runtime, "context", None)
         call = request.tool_call
