@@ -200,6 +200,29 @@ KEYS: tuple[Key, ...] = (
         "When the agent should use this subagent.",
         nullable=True,
     ),
+    Key(
+        "acp.client_fs",
+        "bool",
+        True,
+        "In `auger acp`: read and write project files through the editor when it offers to.",
+    ),
+    Key(
+        "acp.client_terminal",
+        "bool",
+        True,
+        "In `auger acp`: run commands in the editor's terminal when it offers one (not with the sandbox).",
+    ),
+    Key(
+        "acp_agents.*.command", "str", None, "An ACP agent's command (e.g. `gemini`, `auger`).", nullable=True
+    ),
+    Key("acp_agents.*.args", "list", [], 'Its arguments (e.g. `["--experimental-acp"]`, `["acp"]`).'),
+    Key(
+        "acp_agents.*.env",
+        "table",
+        {},
+        "Extra environment variables for it (it gets auger's environment too).",
+    ),
+    Key("acp_agents.*.description", "str", None, "When the agent should delegate to it.", nullable=True),
     Key("tui.theme", "str", "textual-dark", "Textual theme name."),
     Key("tui.prune_after", "int", 400, "Transcript widgets kept before old ones are pruned.", positive=True),
     Key("tui.keys", "table", {}, 'Key remaps: binding id -> keys, e.g. "app.cancel" = "escape,ctrl+x".'),

@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("auger.cli.mcp", "list configured MCP servers and their tools"),
     "hooks": ("auger.cli.hooks", "list lifecycle hooks, trust this project's hooks"),
     "serve": ("auger.cli.serve", "serve the agent over HTTP"),
+    "acp": ("auger.cli.acp", "run as an Agent Client Protocol agent on stdio (editors)"),
 }
 
 EPILOG = "subcommands:\n" + "\n".join(f"  {name:<9} {text}" for name, (_, text) in SUBCOMMANDS.items())

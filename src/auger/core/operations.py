@@ -263,6 +263,33 @@ class ModelList:
 
 
 @dataclass(frozen=True)
+class ModelCapabilities:
+    """What a model can do, from LangChain's model profiles (models.dev); None: not known."""
+
+    spec: str
+    context_window: int
+    tools: bool | None = None
+    images: bool | None = None
+    reasoning: bool | None = None
+
+
+@dataclass(frozen=True)
+class AgentCapabilities:
+    """One agent the user can reach: the main agent, a subagent, or an ACP agent (`kind`)."""
+
+    name: str
+    kind: str  # main | subagent | acp
+    model: str | None  # None: the main agent's (or the ACP agent's own)
+    tools: list[str] | None  # None: the main agent's tools (or unknown, for an ACP agent)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    agents: list[AgentCapabilities]
+    models: list[ModelCapabilities]  # the current model first, then the others /model offers
+
+
+@dataclass(frozen=True)
 class ShellResult:
     command: str
     output: str
@@ -294,6 +321,14 @@ MODELS = Op(
     NoArgs,
     ModelList,
     "The models /model offers (config and credentials of the server)",
+)
+CAPABILITIES = Op(
+    "capabilities",
+    "GET",
+    "/capabilities",
+    NoArgs,
+    Capabilities,
+    "Capability flags per agent (tools) and per model (tools, images, reasoning, context window)",
 )
 RUN_SHELL = Op(
     "run_shell",
@@ -362,6 +397,7 @@ OPERATIONS: tuple[Operation[Any, Any], ...] = (
     AGENT_INFO,
     CATALOGUE,
     MODELS,
+    CAPABILITIES,
     RUN_SHELL,
     MCP_TRUST,
     MCP_RESTART,

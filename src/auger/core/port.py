@@ -26,6 +26,7 @@ from auger.core import events as ev
 from auger.core import operations as ops
 from auger.core.agent.context import MODES
 from auger.core.operations import (
+    Capabilities,
     Catalogue,
     Compacted,
     McpServerInfo,
@@ -42,7 +43,11 @@ __all__ = [
     "MODES",
     "AgentPort",
     "ApprovalPolicy",
+    "Capabilities",
     "Catalogue",
+    "ClientFiles",
+    "ClientTerminal",
+    "CommandResult",
     "Compacted",
     "LiveThread",
     "McpServerInfo",
@@ -67,6 +72,31 @@ class TurnOptions:
     mode: str = "manual"  # manual | auto-edit | yolo
     approval: ApprovalPolicy | None = None  # answers every approval (headless); None: ask the front end
     max_turns: int | None = None  # model calls for this prompt (None: the configured max_turns)
+    files: ClientFiles | None = None  # the project's files through the front end (an editor's buffers)
+    terminal: ClientTerminal | None = None  # `execute` in the front end's terminal (an editor's)
+
+
+class ClientFiles(Protocol):
+    """A front end that holds the project's files (an editor over ACP: unsaved buffers, reviewed
+    writes). With `TurnOptions.files`, read_file / write_file / edit_file on project paths use it
+    instead of the disk (`auger.core.middleware.client_files`); local sessions only."""
+
+    async def read(self, path: str) -> str: ...  # `path`: the absolute host path
+    async def write(self, path: str, content: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    output: str
+    exit_code: int | None  # None: stopped at the timeout
+    truncated: bool = False
+
+
+class ClientTerminal(Protocol):
+    """A front end that runs the agent's shell commands (an editor's terminal over ACP), with
+    `TurnOptions.terminal`; `call_id` is the `execute` call's (to show the terminal in its row)."""
+
+    async def run(self, command: str, cwd: str, call_id: str, timeout: float | None) -> CommandResult: ...
 
 
 def headless_policy(request: ev.ApprovalRequested, mode: str) -> ev.ApprovalDecision:
@@ -101,6 +131,7 @@ class AgentPort(Protocol):
     # PortCalls
     async def catalogue(self) -> Catalogue: ...
     async def models(self) -> list[ModelChoice]: ...
+    async def capabilities(self) -> Capabilities: ...
     async def set_model(self, spec: str, params: dict[str, Any] | None = None) -> str: ...
     async def run_shell(self, command: str) -> ShellResult: ...
     async def compact(self, instructions: str | None = None) -> Compacted | None: ...
@@ -135,6 +166,10 @@ class PortCalls:
 
     async def models(self) -> list[ModelChoice]:
         return (await self.call(ops.MODELS, ops.NoArgs())).models
+
+    async def capabilities(self) -> Capabilities:
+        """What each agent and model can do (agentabi's `capabilities()`), where the agent runs."""
+        return await self.call(ops.CAPABILITIES, ops.NoArgs())
 
     async def set_model(self, spec: str, params: dict[str, Any] | None = None) -> str:
         """Use `spec` from the next turn on (checked, credentials included, where the agent runs);

@@ -27,6 +27,12 @@ class AugerContext:
     # call id -> (the arguments as stored, redacted; as the model wrote them): the tool runs the
     # latter (auger.core.middleware.redaction); in memory only, for this turn
     originals: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
+    # asks auger's approvals about an action {name, args, id, description} that is not a tool
+    # call of this graph (an ACP subagent's permission request); returns {"type": "approve" | "reject"}
+    approve: Any = None
+    # the front end's file access for this turn (auger.core.port.ClientFiles), None: the backend's
+    files: Any = None
+    terminal: Any = None  # the front end's terminal for `execute` (auger.core.port.ClientTerminal)
 
 
 def needs_approval(tool_name: str, ctx: AugerContext | None) -> bool:

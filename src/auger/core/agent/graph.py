@@ -28,6 +28,8 @@ outermost first):
                                  they enter state (and the thread DB).
 9b. ToolResultsMiddleware      — a tool that raises is an error result, not the end of the turn;
                                  a non-zero exit is status "error"; results are valid Unicode.
+9c. ClientToolsMiddleware      — with `TurnOptions.files` / `.terminal` (an editor over ACP), read_file /
+                                 write_file / edit_file on project paths and execute run in the front end.
 10. McpToolsMiddleware         — (when MCP servers are configured) offers the tools of the servers
                                  connected now and runs their calls, asking approval if needed.
 11. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
@@ -125,6 +127,7 @@ SUBAGENT_ROLES = ("history", "wire", "turn_limit", "safety")
 def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
     from langchain.agents.middleware import TodoListMiddleware
 
+    from auger.core.middleware.client_tools import ClientToolsMiddleware
     from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
     from auger.core.middleware.hooks import HooksMiddleware
     from auger.core.middleware.local_context import LocalContextMiddleware
@@ -150,8 +153,15 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
         turn_limit=TurnLimitMiddleware(),
         todos=TodoListMiddleware(),
         # tool-call safety, outermost first: hooks (may change or block the input), permission rules
-        # (deny; on the final input), redaction (secrets out of results and replies), truthful results
-        safety=(HooksMiddleware(), PermissionMiddleware(), RedactionMiddleware(), ToolResultsMiddleware()),
+        # (deny; on the final input), redaction (secrets out of results and replies),
+        # truthful results; innermost, the front end's files/terminal when it offers them (ACP)
+        safety=(
+            HooksMiddleware(),
+            PermissionMiddleware(),
+            RedactionMiddleware(),
+            ToolResultsMiddleware(),
+            ClientToolsMiddleware(),
+        ),
         skills=AugerSkillsMiddleware(backend, settings),  # they replace the SDK's own by name,
         memory=AugerMemoryMiddleware(backend, settings),  # in the SDK's tail slots
     )
@@ -180,7 +190,12 @@ def _subagents(
         "system_prompt": DEFAULT_SUBAGENT_PROMPT,
         "middleware": [stack.summarization, *stack.subagent(stack.model), stack.skills],
     }
-    defined = subagent_specs(discover_subagents(settings), middleware=middleware, tools=tools)
+    catalog = discover_subagents(settings)
+    defined = subagent_specs(catalog, middleware=middleware, tools=tools)
+    if catalog.acp_agents:
+        from auger.core.agent.acp_subagent import acp_subagent
+
+        defined += [acp_subagent(agent, settings.project_root) for agent in catalog.acp_agents]
     specs = {spec["name"]: spec for spec in [general_purpose, *defined]}  # a file may redefine it
     return list(specs.values())
 

@@ -63,6 +63,7 @@ class SubagentCatalog:
     agents: list[SubagentDef] = field(default_factory=list)
     async_agents: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    acp_agents: list[dict[str, Any]] = field(default_factory=list)  # [acp_agents.NAME]: other agents' CLIs
 
     def __iter__(self) -> Iterator[SubagentDef]:
         return iter(self.agents)
@@ -133,6 +134,30 @@ def _async_agents(settings: Settings, warnings: list[str]) -> list[dict[str, Any
     return out
 
 
+def _acp_agents(settings: Settings, warnings: list[str]) -> list[dict[str, Any]]:
+    """`[acp_agents.NAME]` tables: an Agent Client Protocol agent (`command`, `args`, `env`,
+    `description`) that the `task` tool can delegate to (auger.core.agent.acp_subagent)."""
+    out: list[dict[str, Any]] = []
+    for name, table in (settings.data.get("acp_agents") or {}).items():
+        table = table if isinstance(table, dict) else {}
+        missing = [k for k in ("command", "description") if not table.get(k)]
+        if missing or name_problem(name):
+            why = name_problem(name) or f"missing {' and '.join(missing)}"
+            warnings.append(f"skipped [acp_agents.{name}]: {why}")
+            continue
+        env = {str(k): str(v) for k, v in (table.get("env") or {}).items()}
+        out.append(
+            {
+                "name": name,
+                "description": str(table["description"]),
+                "command": str(table["command"]),
+                "args": [str(a) for a in table.get("args") or []],
+                "env": env,
+            }
+        )
+    return out
+
+
 def discover_subagents(settings: Settings) -> SubagentCatalog:
     found: dict[str, SubagentDef] = {}
     warnings: list[str] = []
@@ -149,7 +174,8 @@ def discover_subagents(settings: Settings) -> SubagentCatalog:
                 continue
             found[agent.name] = agent
     agents = sorted(found.values(), key=lambda a: a.name)
-    return SubagentCatalog(agents, _async_agents(settings, warnings), warnings)
+    async_agents = _async_agents(settings, warnings)
+    return SubagentCatalog(agents, async_agents, warnings, _acp_agents(settings, warnings))
 
 
 list_subagents = discover_subagents  # for a `/agents` view

@@ -74,6 +74,13 @@ async def models(session: Session, request: ops.NoArgs) -> ops.ModelList:
     return ops.ModelList(model_choices(session.runtime.settings))
 
 
+@implements(ops.CAPABILITIES)
+async def capabilities(session: Session, request: ops.NoArgs) -> ops.Capabilities:
+    from auger.core.models.capabilities import capabilities as build
+
+    return await asyncio.to_thread(build, session.runtime, session.model_spec)
+
+
 @implements(ops.RUN_SHELL)
 async def run_shell(session: Session, request: ops.Shell) -> ops.ShellResult:
     from auger.core.backends.user_shell import run_user_command

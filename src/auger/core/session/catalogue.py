@@ -28,6 +28,7 @@ def catalogue(runtime: Runtime) -> Catalogue:
         SubagentInfo(str(a["name"]), str(a.get("description") or ""), "remote" if a.get("url") else "async")
         for a in agents.async_agents
     ]
+    subagents += [SubagentInfo(str(a["name"]), str(a["description"]), "acp") for a in agents.acp_agents]
     mcp = None
     if runtime.mcp is not None:
         mcp = [

@@ -6,6 +6,7 @@ One `StreamTranslator` per turn. Events from a subagent carry `parent_id`: the i
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Iterator
@@ -90,6 +91,22 @@ class StreamTranslator:
             # from middleware (permission refusals, hook problems) via the stream writer
             level: Literal["info", "warning"] = "warning" if data.get("level") == "warning" else "info"
             yield ev.Notice(str(data.get("message", "")), level)
+        elif mode == "custom" and isinstance(data, dict) and data.get("auger_event") == "acp_subagent":
+            yield from self._on_acp_subagent(data)
+
+    def _on_acp_subagent(self, data: dict[str, Any]) -> Iterator[ev.Event]:
+        """An event of an ACP agent working on a `task` call (auger.core.agent.acp_subagent),
+        as a subagent event of that call."""
+        task = {"description": data.get("description"), "subagent_type": data.get("subagent_type")}
+        key = call_key("task", task)
+        parent = next((cid for cid, k in self._call_keys.items() if k == key), None)
+        try:
+            event = ev.event_from_dict(dict(data.get("event") or {}))
+        except (KeyError, TypeError):
+            return
+        if parent is not None and "parent_id" in {f.name for f in dataclasses.fields(event)}:
+            event = dataclasses.replace(event, **{"parent_id": parent})
+        yield event
 
     def _on_message(self, ns: tuple[str, ...], chunk: Any, meta: dict[str, Any]) -> Iterator[ev.Event]:
         if not isinstance(chunk, AIMessageChunk) or meta.get("langgraph_node") != "model":

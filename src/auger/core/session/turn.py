@@ -142,7 +142,14 @@ class Turn:
             hooks=runtime.hooks,
             verdicts=self.verdicts,
             originals=self.originals,
+            approve=self._approve,
+            files=self.options.files,
+            terminal=self.options.terminal,
         )
+
+    async def _approve(self, action: dict[str, Any]) -> dict[str, Any]:
+        """An approval that is not one of the graph's interrupts (an ACP subagent asking)."""
+        return await decide(self.session, action, self.options, self.put)
 
     async def _answer_interrupts(self) -> Any:
         translator = self.translator
