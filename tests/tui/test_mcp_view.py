@@ -35,10 +35,10 @@ async def test_project_servers_wait_for_trust_then_start(tui: Tui) -> None:
         assert _status(app) == {"calc": "untrusted"}
         await turn(pilot, "hi")  # the first turn tells the user how to trust them
         assert "/mcp trust" in " ".join(str(n.render()) for n in app.transcript.query("Notice"))
-        assert "add" not in [t["function"]["name"] for t in tui.llm.requests[0]["tools"]]
+        assert "mcp__calc__add" not in [t["function"]["name"] for t in tui.llm.requests[0]["tools"]]
         await turn(pilot, "/mcp trust")
         await wait_for(pilot, lambda: _status(app) == {"calc": "connected"})
-        assert "add" in app.transcript.query(InfoBlock).last().source
+        assert "mcp__calc__add" in app.transcript.query(InfoBlock).last().source
         await turn(pilot, "/mcp restart calc")
         assert _status(app) == {"calc": "connected"}
         assert "Restarted" in " ".join(b.source for b in app.transcript.query(InfoBlock))

@@ -241,5 +241,5 @@ def agent_tool_names(session: Any) -> list[str]:
     names = list(getattr(getattr(node, "bound", None), "tools_by_name", None) or {})
     manager = getattr(session, "mcp", None)
     if manager is not None:
-        names += [tool.name for tool in manager.tools(names) if tool.name not in names]
+        names += [tool.name for tool in manager.tools() if tool.name not in names]
     return names

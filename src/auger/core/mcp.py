@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auger.core.mcp_config import McpServerConfig, TrustStore, project_servers, untrusted_hint
+from auger.core.mcp_names import safe, tool_name
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 _CONNECTION_CLOSED = -32000  # mcp.types.CONNECTION_CLOSED
 _REQUEST_TIMEOUT = 408  # what mcp's send_request raises on read timeout
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 @dataclass
@@ -224,7 +223,7 @@ class McpManager:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             self.log_dir.mkdir(parents=True, exist_ok=True)
-            srv.log_path = self.log_dir / f"mcp-{_UNSAFE.sub('_', cfg.name)}.log"
+            srv.log_path = self.log_dir / f"mcp-{safe(cfg.name)}.log"
             log = stack.enter_context(srv.log_path.open("a" if srv.starts > 1 else "w", encoding="utf-8"))
             log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {cfg.command} {' '.join(cfg.args)}\n")
             log.flush()
@@ -315,36 +314,33 @@ class McpManager:
         return _error_result(f"MCP tool '{tool}' (server '{server}') timed out after {timeout:g}s.")
 
     # -- what the agent and the UI see ---------------------------------------------------------
-    def tools(self, reserved: Iterable[str] = ()) -> list[BaseTool]:
-        """Tools of every connected server. A name two servers share (or that is in `reserved`,
-        e.g. the agent's built-in tools) becomes `SERVER__TOOL`; otherwise the tool keeps its name.
-        Metadata gains `mcp_server`, `mcp_tool` and `read_only`."""
-        taken = set(reserved)
-        live = [s for s in self._servers.values() if s.status == "connected"]
-        counts = Counter(t.name for s in live for t in s.tools)
+    def tools(self) -> list[BaseTool]:
+        """Tools of every connected server, each named `mcp__SERVER__TOOL` (`auger.core.mcp_names`):
+        a name never depends on which other servers are configured or running. Metadata gains
+        `mcp_server`, `mcp_tool` and `read_only`."""
         out: list[BaseTool] = []
-        for srv in live:
+        for srv in self._servers.values():
+            if srv.status != "connected":
+                continue
             for tool in srv.tools:
-                name = tool.name
-                if counts[name] > 1 or name in taken:
-                    name = f"{_UNSAFE.sub('_', srv.config.name)}__{name}"[:64]
                 meta = dict(tool.metadata or {})
                 read_only = srv.config.read_only or meta.get("readOnlyHint") is True
                 meta.update(mcp_server=srv.config.name, mcp_tool=tool.name, read_only=read_only)
+                name = tool_name(srv.config.name, tool.name)
                 out.append(tool.model_copy(update={"name": name, "metadata": meta}))
         return out
 
-    def read_only_tools(self, reserved: Iterable[str] = ()) -> set[str]:
-        """Names (as `tools(reserved)` gives them) that need no approval: `readOnlyHint` tools and
-        every tool of a server configured `readOnly`."""
-        return {t.name for t in self.tools(reserved) if (t.metadata or {}).get("read_only")}
+    def read_only_tools(self) -> set[str]:
+        """Names (as `tools()` gives them) that need no approval: `readOnlyHint` tools and every
+        tool of a server configured `readOnly`."""
+        return {t.name for t in self.tools() if (t.metadata or {}).get("read_only")}
 
     def status(self) -> list[dict[str, Any]]:
         return [
             {
                 "name": name,
                 "status": srv.status,
-                "tools": [t.name for t in srv.tools] if srv.status == "connected" else [],
+                "tools": [tool_name(name, t.name) for t in srv.tools] if srv.status == "connected" else [],
                 "error": srv.error,
                 "source": srv.config.source,
                 "transport": srv.config.transport,

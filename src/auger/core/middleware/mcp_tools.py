@@ -8,7 +8,7 @@ like the shell does (same HITL interrupt shape, so the Session answers them the 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
@@ -18,19 +18,14 @@ from langgraph.types import interrupt
 
 from auger.core.middleware.permissions import approval_description, mcp_identity, refused, tool_verdict
 
-BUILTIN_TOOL_NAMES = frozenset(
-    {"ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "task", "write_todos"}
-)
-
 
 class McpToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
-    def __init__(self, manager: Any, reserved: Iterable[str] = BUILTIN_TOOL_NAMES) -> None:
+    def __init__(self, manager: Any) -> None:
         super().__init__()
         self.manager = manager
-        self.reserved = frozenset(reserved)
 
     def current_tools(self) -> dict[str, BaseTool]:
-        return {t.name: t for t in self.manager.tools(reserved=self.reserved)}
+        return {t.name: t for t in self.manager.tools()}
 
     def _with_tools(self, request: ModelRequest) -> ModelRequest:
         tools = self.current_tools()
