@@ -20,14 +20,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from auger.core.mcp_client import client_session_class, progress_sink, roots_callback
 from auger.core.mcp_config import McpServerConfig, TrustStore, project_servers, untrusted_hint
 from auger.core.mcp_names import safe, tool_name
+from auger.core.mcp_prompts import McpPrompt, McpPromptError
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
     from mcp import ClientSession
+    from mcp.shared.session import ProgressFnT
     from mcp.types import CallToolResult
 
 _CONNECTION_CLOSED = -32000  # mcp.types.CONNECTION_CLOSED
@@ -41,6 +44,9 @@ class _Server:
     error: str | None = None
     session: ClientSession | None = None
     tools: list[BaseTool] = field(default_factory=list)
+    prompts: list[McpPrompt] = field(default_factory=list)
+    resources: list[Any] = field(default_factory=list)  # mcp.types.Resource
+    templates: list[Any] = field(default_factory=list)  # mcp.types.ResourceTemplate
     task: asyncio.Task[None] | None = None
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
@@ -89,10 +95,13 @@ class McpManager:
         startup_timeout: float = 30.0,
         on_notice: Callable[[str], None] | None = None,
         problems: Iterable[str] = (),
+        roots: Iterable[Path] = (),
     ) -> None:
         """`problems`: what was wrong with the configuration (broken files, bad entries; each was
-        skipped) — shown as notices on the first turn, like servers that cannot start."""
+        skipped) — shown as notices on the first turn, like servers that cannot start. `roots`:
+        the folders servers are told they may work in (`roots/list`): the project."""
         self.log_dir = Path(log_dir)
+        self.roots = [Path(r) for r in roots]
         self.call_timeout = call_timeout
         self.startup_timeout = startup_timeout
         self._on_notice = on_notice
@@ -167,6 +176,7 @@ class McpManager:
 
     def _launch(self, srv: _Server) -> None:
         srv.status, srv.error, srv.tools = "starting", None, []
+        srv.prompts, srv.resources, srv.templates = [], [], []
         srv.stop, srv.ready, srv.down = asyncio.Event(), asyncio.Event(), asyncio.Event()
         srv.task = asyncio.create_task(self._hold(srv), name=f"mcp:{srv.config.name}")
 
@@ -190,7 +200,6 @@ class McpManager:
     async def _hold(self, srv: _Server) -> None:
         import anyio
         from langchain_mcp_adapters.tools import load_mcp_tools
-        from mcp import ClientSession
 
         srv.starts += 1
         try:
@@ -200,12 +209,16 @@ class McpManager:
                 group = await stack.enter_async_context(anyio.create_task_group())
                 stack.callback(group.cancel_scope.cancel)
                 group.start_soon(self._pump, srv, read, pump_send)
-                session = await stack.enter_async_context(ClientSession(pump_recv, write))
+                session_class = client_session_class()
+                session = await stack.enter_async_context(
+                    session_class(pump_recv, write, list_roots_callback=roots_callback(self.roots))
+                )
                 with anyio.fail_after(self.startup_timeout):
                     await session.initialize()
                     srv.session = session
                     proxy: Any = _SessionProxy(self, srv.config.name)
                     srv.tools = await load_mcp_tools(proxy, server_name=srv.config.name)
+                    await self._list_features(srv, session)
                 srv.status = "connected"
                 srv.ready.set()
                 await srv.stop.wait()
@@ -216,6 +229,20 @@ class McpManager:
         finally:
             srv.session = None
             srv.ready.set()
+
+    async def _list_features(self, srv: _Server, session: ClientSession) -> None:
+        """The server's prompts and resources, when it has them (a failure here costs only those)."""
+        caps = session.get_server_capabilities()
+        name = srv.config.name
+        try:
+            if caps is not None and caps.prompts is not None:
+                listed = await session.list_prompts()
+                srv.prompts = [McpPrompt.from_mcp(name, p) for p in listed.prompts]
+            if caps is not None and caps.resources is not None:
+                srv.resources = list((await session.list_resources()).resources)
+                srv.templates = list((await session.list_resource_templates()).resourceTemplates)
+        except Exception as exc:
+            self._notify(f"MCP server '{name}': could not list its prompts/resources: {self._describe(exc)}")
 
     async def _open_transport(self, srv: _Server, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
         cfg = srv.config
@@ -273,7 +300,10 @@ class McpManager:
             )
         timeout = self.call_timeout
         coro = session.call_tool(
-            tool, args, read_timeout_seconds=timedelta(seconds=timeout), progress_callback=progress
+            tool,
+            args,
+            read_timeout_seconds=timedelta(seconds=timeout),
+            progress_callback=cast("ProgressFnT | None", progress or progress_sink()),
         )
         call = asyncio.ensure_future(asyncio.wait_for(coro, timeout + 5))
         call.add_done_callback(lambda t: t.cancelled() or t.exception())  # never "never retrieved"
@@ -334,6 +364,52 @@ class McpManager:
         """Names (as `tools()` gives them) that need no approval: `readOnlyHint` tools and every
         tool of a server configured `readOnly`."""
         return {t.name for t in self.tools() if (t.metadata or {}).get("read_only")}
+
+    def prompts(self) -> list[McpPrompt]:
+        """Prompts of every connected server; each runs as `/{prompt.command} args`."""
+        return [p for s in self._servers.values() if s.status == "connected" for p in s.prompts]
+
+    def resources(self) -> list[tuple[str, Any]]:
+        """(server, mcp.types.Resource) of every connected server."""
+        return [(n, r) for n, s in self._servers.items() if s.status == "connected" for r in s.resources]
+
+    def resource_templates(self) -> list[tuple[str, Any]]:
+        return [(n, t) for n, s in self._servers.items() if s.status == "connected" for t in s.templates]
+
+    def connected(self) -> list[str]:
+        return [n for n, s in self._servers.items() if s.status == "connected"]
+
+    async def get_prompt(self, prompt: McpPrompt, arguments: dict[str, str]) -> Any:
+        """`prompts/get` (McpPromptError naming the server when it fails)."""
+        return await self._request(
+            prompt.server, f"prompt '{prompt.name}'", lambda s: s.get_prompt(prompt.name, arguments)
+        )
+
+    async def read_resource(self, server: str, uri: str) -> Any:
+        """`resources/read` (McpPromptError naming the server and URI when it fails)."""
+        from pydantic import AnyUrl
+
+        return await self._request(server, f"resource {uri}", lambda s: s.read_resource(AnyUrl(uri)))
+
+    async def _request(self, server: str, what: str, send: Callable[[Any], Any]) -> Any:
+        from mcp.shared.exceptions import McpError
+
+        srv = self._servers.get(server)
+        if srv is None or srv.session is None or srv.status != "connected":
+            state = "not configured" if srv is None else srv.status
+            raise McpPromptError(
+                f"MCP server '{server}' is not available ({state}), so {what} cannot be read."
+            )
+        try:
+            return await asyncio.wait_for(send(srv.session), self.call_timeout)
+        except McpError as exc:
+            raise McpPromptError(f"MCP server '{server}' refused {what}: {exc.error.message}") from exc
+        except TimeoutError as exc:
+            raise McpPromptError(
+                f"MCP server '{server}' did not answer for {what} within {self.call_timeout:g}s."
+            ) from exc
+        except Exception as exc:
+            raise McpPromptError(f"MCP server '{server}' failed on {what}: {self._describe(exc)}") from exc
 
     def status(self) -> list[dict[str, Any]]:
         return [
@@ -436,7 +512,9 @@ def mcp_manager(
     if not servers and not problems:
         return None
     timeout = float(settings.get("mcp.call_timeout", 60.0))
-    return McpManager(servers, logs_dir(settings.home), timeout, problems=problems)
+    return McpManager(
+        servers, logs_dir(settings.home), timeout, problems=problems, roots=[settings.project_root]
+    )
 
 
 async def start_mcp(

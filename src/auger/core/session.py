@@ -221,6 +221,8 @@ class Session:
     async def _run_turn(self, prompt: str, queue: asyncio.Queue[Any]) -> None:
         from langgraph.errors import GraphRecursionError
 
+        from auger.core.mcp_input import mcp_message
+
         put, flush = self.safety.sink(queue.put_nowait)
         prompt, message = self._open_turn(prompt, put)
         translator = StreamTranslator()
@@ -229,6 +231,7 @@ class Session:
         try:
             held = held or await self._claim_thread(put)
             await self._hook(self.on_turn_start, prompt)  # in the try: a cancel here still ends the turn
+            message = await mcp_message(prompt, message, self.mcp)  # `/mcp__s__p`, `@server:uri`
             messages = await self.safety.start_turn(self, message, put)  # hooks; None: blocked
             payload: Any = {"messages": messages} if messages else None
             reason = "done" if messages else "error"

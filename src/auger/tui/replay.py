@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from auger.tui.app import AugerApp
 
 SKILL_KEY = "auger_skill"
+MCP_PROMPT_KEY = "auger_mcp_prompt"  # auger.core.mcp_prompts.PROMPT_KEY
 
 
 def _text(content: Any) -> str:
@@ -31,9 +32,12 @@ def blocks(messages: list[Any], root: Any, limit: int) -> list[Widget]:
         kind = getattr(msg, "type", "")
         text = _text(getattr(msg, "content", "")).strip()
         if kind == "human":
-            skill = (getattr(msg, "additional_kwargs", None) or {}).get(SKILL_KEY)
+            marks = getattr(msg, "additional_kwargs", None) or {}
+            skill, prompt = marks.get(SKILL_KEY), marks.get(MCP_PROMPT_KEY)
             if isinstance(skill, dict):  # a `/skill args` call: show what the user typed
                 text = f"/{skill.get('name')} {skill.get('args') or ''}".rstrip()
+            elif isinstance(prompt, dict):  # an MCP prompt `/mcp__server__prompt args`
+                text = f"/{prompt.get('command')} {prompt.get('args') or ''}".rstrip()
             out.append(UserMessage(text))
         elif kind == "ai":
             if text:
