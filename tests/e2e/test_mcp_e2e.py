@@ -86,3 +86,40 @@ def test_a_server_crashing_mid_turn_renames_nothing(auger_env: AugerEnv) -> None
     offered = [{t["function"]["name"] for t in r["tools"]} for r in auger_env.llm.requests]
     assert all("mcp__steady__pid" in names for names in offered)
     assert "mcp__fragile__pid" in offered[0] and "mcp__fragile__pid" not in offered[2]
+
+
+def test_prompts_resources_and_progress_headless(auger_env: AugerEnv) -> None:
+    """`auger -n "/mcp__calc__review 42 ..."` sends the server's prompt; `@calc:docs://guide`
+    attaches the resource; a tool's progress notifications are `tool_progress` events."""
+    _mcp_file(auger_env)
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "mcp__calc__steps", "args": {"count": 2}}]},
+        {"text": "reviewed"},
+    )
+    proc = auger_env.run(
+        "-n",
+        "/mcp__calc__review 42 see @calc:docs://guide",
+        "--mode",
+        "yolo",
+        "--output-format",
+        "stream-json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    user = [m for m in auger_env.llm.requests[0]["messages"] if m["role"] == "user"][-1]["content"]
+    assert user.startswith("Review pull request 42, looking at see @calc:docs://guide.")
+    assert "Use tabs." in user
+    events = auger_env.events(proc)
+    progress = [e for e in events if e["type"] == "tool_progress"]
+    started = next(e for e in events if e["type"] == "tool_call_started")
+    assert [(e["call_id"], e["progress"], e["total"]) for e in progress] == [
+        (started["call_id"], 1, 2),
+        (started["call_id"], 2, 2),
+    ]
+
+
+def test_a_missing_prompt_argument_is_one_line_and_exit_1(auger_env: AugerEnv) -> None:
+    _mcp_file(auger_env)
+    proc = auger_env.run("-n", "/mcp__calc__review")
+    assert proc.returncode != 0
+    assert "auger: /mcp__calc__review needs pr. Usage: /mcp__calc__review pr [focus]" in proc.stderr
+    assert "Traceback" not in proc.stderr and not auger_env.llm.requests

@@ -7,7 +7,9 @@ up on a request, answers `roots/list` with the project, and forwards progress to
 * `roots`: the project root, as a `file://` URI.
 * progress: `progress_sink()` gives the callback for a tool call in flight. The middleware that
   runs the call sets `CALL` (its tool call id and the stream writer); each `notifications/progress`
-  becomes a `tool_progress` custom stream event (`auger.core.events.ToolProgress`).
+  becomes a `tool_progress` custom stream event (`auger.core.events.ToolProgress`). The SDK calls
+  it from the session's receive task, so the writer runs in a copy of the call's context (it
+  reads the graph's config from there).
 
 `mcp` is imported only by the functions that need it (the module itself stays cheap).
 """
@@ -16,9 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,9 @@ log = logging.getLogger("auger.mcp")
 REQUEST_TIMEOUT = 408  # what the SDK's send_request raises on its read timeout
 
 # (tool call id, stream writer) of the MCP tool call running in this context
-CALL: ContextVar[tuple[str, Callable[[Any], None]] | None] = ContextVar("auger_mcp_call", default=None)
+CALL: contextvars.ContextVar[tuple[str, Callable[[Any], None]] | None] = contextvars.ContextVar(
+    "auger_mcp_call", default=None
+)
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
@@ -38,17 +42,19 @@ def progress_sink() -> ProgressFn | None:
     if current is None:
         return None
     call_id, writer = current
+    context = contextvars.copy_context()  # the writer reads the graph's config from its context
 
     async def report(progress: float, total: float | None, message: str | None) -> None:
         with contextlib.suppress(Exception):  # a closed stream must not fail the call
-            writer(
+            context.copy().run(
+                writer,
                 {
                     "auger_event": "tool_progress",
                     "call_id": call_id,
                     "progress": progress,
                     "total": total,
                     "message": message,
-                }
+                },
             )
 
     return report

@@ -1,4 +1,4 @@
-"""What the completion menu offers for the text being typed: slash commands and skills, a
+"""What the completion menu offers for the text being typed: slash commands, skills, MCP prompts, a
 command's arguments, or `@path`s from the project's file index."""
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ def _commands(app: AugerApp, prefix: str) -> list[Completion]:
     for name, description in services.skills(app):
         if name.startswith(prefix.lower()) and REGISTRY.get(name) is None:
             out.append(Completion(f"/{name} ", f"/{name} [args]", f"skill: {description}"))
+    for prompt in services.mcp_prompts(app):
+        if prompt.command.startswith(prefix):
+            out.append(Completion(f"/{prompt.command} ", prompt.usage, f"MCP prompt: {prompt.description}"))
     return out[:MAX_ITEMS]
 
 

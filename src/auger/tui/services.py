@@ -80,6 +80,19 @@ def mcp_status(app: AugerApp) -> list[dict[str, Any]] | None:
     return manager.status() if manager is not None else None
 
 
+def mcp_prompts(app: AugerApp) -> list[Any]:
+    """The connected servers' prompts (`auger.core.mcp_prompts.McpPrompt`), for the completion menu."""
+    manager = getattr(app.session, "mcp", None)
+    prompts = getattr(manager, "prompts", None)
+    if not callable(prompts):
+        return []
+    try:
+        return list(prompts())
+    except Exception:
+        log.exception("listing MCP prompts failed")
+        return []
+
+
 async def mcp_action(app: AugerApp, action: str, name: str) -> str:
     """`/mcp restart NAME` (a crashed or hung server) and `/mcp trust` (approve this project's
     `.mcp.json`, remembered per project, then start its servers)."""
