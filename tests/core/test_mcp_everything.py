@@ -20,7 +20,9 @@ from auger.core.mcp_input import mcp_message
 from auger.core.mcp_resources import resource_tools
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-EVERYTHING = Path(__file__).resolve().parents[1] / "mcp_servers" / "node_modules" / ".bin" / "mcp-server-everything"
+EVERYTHING = (
+    Path(__file__).resolve().parents[1] / "mcp_servers" / "node_modules" / ".bin" / "mcp-server-everything"
+)
 PROJECT = Path(__file__).resolve().parents[2]
 
 
@@ -65,7 +67,10 @@ async def test_resources_and_templates(ev: McpManager) -> None:
     assert "demo://resource/static/document/features.md" in uris
     prompt = "summarise @ev:demo://resource/static/document/features.md"
     attached = await mcp_message(prompt, HumanMessage(prompt), ev)
-    assert "## Tools" in attached.content and 'uri="demo://resource/static/document/features.md"' in attached.content
+    assert (
+        "## Tools" in attached.content
+        and 'uri="demo://resource/static/document/features.md"' in attached.content
+    )
     by_name = {t.name: t for t in resource_tools(ev)}
     listing = text(await call(by_name["list_mcp_resources"], server="ev"))
     assert "ev:demo://resource/dynamic/text/{resourceId}" in listing and "(template)" in listing

@@ -123,3 +123,41 @@ def test_a_missing_prompt_argument_is_one_line_and_exit_1(auger_env: AugerEnv) -
     assert proc.returncode != 0
     assert "auger: /mcp__calc__review needs pr. Usage: /mcp__calc__review pr [focus]" in proc.stderr
     assert "Traceback" not in proc.stderr and not auger_env.llm.requests
+
+
+EVERYTHING = (
+    Path(__file__).resolve().parents[1] / "mcp_servers" / "node_modules" / ".bin" / "mcp-server-everything"
+)
+
+
+def _everything(env: AugerEnv) -> None:
+    assert EVERYTHING.exists(), "npm server missing: run scripts/test.sh (npm ci --prefix tests/mcp_servers)"
+    spec = {"mcpServers": {"ev": {"command": str(EVERYTHING), "args": ["stdio"]}}}
+    (env.home / "mcp.json").write_text(json.dumps(spec))
+
+
+def test_sampling_is_answered_by_the_model_in_yolo_and_refused_otherwise(auger_env: AugerEnv) -> None:
+    """The reference npm server asks for a model reply during its tool call: in yolo the scripted
+    model answers it (a request of its own, with the server's system prompt); in auto-edit mode
+    it is refused with a line saying how to allow it. Elicitation is declined headless."""
+    _everything(auger_env)
+    sample = {"name": "mcp__ev__trigger-sampling-request", "args": {"prompt": "say hi"}}
+    auger_env.llm.add({"tool_calls": [sample]}, {"text": "sampled hello"}, {"text": "done"})
+    proc = auger_env.run("-n", "go", "--mode", "yolo", "--output-format", "stream-json")
+    assert proc.returncode == 0, proc.stderr
+    [finished] = [e for e in auger_env.events(proc) if e["type"] == "tool_call_finished"]
+    assert finished["status"] == "success" and "sampled hello" in finished["output"]
+    asked = auger_env.llm.requests[1]["messages"]
+    assert asked[0] == {"role": "system", "content": "You are a helpful test server."}
+    assert "say hi" in asked[-1]["content"] and "tools" not in auger_env.llm.requests[1]
+
+    elicit = {"name": "mcp__ev__trigger-elicitation-request", "args": {}}
+    auger_env.llm.add({"tool_calls": [sample]}, {"tool_calls": [elicit]}, {"text": "done"})
+    auger_env.write_config('[permissions]\nallow = ["ev:*"]\n')  # the tool runs; its sampling does not
+    proc = auger_env.run("-n", "go", "--mode", "auto-edit", "--output-format", "stream-json")
+    assert proc.returncode == 0, proc.stderr
+    events = auger_env.events(proc)
+    outputs = [e["output"] for e in events if e["type"] == "tool_call_finished"]
+    assert len(auger_env.llm.requests) == 3 + 3  # no sampling request reached the model this time
+    assert "refused in 'auto-edit' mode" in outputs[0] and "--mode yolo" in outputs[0]
+    assert '"action": "decline"' in outputs[1]

@@ -26,6 +26,7 @@ from auger.core.mcp_client import client_session_class, progress_sink, roots_cal
 from auger.core.mcp_config import McpServerConfig, TrustStore, project_servers, untrusted_hint
 from auger.core.mcp_names import safe, tool_name
 from auger.core.mcp_prompts import McpPrompt, McpPromptError
+from auger.core.mcp_requests import elicitation_callback, sampling_callback
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -102,6 +103,7 @@ class McpManager:
         the folders servers are told they may work in (`roots/list`): the project."""
         self.log_dir = Path(log_dir)
         self.roots = [Path(r) for r in roots]
+        self.client_requests: Any = None  # auger.core.mcp_requests.SessionRequests: set by the Session
         self.call_timeout = call_timeout
         self.startup_timeout = startup_timeout
         self._on_notice = on_notice
@@ -210,8 +212,15 @@ class McpManager:
                 stack.callback(group.cancel_scope.cancel)
                 group.start_soon(self._pump, srv, read, pump_send)
                 session_class = client_session_class()
+                name = srv.config.name
                 session = await stack.enter_async_context(
-                    session_class(pump_recv, write, list_roots_callback=roots_callback(self.roots))
+                    session_class(
+                        pump_recv,
+                        write,
+                        list_roots_callback=roots_callback(self.roots),
+                        sampling_callback=sampling_callback(name, lambda: self.client_requests),
+                        elicitation_callback=elicitation_callback(name, lambda: self.client_requests),
+                    )
                 )
                 with anyio.fail_after(self.startup_timeout):
                     await session.initialize()

@@ -449,6 +449,10 @@ async def create_session(
     session.default_model = model
     install_hooks(session, store)
     session.mcp = mcp
+    if mcp is not None:  # sampling / elicitation requests of the servers (auger.core.mcp_requests)
+        from auger.core.mcp_requests import SessionRequests
+
+        mcp.client_requests = SessionRequests(session, session.notices.append)
     session.safety.hooks = hooks
     if thread_id is not None:
         await session.open_thread(thread_id)
