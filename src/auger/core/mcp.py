@@ -97,12 +97,15 @@ class McpManager:
         on_notice: Callable[[str], None] | None = None,
         problems: Iterable[str] = (),
         roots: Iterable[Path] = (),
+        oauth_home: Path | None = None,
     ) -> None:
         """`problems`: what was wrong with the configuration (broken files, bad entries; each was
         skipped) — shown as notices on the first turn, like servers that cannot start. `roots`:
-        the folders servers are told they may work in (`roots/list`): the project."""
+        the folders servers are told they may work in (`roots/list`): the project. `oauth_home`:
+        where HTTP servers' OAuth tokens are kept (`auger.core.mcp_oauth`); None: no OAuth."""
         self.log_dir = Path(log_dir)
         self.roots = [Path(r) for r in roots]
+        self.oauth_home = oauth_home
         self.client_requests: Any = None  # auger.core.mcp_requests.SessionRequests: set by the Session
         self.call_timeout = call_timeout
         self.startup_timeout = startup_timeout
@@ -273,14 +276,32 @@ class McpManager:
         if cfg.transport == "sse":
             from mcp.client.sse import sse_client
 
-            read, write = await stack.enter_async_context(sse_client(cfg.url, headers=cfg.headers or None))
+            auth = self._oauth(srv)
+            read, write = await stack.enter_async_context(
+                sse_client(cfg.url, headers=cfg.headers or None, auth=auth)
+            )
             return read, write
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        client = await stack.enter_async_context(create_mcp_http_client(headers=cfg.headers or None))
+        client = await stack.enter_async_context(
+            create_mcp_http_client(headers=cfg.headers or None, auth=self._oauth(srv))
+        )
         read, write, _ = await stack.enter_async_context(streamable_http_client(cfg.url, http_client=client))
         return read, write
+
+    def _oauth(self, srv: _Server) -> Any:
+        """OAuth for an HTTP server that brings no Authorization header of its own."""
+        cfg = srv.config
+        if (
+            self.oauth_home is None
+            or cfg.url is None
+            or any(k.lower() == "authorization" for k in cfg.headers)
+        ):
+            return None
+        from auger.core.mcp_oauth import oauth_provider
+
+        return oauth_provider(self.oauth_home, cfg.name, cfg.url, self._notify)
 
     async def _pump(self, srv: _Server, read: Any, send: Any) -> None:
         """Forward server messages to the session; the end of the stream means the server went away."""
@@ -522,7 +543,12 @@ def mcp_manager(
         return None
     timeout = float(settings.get("mcp.call_timeout", 60.0))
     return McpManager(
-        servers, logs_dir(settings.home), timeout, problems=problems, roots=[settings.project_root]
+        servers,
+        logs_dir(settings.home),
+        timeout,
+        problems=problems,
+        roots=[settings.project_root],
+        oauth_home=settings.home,
     )
 
 
