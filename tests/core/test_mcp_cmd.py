@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_mcp import FAST, make_project
 
-from auger import mcp_cmd
+from auger.cli import mcp as mcp_cmd
 
 
 def servers(path: Path) -> dict[str, object]:

@@ -13,11 +13,11 @@ import pytest
 import pytest_asyncio
 from test_mcp import call, text
 
-from auger.core.mcp import McpManager
-from auger.core.mcp_client import CALL
-from auger.core.mcp_config import McpServerConfig
-from auger.core.mcp_input import mcp_message
-from auger.core.mcp_resources import resource_tools
+from auger.core.mcp.manager import McpManager
+from auger.core.mcp.client import CALL
+from auger.core.mcp.config import McpServerConfig
+from auger.core.mcp.user_message import mcp_message
+from auger.core.mcp.resources import resource_tools
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 EVERYTHING = (

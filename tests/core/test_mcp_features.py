@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from test_mcp import by_name, call, fast, running, text
 
-from auger.core.mcp_client import CALL
-from auger.core.mcp_input import mcp_message
-from auger.core.mcp_prompts import McpPrompt, McpPromptError, PromptArg, prompt_arguments
-from auger.core.mcp_resources import mentions, resource_tools
+from auger.core.mcp.client import CALL
+from auger.core.mcp.user_message import mcp_message
+from auger.core.mcp.prompts import McpPrompt, McpPromptError, PromptArg, prompt_arguments
+from auger.core.mcp.resources import mentions, resource_tools
 
 
 def human(content: str) -> Any:

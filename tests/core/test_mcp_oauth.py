@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_mcp import HERE, by_name, call, free_port, running, status_of, text
 
-from auger.core.mcp_config import McpServerConfig
+from auger.core.mcp.config import McpServerConfig
 
 OAUTH = str(HERE / "oauth_server.py")
 

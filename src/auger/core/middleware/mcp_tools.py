@@ -5,7 +5,7 @@ the graph is built. Each model call offers the tools of the servers connected *n
 call of one of them is executed here. Calls to tools that are not read-only ask for approval
 like the shell does (same HITL interrupt shape, so the Session answers them the same way).
 While a server offers resources, the model also gets `list_mcp_resources` / `read_mcp_resource`
-(read-only). A call's progress notifications reach its tool row (`auger.core.mcp_client.CALL`).
+(read-only). A call's progress notifications reach its tool row (`auger.core.mcp.client.CALL`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.types import interrupt
 
-from auger.core.mcp_client import CALL
+from auger.core.mcp.client import CALL
 from auger.core.middleware.permissions import approval_description, mcp_identity, refused, tool_verdict
 
 
@@ -31,7 +31,7 @@ class McpToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     def current_tools(self) -> dict[str, BaseTool]:
         tools = {t.name: t for t in self.manager.tools()}
         if self.manager.resources() or self.manager.resource_templates():
-            from auger.core.mcp_resources import resource_tools
+            from auger.core.mcp.resources import resource_tools
 
             if self._resource_tools is None:
                 self._resource_tools = resource_tools(self.manager)
