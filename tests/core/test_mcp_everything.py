@@ -13,11 +13,11 @@ import pytest
 import pytest_asyncio
 from test_mcp import call, text
 
-from auger.core.mcp.manager import McpManager
 from auger.core.mcp.client import CALL
 from auger.core.mcp.config import McpServerConfig
-from auger.core.mcp.user_message import mcp_message
+from auger.core.mcp.manager import McpManager
 from auger.core.mcp.resources import resource_tools
+from auger.core.mcp.user_message import mcp_message
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 EVERYTHING = (

@@ -12,9 +12,9 @@ import pytest
 from test_mcp import by_name, call, fast, running, text
 
 from auger.core.mcp.client import CALL
-from auger.core.mcp.user_message import mcp_message
 from auger.core.mcp.prompts import McpPrompt, McpPromptError, PromptArg, prompt_arguments
 from auger.core.mcp.resources import mentions, resource_tools
+from auger.core.mcp.user_message import mcp_message
 
 
 def human(content: str) -> Any:

@@ -59,7 +59,7 @@ async def test_prompts_resources_and_progress_in_the_tui(tui: Tui) -> None:
         {"tool_calls": [{"name": "mcp__calc__steps", "args": {"count": 4}}]},
         {"text": "stepped"},
     )
-    app = tui.app(factory=session_factory(BootOptions()), mode="yolo")
+    app = tui.app(factory=local(), mode="yolo")
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await wait_for(pilot, lambda: _status(app) == {"calc": "connected"})

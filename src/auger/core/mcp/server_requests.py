@@ -65,7 +65,12 @@ class SessionRequests:
     """Answers server requests for the turn running now: its mode, its model, its notices."""
 
     def __init__(
-        self, settings: Any, mode: str, model_spec: str | None, model_params: dict[str, Any], notify: Callable[[str], None]
+        self,
+        settings: Any,
+        mode: str,
+        model_spec: str | None,
+        model_params: dict[str, Any],
+        notify: Callable[[str], None],
     ) -> None:
         self.settings, self.mode, self.notify = settings, mode, notify
         self.model_spec, self.model_params = model_spec, model_params

@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from auger.core.mcp.names import legacy_names
 from auger.core.safety import command_forms
 from auger.core.safety import shell_parser as shellparse
 from auger.core.safety.host_paths import AgentPaths, inside, normalise
-from auger.core.mcp.names import legacy_names
 from auger.errors import ConfigError
 
 FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "delete", "ls", "glob", "grep"})
