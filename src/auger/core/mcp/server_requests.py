@@ -89,7 +89,7 @@ class SessionRequests:
 
         spec = self.model_spec
         try:
-            model = model_factory(self.session.settings)(spec, dict(self.model_params))
+            model = model_factory(self.settings)(spec, dict(self.model_params))
             reply = await model.ainvoke(_sampling_messages(params))
         except Exception as exc:
             log.exception("sampling for %s failed", server)
