@@ -52,6 +52,28 @@ async def test_matchers_are_full_regexes_on_tool_names(tmp_path: Path) -> None:
     assert len(r.matching("PreToolUse", ["execute"])) == 1
 
 
+async def test_matchers_written_for_any_mcp_tool_name_match(tmp_path: Path) -> None:
+    """An MCP tool is `mcp__time__get_time`; matchers naming it `time:get_time`, or as auger
+    named it before (`get_time`, `time__get_time`), still match it."""
+    from langchain_core.tools import StructuredTool
+
+    from auger.core.middleware.hooks import tool_subjects
+
+    def get_time() -> str:
+        """The time."""
+        return "noon"
+
+    tool = StructuredTool.from_function(
+        get_time, name="mcp__time__get_time", metadata={"mcp_server": "time", "mcp_tool": "get_time"}
+    )
+    subjects = tool_subjects(tool.name, tool)
+    for matcher in ("mcp__time__.*", "time:get_time", "get_time", "time__get_time"):
+        assert runner(tmp_path, HookCommand("PreToolUse", "true", matcher)).matching("PreToolUse", subjects)
+    assert not runner(tmp_path, HookCommand("PreToolUse", "true", "get_date")).matching(
+        "PreToolUse", subjects
+    )
+
+
 async def test_exit_2_blocks_with_stderr_and_json_block(tmp_path: Path) -> None:
     block = script(tmp_path, "block.sh", 'echo "no rm -rf here" >&2\nexit 2\n')
     r = runner(tmp_path, HookCommand("PreToolUse", block))

@@ -213,6 +213,17 @@ def test_mcp_rules_by_server_and_tool(tmp_path: Path) -> None:
     assert eng.evaluate("delete_repo", {}, mode="yolo", gated=True, mcp=None).action == "allow"
 
 
+def test_mcp_rules_written_for_older_tool_names_still_match(tmp_path: Path) -> None:
+    """MCP tools are `mcp__server__tool` now; a rule naming the tool as auger used to (its bare
+    name, or `server__tool` after a collision) still applies to it, and the new name works too."""
+    call = ("mcp__time__get_time", {})
+    for rule in ("get_time", "time__get_time", "mcp__time__get_time"):
+        eng = engine(tmp_path, deny=[rule])
+        assert eng.evaluate(*call, mode="yolo", gated=True, mcp=("time", "get_time")).action == "deny", rule
+    eng = engine(tmp_path, deny=["get_time"])
+    assert eng.evaluate(*call, mode="yolo", gated=True, mcp=("clock", "get_now")).action == "allow"
+
+
 def test_task_and_other_tools(tmp_path: Path) -> None:
     eng = engine(tmp_path, allow=["task(general-purpose)"], deny=["fetch(https://evil.example/*)"])
     assert (

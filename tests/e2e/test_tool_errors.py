@@ -90,7 +90,9 @@ def _media_server(env: AugerEnv) -> None:
 
 def test_mcp_content_a_provider_cannot_take_reaches_the_model_as_text(auger_env: AugerEnv) -> None:
     _media_server(auger_env)
-    auger_env.llm.add(_call("c_media", "media"), {"text": "The report is linked."}, {"text": "Next."})
+    auger_env.llm.add(
+        _call("c_media", "mcp__files__media"), {"text": "The report is linked."}, {"text": "Next."}
+    )
     proc = auger_env.run("-n", "fetch the report", "--output-format", "json")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)

@@ -35,11 +35,41 @@ async def test_project_servers_wait_for_trust_then_start(tui: Tui) -> None:
         assert _status(app) == {"calc": "untrusted"}
         await turn(pilot, "hi")  # the first turn tells the user how to trust them
         assert "/mcp trust" in " ".join(str(n.render()) for n in app.transcript.query("Notice"))
-        assert "add" not in [t["function"]["name"] for t in tui.llm.requests[0]["tools"]]
+        assert "mcp__calc__add" not in [t["function"]["name"] for t in tui.llm.requests[0]["tools"]]
         await turn(pilot, "/mcp trust")
         await wait_for(pilot, lambda: _status(app) == {"calc": "connected"})
-        assert "add" in app.transcript.query(InfoBlock).last().source
+        assert "mcp__calc__add" in app.transcript.query(InfoBlock).last().source
         await turn(pilot, "/mcp restart calc")
         assert _status(app) == {"calc": "connected"}
         assert "Restarted" in " ".join(b.source for b in app.transcript.query(InfoBlock))
     assert TrustStore(tui.env.home).is_trusted(tui.env.project)
+
+
+async def test_prompts_resources_and_progress_in_the_tui(tui: Tui) -> None:
+    """`/mcp__calc__review 42 ...` is completed and sent as the server's prompt, `@calc:docs://guide`
+    attaches the resource, and a tool's progress shows on its row."""
+    from auger.tui.completer import completions
+    from auger.tui.widgets.tool_row import ToolRow
+
+    spec = {"mcpServers": {"calc": {"command": sys.executable, "args": [str(SERVER)]}}}
+    (tui.env.home / "mcp.json").write_text(json.dumps(spec))
+    tui.llm.add(
+        {"text": "reviewed"},
+        {"text": "read it"},
+        {"tool_calls": [{"name": "mcp__calc__steps", "args": {"count": 4}}]},
+        {"text": "stepped"},
+    )
+    app = tui.app(factory=local(), mode="yolo")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: _status(app) == {"calc": "connected"})
+        menu = completions(app, "/mcp__calc__r", len("/mcp__calc__r"))
+        assert menu is not None and [c.label for c in menu.items] == ["/mcp__calc__review pr [focus]"]
+        await turn(pilot, "/mcp__calc__review 42 the tests")
+        assert tui.last_user_text() == "Review pull request 42, looking at the tests."
+        await turn(pilot, "use @calc:docs://guide please")
+        assert "Use tabs." in tui.last_user_text() and "use @calc:docs://guide please" in tui.last_user_text()
+        await turn(pilot, "step")
+        row = app.transcript.query(ToolRow).last()
+        assert row.tool_name == "mcp__calc__steps" and row.status == "success"
+        assert row.progress == "▰▰▰▰▰▰▰▰▰▰ 4/4 step 4 of 4"

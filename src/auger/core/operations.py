@@ -238,6 +238,7 @@ class McpServerInfo:
     status: str  # connected | connecting | failed | untrusted | ...
     tools: list[str]
     error: str | None = None
+    prompts: list[str] = field(default_factory=list)  # usages: "/mcp__server__prompt arg [optional]"
 
 
 @dataclass(frozen=True)

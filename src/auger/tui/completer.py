@@ -1,4 +1,4 @@
-"""What the completion menu offers for the text being typed: slash commands and skills, a
+"""What the completion menu offers for the text being typed: slash commands, skills, MCP prompts, a
 command's arguments, or `@path`s from the project's file index."""
 
 from __future__ import annotations
@@ -25,6 +25,11 @@ def _commands(app: AugerApp, prefix: str) -> list[Completion]:
         if skill.name.startswith(prefix.lower()) and REGISTRY.get(skill.name) is None:
             label = f"/{skill.name} {skill.args_hint}".rstrip()
             out.append(Completion(f"/{skill.name} ", label, f"skill: {skill.description}"))
+    for server in (app.catalogue.mcp or []) if app.catalogue else []:
+        for usage in server.prompts:
+            command = usage.split(" ", 1)[0]
+            if command[1:].startswith(prefix):
+                out.append(Completion(f"{command} ", usage, f"MCP prompt of {server.name}"))
     return out[:MAX_ITEMS]
 
 

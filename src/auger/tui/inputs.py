@@ -80,8 +80,8 @@ class InputController:
             return
         if cmd is None:
             skills = skill_names(app)
-            if name in skills:
-                await self.prompt(text)  # the Session expands `/skill args`
+            if name in skills or name.startswith("mcp__"):
+                await self.prompt(text)  # the Session expands `/skill args` and `/mcp__server__prompt`
                 return
             near = REGISTRY.suggest(name, extra=skills)
             hint = f" Did you mean /{near}?" if near else " Type /help for the list."

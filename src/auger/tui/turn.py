@@ -38,6 +38,7 @@ class TurnView:
             ev.ReasoningDelta: self._reasoning,
             ev.ToolCallStarted: self._tool_started,
             ev.ToolCallFinished: self._tool_finished,
+            ev.ToolProgress: self._tool_progress,
             ev.ApprovalRequested: self._approval,
             ev.TodosUpdated: self._todos,
             ev.SubagentFinished: self._subagent_finished,
@@ -113,6 +114,11 @@ class TurnView:
             await self._mount(row, event.parent_id)
         await self._close_text(event.call_id)
         row.finish(event.status, event.output, event.duration_ms)
+
+    async def _tool_progress(self, event: ev.ToolProgress) -> None:
+        row = self.rows.get(event.call_id)
+        if row is not None:
+            row.report_progress(event.progress, event.total, event.message)
 
     def _row_for(self, request: ev.ApprovalRequested) -> ToolRow | None:
         for row in reversed(self.rows.values()):

@@ -267,5 +267,5 @@ def agent_tool_names(graph: Any, manager: Any = None) -> list[str]:
     node = getattr(graph, "nodes", {}).get("tools")
     names = list(getattr(getattr(node, "bound", None), "tools_by_name", None) or {})
     if manager is not None:
-        names += [tool.name for tool in manager.tools(names) if tool.name not in names]
+        names += [tool.name for tool in manager.tools() if tool.name not in names]
     return names

@@ -14,25 +14,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from auger.core.mcp.client import client_session_class, progress_sink, roots_callback
 from auger.core.mcp.config import McpServerConfig, TrustStore, project_servers, untrusted_hint
+from auger.core.mcp.names import safe, tool_name
+from auger.core.mcp.prompts import McpPrompt, McpPromptError
+from auger.core.mcp.server_requests import elicitation_callback, sampling_callback
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
     from mcp import ClientSession
+    from mcp.shared.session import ProgressFnT
     from mcp.types import CallToolResult
 
 _CONNECTION_CLOSED = -32000  # mcp.types.CONNECTION_CLOSED
 _REQUEST_TIMEOUT = 408  # what mcp's send_request raises on read timeout
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 @dataclass
@@ -42,6 +45,9 @@ class _Server:
     error: str | None = None
     session: ClientSession | None = None
     tools: list[BaseTool] = field(default_factory=list)
+    prompts: list[McpPrompt] = field(default_factory=list)
+    resources: list[Any] = field(default_factory=list)  # mcp.types.Resource
+    templates: list[Any] = field(default_factory=list)  # mcp.types.ResourceTemplate
     task: asyncio.Task[None] | None = None
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
@@ -90,10 +96,17 @@ class McpManager:
         startup_timeout: float = 30.0,
         on_notice: Callable[[str], None] | None = None,
         problems: Iterable[str] = (),
+        roots: Iterable[Path] = (),
+        oauth_home: Path | None = None,
     ) -> None:
         """`problems`: what was wrong with the configuration (broken files, bad entries; each was
-        skipped) — shown as notices on the first turn, like servers that cannot start."""
+        skipped) — shown as notices on the first turn, like servers that cannot start. `roots`:
+        the folders servers are told they may work in (`roots/list`): the project. `oauth_home`:
+        where HTTP servers' OAuth tokens are kept (`auger.core.mcp.oauth`); None: no OAuth."""
         self.log_dir = Path(log_dir)
+        self.roots = [Path(r) for r in roots]
+        self.oauth_home = oauth_home
+        self.client_requests: Any = None  # auger.core.mcp.server_requests.SessionRequests: set by the Session
         self.call_timeout = call_timeout
         self.startup_timeout = startup_timeout
         self._on_notice = on_notice
@@ -168,6 +181,7 @@ class McpManager:
 
     def _launch(self, srv: _Server) -> None:
         srv.status, srv.error, srv.tools = "starting", None, []
+        srv.prompts, srv.resources, srv.templates = [], [], []
         srv.stop, srv.ready, srv.down = asyncio.Event(), asyncio.Event(), asyncio.Event()
         srv.task = asyncio.create_task(self._hold(srv), name=f"mcp:{srv.config.name}")
 
@@ -191,7 +205,6 @@ class McpManager:
     async def _hold(self, srv: _Server) -> None:
         import anyio
         from langchain_mcp_adapters.tools import load_mcp_tools
-        from mcp import ClientSession
 
         srv.starts += 1
         try:
@@ -201,12 +214,23 @@ class McpManager:
                 group = await stack.enter_async_context(anyio.create_task_group())
                 stack.callback(group.cancel_scope.cancel)
                 group.start_soon(self._pump, srv, read, pump_send)
-                session = await stack.enter_async_context(ClientSession(pump_recv, write))
+                session_class = client_session_class()
+                name = srv.config.name
+                session = await stack.enter_async_context(
+                    session_class(
+                        pump_recv,
+                        write,
+                        list_roots_callback=roots_callback(self.roots),
+                        sampling_callback=sampling_callback(name, lambda: self.client_requests),
+                        elicitation_callback=elicitation_callback(name, lambda: self.client_requests),
+                    )
+                )
                 with anyio.fail_after(self.startup_timeout):
                     await session.initialize()
                     srv.session = session
                     proxy: Any = _SessionProxy(self, srv.config.name)
                     srv.tools = await load_mcp_tools(proxy, server_name=srv.config.name)
+                    await self._list_features(srv, session)
                 srv.status = "connected"
                 srv.ready.set()
                 await srv.stop.wait()
@@ -218,13 +242,27 @@ class McpManager:
             srv.session = None
             srv.ready.set()
 
+    async def _list_features(self, srv: _Server, session: ClientSession) -> None:
+        """The server's prompts and resources, when it has them (a failure here costs only those)."""
+        caps = session.get_server_capabilities()
+        name = srv.config.name
+        try:
+            if caps is not None and caps.prompts is not None:
+                listed = await session.list_prompts()
+                srv.prompts = [McpPrompt.from_mcp(name, p) for p in listed.prompts]
+            if caps is not None and caps.resources is not None:
+                srv.resources = list((await session.list_resources()).resources)
+                srv.templates = list((await session.list_resource_templates()).resourceTemplates)
+        except Exception as exc:
+            self._notify(f"MCP server '{name}': could not list its prompts/resources: {self._describe(exc)}")
+
     async def _open_transport(self, srv: _Server, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
         cfg = srv.config
         if cfg.transport == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             self.log_dir.mkdir(parents=True, exist_ok=True)
-            srv.log_path = self.log_dir / f"mcp-{_UNSAFE.sub('_', cfg.name)}.log"
+            srv.log_path = self.log_dir / f"mcp-{safe(cfg.name)}.log"
             log = stack.enter_context(srv.log_path.open("a" if srv.starts > 1 else "w", encoding="utf-8"))
             log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {cfg.command} {' '.join(cfg.args)}\n")
             log.flush()
@@ -238,14 +276,32 @@ class McpManager:
         if cfg.transport == "sse":
             from mcp.client.sse import sse_client
 
-            read, write = await stack.enter_async_context(sse_client(cfg.url, headers=cfg.headers or None))
+            auth = self._oauth(srv)
+            read, write = await stack.enter_async_context(
+                sse_client(cfg.url, headers=cfg.headers or None, auth=auth)
+            )
             return read, write
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        client = await stack.enter_async_context(create_mcp_http_client(headers=cfg.headers or None))
+        client = await stack.enter_async_context(
+            create_mcp_http_client(headers=cfg.headers or None, auth=self._oauth(srv))
+        )
         read, write, _ = await stack.enter_async_context(streamable_http_client(cfg.url, http_client=client))
         return read, write
+
+    def _oauth(self, srv: _Server) -> Any:
+        """OAuth for an HTTP server that brings no Authorization header of its own."""
+        cfg = srv.config
+        if (
+            self.oauth_home is None
+            or cfg.url is None
+            or any(k.lower() == "authorization" for k in cfg.headers)
+        ):
+            return None
+        from auger.core.mcp.oauth import oauth_provider
+
+        return oauth_provider(self.oauth_home, cfg.name, cfg.url, self._notify)
 
     async def _pump(self, srv: _Server, read: Any, send: Any) -> None:
         """Forward server messages to the session; the end of the stream means the server went away."""
@@ -274,7 +330,10 @@ class McpManager:
             )
         timeout = self.call_timeout
         coro = session.call_tool(
-            tool, args, read_timeout_seconds=timedelta(seconds=timeout), progress_callback=progress
+            tool,
+            args,
+            read_timeout_seconds=timedelta(seconds=timeout),
+            progress_callback=cast("ProgressFnT | None", progress or progress_sink()),
         )
         call = asyncio.ensure_future(asyncio.wait_for(coro, timeout + 5))
         call.add_done_callback(lambda t: t.cancelled() or t.exception())  # never "never retrieved"
@@ -315,36 +374,79 @@ class McpManager:
         return _error_result(f"MCP tool '{tool}' (server '{server}') timed out after {timeout:g}s.")
 
     # -- what the agent and the UI see ---------------------------------------------------------
-    def tools(self, reserved: Iterable[str] = ()) -> list[BaseTool]:
-        """Tools of every connected server. A name two servers share (or that is in `reserved`,
-        e.g. the agent's built-in tools) becomes `SERVER__TOOL`; otherwise the tool keeps its name.
-        Metadata gains `mcp_server`, `mcp_tool` and `read_only`."""
-        taken = set(reserved)
-        live = [s for s in self._servers.values() if s.status == "connected"]
-        counts = Counter(t.name for s in live for t in s.tools)
+    def tools(self) -> list[BaseTool]:
+        """Tools of every connected server, each named `mcp__SERVER__TOOL` (`auger.core.mcp.names`):
+        a name never depends on which other servers are configured or running. Metadata gains
+        `mcp_server`, `mcp_tool` and `read_only`."""
         out: list[BaseTool] = []
-        for srv in live:
+        for srv in self._servers.values():
+            if srv.status != "connected":
+                continue
             for tool in srv.tools:
-                name = tool.name
-                if counts[name] > 1 or name in taken:
-                    name = f"{_UNSAFE.sub('_', srv.config.name)}__{name}"[:64]
                 meta = dict(tool.metadata or {})
                 read_only = srv.config.read_only or meta.get("readOnlyHint") is True
                 meta.update(mcp_server=srv.config.name, mcp_tool=tool.name, read_only=read_only)
+                name = tool_name(srv.config.name, tool.name)
                 out.append(tool.model_copy(update={"name": name, "metadata": meta}))
         return out
 
-    def read_only_tools(self, reserved: Iterable[str] = ()) -> set[str]:
-        """Names (as `tools(reserved)` gives them) that need no approval: `readOnlyHint` tools and
-        every tool of a server configured `readOnly`."""
-        return {t.name for t in self.tools(reserved) if (t.metadata or {}).get("read_only")}
+    def read_only_tools(self) -> set[str]:
+        """Names (as `tools()` gives them) that need no approval: `readOnlyHint` tools and every
+        tool of a server configured `readOnly`."""
+        return {t.name for t in self.tools() if (t.metadata or {}).get("read_only")}
+
+    def prompts(self) -> list[McpPrompt]:
+        """Prompts of every connected server; each runs as `/{prompt.command} args`."""
+        return [p for s in self._servers.values() if s.status == "connected" for p in s.prompts]
+
+    def resources(self) -> list[tuple[str, Any]]:
+        """(server, mcp.types.Resource) of every connected server."""
+        return [(n, r) for n, s in self._servers.items() if s.status == "connected" for r in s.resources]
+
+    def resource_templates(self) -> list[tuple[str, Any]]:
+        return [(n, t) for n, s in self._servers.items() if s.status == "connected" for t in s.templates]
+
+    def connected(self) -> list[str]:
+        return [n for n, s in self._servers.items() if s.status == "connected"]
+
+    async def get_prompt(self, prompt: McpPrompt, arguments: dict[str, str]) -> Any:
+        """`prompts/get` (McpPromptError naming the server when it fails)."""
+        return await self._request(
+            prompt.server, f"prompt '{prompt.name}'", lambda s: s.get_prompt(prompt.name, arguments)
+        )
+
+    async def read_resource(self, server: str, uri: str) -> Any:
+        """`resources/read` (McpPromptError naming the server and URI when it fails)."""
+        from pydantic import AnyUrl
+
+        return await self._request(server, f"resource {uri}", lambda s: s.read_resource(AnyUrl(uri)))
+
+    async def _request(self, server: str, what: str, send: Callable[[Any], Any]) -> Any:
+        from mcp.shared.exceptions import McpError
+
+        srv = self._servers.get(server)
+        if srv is None or srv.session is None or srv.status != "connected":
+            state = "not configured" if srv is None else srv.status
+            raise McpPromptError(
+                f"MCP server '{server}' is not available ({state}), so {what} cannot be read."
+            )
+        try:
+            return await asyncio.wait_for(send(srv.session), self.call_timeout)
+        except McpError as exc:
+            raise McpPromptError(f"MCP server '{server}' refused {what}: {exc.error.message}") from exc
+        except TimeoutError as exc:
+            raise McpPromptError(
+                f"MCP server '{server}' did not answer for {what} within {self.call_timeout:g}s."
+            ) from exc
+        except Exception as exc:
+            raise McpPromptError(f"MCP server '{server}' failed on {what}: {self._describe(exc)}") from exc
 
     def status(self) -> list[dict[str, Any]]:
         return [
             {
                 "name": name,
                 "status": srv.status,
-                "tools": [t.name for t in srv.tools] if srv.status == "connected" else [],
+                "tools": [tool_name(name, t.name) for t in srv.tools] if srv.status == "connected" else [],
                 "error": srv.error,
                 "source": srv.config.source,
                 "transport": srv.config.transport,
@@ -440,7 +542,14 @@ def mcp_manager(
     if not servers and not problems:
         return None
     timeout = float(settings.get("mcp.call_timeout", 60.0))
-    return McpManager(servers, logs_dir(settings.home), timeout, problems=problems)
+    return McpManager(
+        servers,
+        logs_dir(settings.home),
+        timeout,
+        problems=problems,
+        roots=[settings.project_root],
+        oauth_home=settings.home,
+    )
 
 
 async def start_mcp(

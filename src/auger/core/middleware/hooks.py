@@ -21,6 +21,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
+from auger.core.mcp.names import legacy_names
 from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
 from auger.core.middleware.redaction import map_tool_messages
 from auger.core.safety.hook_runner import HookResult, HookRunner
@@ -37,10 +38,12 @@ def _runner(request: Any) -> tuple[HookRunner | None, AugerContext | None]:
 
 
 def tool_subjects(name: str, tool: Any) -> list[str]:
-    """What a tool matcher is matched against: the tool's name, and for MCP tools also
-    `server:tool` and Claude Code's `mcp__server__tool`."""
+    """What a tool matcher is matched against: the tool's name (`mcp__server__tool` for MCP tools),
+    and for MCP tools also `server:tool` and the names matchers used before (`auger.core.mcp.names`)."""
     ident = mcp_identity(tool)
-    return [name, *([f"{ident[0]}:{ident[1]}", f"mcp__{ident[0]}__{ident[1]}"] if ident else [])]
+    if ident is None:
+        return [name]
+    return [name, f"{ident[0]}:{ident[1]}", f"mcp__{ident[0]}__{ident[1]}", *legacy_names(*ident)]
 
 
 def _notify(request: Any, result: HookResult) -> None:

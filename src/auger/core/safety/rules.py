@@ -18,7 +18,8 @@
   the project-relative path of the host file it reaches; `~/x` patterns (relative to the home
   folder) and `//x` ones (absolute) match the host file (`auger.core.safety.host_paths`), before or
   after symlinks — so `write_file(~/.auger/**)` matches `/~auger/AGENTS.md`.
-* MCP tools — `server:tool` (or `server:*`); the tool's own name works too.
+* MCP tools — `server:tool` (or `server:*`), or the tool's name `mcp__server__tool`; the names
+  rules used before that (the tool's bare name, `server__tool`) still match it.
 * `task(TYPE)` matches the subagent type; any other tool's pattern matches any string argument.
 
 `touches` is the deny/ask test (the rule matches the call or any part of it), `covers` the allow
@@ -36,6 +37,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from auger.core.mcp.names import legacy_names
 from auger.core.safety import command_forms
 from auger.core.safety import shell_parser as shellparse
 from auger.core.safety.host_paths import AgentPaths, inside, normalise
@@ -206,6 +208,8 @@ def _tool_matches(rule: Rule, sub: Subject) -> bool:
             return False
         server, tool = rule.mcp
         return server == sub.mcp[0] and _command_regex(tool).fullmatch(sub.mcp[1]) is not None
+    if sub.mcp is not None and rule.tool in legacy_names(*sub.mcp):  # a rule from before mcp__ names
+        return True
     return rule.tool == sub.name
 
 

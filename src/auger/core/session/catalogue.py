@@ -32,7 +32,13 @@ def catalogue(runtime: Runtime) -> Catalogue:
     mcp = None
     if runtime.mcp is not None:
         mcp = [
-            McpServerInfo(s["name"], s["status"], list(s["tools"]), s.get("error"))
+            McpServerInfo(
+                s["name"],
+                s["status"],
+                list(s["tools"]),
+                s.get("error"),
+                [p.usage for p in runtime.mcp.prompts() if p.server == s["name"]],
+            )
             for s in runtime.mcp.status()
         ]
     return Catalogue(

@@ -87,11 +87,26 @@ class StreamTranslator:
             yield from self._on_message(ns, *data)
         elif mode == "updates":
             yield from self._on_updates(ns, data)
-        elif mode == "custom" and isinstance(data, dict) and data.get("auger_event") == "notice":
-            # from middleware (permission refusals, hook problems) via the stream writer
+        elif mode == "custom" and isinstance(data, dict):
+            yield from self._on_custom(ns, data)
+
+    def _on_custom(self, ns: tuple[str, ...], data: dict[str, Any]) -> Iterator[ev.Event]:
+        """Events middleware sends through the stream writer: notices (permission refusals, hook
+        problems) and tool progress (MCP `notifications/progress`)."""
+        kind = data.get("auger_event")
+        if kind == "notice":
             level: Literal["info", "warning"] = "warning" if data.get("level") == "warning" else "info"
             yield ev.Notice(str(data.get("message", "")), level)
-        elif mode == "custom" and isinstance(data, dict) and data.get("auger_event") == "acp_subagent":
+        elif kind == "tool_progress":
+            total = data.get("total")
+            yield ev.ToolProgress(
+                str(data.get("call_id") or ""),
+                float(data.get("progress") or 0),
+                float(total) if total is not None else None,
+                str(data["message"]) if data.get("message") else None,
+                self._parent(ns),
+            )
+        elif kind == "acp_subagent":
             yield from self._on_acp_subagent(data)
 
     def _on_acp_subagent(self, data: dict[str, Any]) -> Iterator[ev.Event]:

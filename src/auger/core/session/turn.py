@@ -94,6 +94,8 @@ class Turn:
         self._finish(ev.TurnEnded(reason, session.thread_id, self.translator.final_text))
 
     async def _loop(self, prompt: str) -> ev.EndReason:
+        from auger.core.mcp.server_requests import SessionRequests
+        from auger.core.mcp.user_message import mcp_message
         from auger.core.session.turn_input import user_message
 
         session, translator = self.session, self.translator
@@ -101,6 +103,16 @@ class Turn:
         for text in warnings:
             self.put(ev.Notice(text, "warning"))
         message = self._redact_message(message)
+        mcp = session.runtime.mcp
+        if mcp is not None:
+            message = await mcp_message(prompt, message, mcp)  # `/mcp__s__p args`, `@server:uri`
+            mcp.client_requests = SessionRequests(  # the servers' sampling / elicitation requests
+                session.runtime.settings,
+                self.options.mode,
+                session.model_spec,
+                dict(session.model_params),
+                lambda text: self.put(ev.Notice(text, "warning")),
+            )
         messages = await session.lifecycle.start_turn(session.thread_id, self.options.mode, message, self.put)
         if not messages:
             return "error"  # a UserPromptSubmit hook blocked it

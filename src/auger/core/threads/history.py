@@ -20,6 +20,7 @@ from typing import Any, Literal, cast
 from auger.core import events as ev
 
 SKILL_KEY = "auger_skill"  # additional_kwargs of a `/skill args` message (auger.core.catalog.skills)
+MCP_PROMPT_KEY = "auger_mcp_prompt"  # an MCP prompt run as `/mcp__server__prompt` (auger.core.mcp.prompts)
 HOOK_KEY = "auger_hook"  # additional_kwargs of hook context (auger.core.session.lifecycle)
 REFUSED_KEY = "auger_refused"  # additional_kwargs of a refused call (auger.core.middleware.permissions)
 
@@ -35,9 +36,12 @@ def content_text(content: Any) -> str:
 
 
 def _prompt(msg: Any, text: str) -> str:
-    skill = (getattr(msg, "additional_kwargs", None) or {}).get(SKILL_KEY)
+    marks = getattr(msg, "additional_kwargs", None) or {}
+    skill, prompt = marks.get(SKILL_KEY), marks.get(MCP_PROMPT_KEY)
     if isinstance(skill, dict):  # a `/skill args` call: what the user typed
         return f"/{skill.get('name')} {skill.get('args') or ''}".rstrip()
+    if isinstance(prompt, dict):  # an MCP prompt `/mcp__server__prompt args`
+        return f"/{prompt.get('command')} {prompt.get('args') or ''}".rstrip()
     return text
 
 
