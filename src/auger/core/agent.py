@@ -22,11 +22,14 @@ order hooks run before a model call (wrap_model_call: outermost first):
                                  they enter state (and the thread DB).
 10. McpToolsMiddleware         — (when MCP servers are configured) offers the tools of the servers
                                  connected now and runs their calls, asking approval if needed.
-11. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
-12. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
+11. RewindMiddleware           — snapshots the project before the turn's first file-changing
+                                 tool call (`auger.core.rewind`); innermost of the tool wrappers,
+                                 so refused or rejected calls cost nothing.
+12. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
+13. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
 
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
-dangling-tool-call patching) and its tail after 1-10: skills (11), prompt caching, memory (12),
+dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
 human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
 `auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
 > approval mode), unsupported content. Subagents get 1, 2, 5, 7-9 (+ a tool allow-list) — see
@@ -176,6 +179,7 @@ def create_cli_agent(
 
     from auger.core.backends import make_backend
     from auger.core.memory import memory_sources
+    from auger.core.middleware.rewind import RewindMiddleware
     from auger.core.mounts import with_mounts
 
     default_spec = settings.model
@@ -196,6 +200,7 @@ def create_cli_agent(
         from auger.core.middleware.mcp_tools import McpToolsMiddleware
 
         middleware.append(McpToolsMiddleware(mcp))
+    middleware.append(RewindMiddleware())  # after MCP: it sees the MCP tool (read-only or not)
     return create_deep_agent(
         model=model,
         tools=list(tools),

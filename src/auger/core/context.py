@@ -24,6 +24,8 @@ class AugerContext:
     permissions: Any = None
     hooks: Any = None
     verdicts: dict[str, Any] = field(default_factory=dict)
+    # this turn's auger.core.rewind.TurnRecorder (RewindMiddleware snapshots before file changes)
+    rewind: Any = None
 
 
 def needs_approval(tool_name: str, ctx: AugerContext | None) -> bool:

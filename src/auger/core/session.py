@@ -73,6 +73,7 @@ class Session:
         self.threads: Any = None  # ThreadStore (auger.core.threads), closed with the session
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._task: asyncio.Task[None] | None = None
+        self._rewind: Any = None  # this turn's auger.core.rewind.TurnRecorder (None: off)
         self.mcp: Any = None  # McpManager, closed with the session
         self.safety = SessionSafety(settings)  # rules, hooks (create_session sets .hooks), redaction
 
@@ -118,6 +119,7 @@ class Session:
             permissions=self.safety.permissions,
             hooks=self.safety.hooks,
             verdicts=self.safety.verdicts,
+            rewind=self._rewind,
         )
 
     @property
@@ -197,8 +199,10 @@ class Session:
     async def _run_turn(self, prompt: str, queue: asyncio.Queue[Any]) -> None:
         from langgraph.errors import GraphRecursionError
 
+        from auger.core.rewind import finish_turn, turn_recorder
         from auger.core.turn_input import load_warnings, user_message
 
+        self._rewind = turn_recorder(self.settings, self.threads, self.thread_id)  # snapshots on first change
         put, flush = self.safety.sink(queue.put_nowait)
         put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
         prompt = self.safety.redact_prompt(prompt, put)  # secret values never reach the thread DB
@@ -241,6 +245,8 @@ class Session:
             put(ev.Error(describe_error(exc, self.model_spec, self.settings), "provider"))
         finally:
             self._pending.clear()
+        for event in await finish_turn(self._rewind):  # the "after" snapshot: FilesChanged
+            put(event)
         self._drain_notices(put)
         await self._hook(self.on_turn_end, prompt, final=True)
         flush()

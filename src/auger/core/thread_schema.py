@@ -7,6 +7,8 @@ migration recorded in `auger_migrations`. Append to `MIGRATIONS`; never edit one
   message count, parent thread and fork point.
 * `auger_messages` + `auger_fts` — the text of each message once (user, assistant, tool result),
   with an external-content FTS5 index over it for full-text search (`auger.core.thread_search`).
+* `auger_rewind_turns` — per thread and user turn (LangGraph's input checkpoint of the turn) that
+  changed files: the project snapshot before and after it (`auger.core.rewind.records`).
 
 Standard library only (the `auger threads` commands import this on their fast path).
 """
@@ -66,6 +68,22 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE TRIGGER auger_messages_ad AFTER DELETE ON auger_messages BEGIN
             INSERT INTO auger_fts(auger_fts, rowid, text) VALUES ('delete', old.id, old.text);
         END;
+        """,
+    ),
+    (
+        "0003_rewind",
+        """
+        CREATE TABLE auger_rewind_turns (
+            thread_id TEXT NOT NULL,
+            checkpoint_id TEXT NOT NULL,
+            root TEXT NOT NULL,
+            before_tree TEXT NOT NULL,
+            after_tree TEXT,
+            bytes INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (thread_id, checkpoint_id)
+        );
+        CREATE INDEX auger_rewind_turns_root ON auger_rewind_turns(root);
         """,
     ),
 ]
