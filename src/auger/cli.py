@@ -16,7 +16,10 @@ from auger import __version__
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     # name -> (module, help)
     "config": ("auger.config_cmd", "show or change settings (auger config show | set KEY VALUE)"),
-    "threads": ("auger.threads_cmd", "list, search, show, rename, fork, delete and prune threads"),
+    "threads": (
+        "auger.threads_cmd",
+        "list, search, show, rename, fork, rewind, diff, delete and prune threads",
+    ),
     "mcp": ("auger.mcp_cmd", "list configured MCP servers and their tools"),
     "hooks": ("auger.hooks_cmd", "list lifecycle hooks, trust this project's hooks"),
     "serve": ("auger.serve_cmd", "serve the agent over HTTP"),

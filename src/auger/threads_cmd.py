@@ -1,8 +1,9 @@
-"""`auger threads list|show|rename|delete|fork|prune`.
+"""`auger threads list|show|rename|delete|fork|prune|rewind|diff`.
 
-`list`, `rename`, `delete` and `prune` touch SQLite only (no LangGraph import), so they start
-fast; `show` and `fork` read the conversation through LangGraph. Thread ids may be given as any
-unique prefix.
+`list`, `rename`, `delete`, `prune` and `diff` touch SQLite only (no LangGraph import), so they
+start fast; `show`, `fork` and `rewind` read the conversation through LangGraph. Thread ids may be
+given as any unique prefix. `rewind` and `diff` live in `auger.rewind_cmd`; `delete` and `prune`
+also drop the snapshots no thread references any more (`auger.core.rewind.housekeeping`).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
-from auger import paths
+from auger import paths, rewind_cmd
 from auger.core.mounts import artifacts_dir
+from auger.core.rewind import housekeeping
+from auger.core.rewind.records import sizes as snapshot_sizes
 from auger.core.threads import ThreadInfo, ThreadStore, parse_age
 from auger.errors import AugerError
 
@@ -48,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     prune = sub.add_parser("prune", help="delete threads not used for a while (every project)")
     prune.add_argument("--older-than", metavar="AGE", required=True, help="e.g. 30d, 12h, 2w")
     prune.add_argument("--dry-run", action="store_true", help="only list what would be deleted")
+    rewind_cmd.add_parsers(sub)
     return p
 
 
@@ -82,12 +86,21 @@ def _list(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     root = None if args.all else str(paths.project_root(Path(args.cwd).expanduser() if args.cwd else cwd))
     limit = None if args.limit <= 0 else args.limit
     threads = store.list(root=root, search=args.search, limit=limit)
-    return _print_list(threads, args, all_projects=root is None)
+    sizes = snapshot_sizes(store.conn, [t.id for t in threads])
+    return _print_list(threads, args, all_projects=root is None, sizes=sizes)
 
 
-def _print_list(threads: list[ThreadInfo], args: argparse.Namespace, *, all_projects: bool) -> int:
+def _print_list(
+    threads: list[ThreadInfo],
+    args: argparse.Namespace,
+    *,
+    all_projects: bool,
+    sizes: dict[str, int] | None = None,
+) -> int:
+    sizes = sizes or {}
     if args.json:
-        print(json.dumps([t.to_dict() for t in threads], ensure_ascii=False, indent=2))
+        rows = [{**t.to_dict(), "snapshot_bytes": sizes.get(t.id, 0)} for t in threads]
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0
     if not threads:
         what = "matching threads" if args.search else "threads"
@@ -96,14 +109,20 @@ def _print_list(threads: list[ThreadInfo], args: argparse.Namespace, *, all_proj
         return 0
     for t in threads:
         fork = f"  (fork of {t.parent_id[:8]} @{t.fork_turn})" if t.parent_id else ""
-        print(
-            f"{t.id[:12]}  {_local(t.updated_at)}  {t.message_count:>4} msgs  {t.title or 'Untitled'}{fork}"
-        )
+        snap = f"  [{_size(sizes[t.id])} snapshots]" if sizes.get(t.id) else ""
+        title = t.title or "Untitled"
+        print(f"{t.id[:12]}  {_local(t.updated_at)}  {t.message_count:>4} msgs  {title}{fork}{snap}")
         if all_projects:
             print(f"{'':14}{t.cwd}")
         if t.snippet is not None:
             print(f"{'':14}… {t.snippet}")
     return 0
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    return f"{n / 1024:.1f} KB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MB"
 
 
 def _show(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
@@ -131,6 +150,7 @@ def _delete(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     info = store.get(thread_id)
     store.delete(thread_id)
     print(f"Deleted thread {thread_id}" + (f" ({info.title})." if info and info.title else "."))
+    housekeeping.collect(store.path.parent, store.conn)  # its snapshots, unless a fork shares them
     return 0
 
 
@@ -154,6 +174,10 @@ def _prune(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
         print("\n".join(f"  {thread_id}" for thread_id in ids))
     if files:
         print(f"{verb} {files} offloaded tool result / history file(s) older than that.")
+    if not args.dry_run:
+        swept = housekeeping.collect(store.path.parent, store.conn)
+        if swept.objects or swept.stores:
+            print(f"Removed {swept.objects} snapshot object(s), {swept.stores} store(s) no thread uses.")
     return 0
 
 
@@ -177,4 +201,6 @@ COMMANDS = {
     "delete": _delete,
     "fork": _fork,
     "prune": _prune,
+    "rewind": rewind_cmd.rewind,
+    "diff": rewind_cmd.diff,
 }

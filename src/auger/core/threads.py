@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from auger.core import thread_checkpoints, thread_schema, thread_search
 from auger.core.checkpoint import BUSY_TIMEOUT_MS, check_db_path, database_error
+from auger.core.rewind import records as rewind_records
 from auger.core.thread_schema import THREAD_COLUMNS
 from auger.core.thread_search import IndexedMessage
 from auger.errors import ThreadError, UsageError
@@ -314,6 +315,7 @@ class ThreadStore:
 
     def _delete(self, cur: sqlite3.Cursor, thread_id: str) -> None:
         thread_checkpoints.delete_checkpoints(cur, thread_id)
+        rewind_records.delete_thread(cur, thread_id)  # its snapshots are collected by housekeeping
         row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
         if row is not None:
             cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
@@ -332,6 +334,20 @@ class ThreadStore:
                     self._delete(cur, thread_id)
         return ids
 
+    def truncate(self, thread_id: str, keep: int) -> None:
+        """Cut the conversation after user turn `keep` (0: nothing left), in place: checkpoints,
+        the turns' rewind records, and the search index (rebuilt by `thread_ops.truncate_thread`)."""
+        with self._write() as cur:
+            cut = thread_checkpoints.truncate_turns(cur, thread_id, keep)
+            rewind_records.delete_from(cur, thread_id, cut)
+            row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
+            if row is not None:
+                cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
+                cur.execute(
+                    "UPDATE auger_threads SET last_message_id = NULL, message_count = 0 WHERE key = ?",
+                    (row[0],),
+                )
+
     # -- forks -------------------------------------------------------------------------------
     def fork(self, source_id: str, at_turn: int | None = None, *, new_id: str) -> int:
         """Copy the source's checkpoints up to the end of user turn `at_turn` (None: all) into
@@ -340,6 +356,7 @@ class ThreadStore:
         was at that point; the source is not touched."""
         with self._write() as cur:
             at_turn = thread_checkpoints.copy_turns(cur, source_id, new_id, at_turn)
+            rewind_records.copy_to_fork(cur, source_id, new_id)  # turns 1..at_turn can be rewound
             src = cur.execute(
                 "SELECT title, cwd, root, git_branch, model FROM auger_threads WHERE id = ?", (source_id,)
             ).fetchone() or ("", "", "", None, None)
