@@ -142,8 +142,13 @@ def _hash_all(root: Path, todo: list[Todo], started: int) -> Iterable[Hashed]:
 
 
 def _parallel(one: Callable[[Todo], Hashed | None], todo: list[Todo]) -> Iterator[Hashed]:
+    """`one` over `todo` in a few threads, in batches (a future per file costs more than a small file)."""
+
+    def batch(items: list[Todo]) -> list[Hashed]:
+        return [h for h in map(one, items) if h is not None]
+
     workers = min(THREADS, os.cpu_count() or 1)
+    size = max(16, len(todo) // (workers * 8))
     with ThreadPoolExecutor(workers, thread_name_prefix="auger-snapshot") as pool:
-        for hashed in pool.map(one, todo, chunksize=64):
-            if hashed is not None:
-                yield hashed
+        for done in pool.map(batch, [todo[i : i + size] for i in range(0, len(todo), size)]):
+            yield from done
