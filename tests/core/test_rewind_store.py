@@ -199,6 +199,30 @@ def test_restore_refuses_hand_edits_and_files_turned_into_folders(
     assert [s.path for s in forced.steps] == ["README.md"]
 
 
+def test_restore_never_reaches_through_a_folder_turned_symlink(
+    tmp_path: Path, root: Path, home: Path, store: ObjectStore
+) -> None:
+    before = snap(store, root, home)
+    (root / "lib").mkdir()
+    (root / "lib/made.txt").write_text("agent\n")
+    (root / "pkg0/sub0/mod0.py").write_text("agent\n")
+    after = snap(store, root, home)
+    changes = list(trees.diff(store.tree, before, after))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "made.txt").write_text("agent\n")  # the same content, outside the project
+    shutil.rmtree(root / "lib")
+    (root / "lib").symlink_to(outside)
+    shutil.rmtree(root / "pkg0/sub0")
+    (root / "pkg0/sub0").symlink_to(outside)
+    plan = restore.plan(root, [changes], force=True)
+    assert sorted(plan.blocked) == [
+        "lib/made.txt: lib is a symlink now",
+        "pkg0/sub0/mod0.py: pkg0/sub0 is a symlink now",
+    ]
+    assert (outside / "made.txt").read_text() == "agent\n"
+
+
 def test_the_diff_applies_in_reverse_with_git_apply(
     tmp_path: Path, root: Path, home: Path, store: ObjectStore
 ) -> None:

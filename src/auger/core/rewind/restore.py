@@ -70,9 +70,9 @@ def plan(root: Path, undone: Iterable[Sequence[Change]], *, force: bool) -> Plan
         else:
             out.steps.append(step)
     removed = {s.path for s in out.steps if s.target is None}
-    out.blocked += [
-        f"{s.path}: {why}" for s in out.steps if s.target and (why := _parent_problem(root, s.path, removed))
-    ]
+    for path in sorted({s.path for s in [*out.steps, *out.conflicts]}):  # never through a symlinked folder
+        if why := _parent_problem(root, path, removed):
+            out.blocked.append(f"{path}: {why}")
     return out
 
 
@@ -118,7 +118,7 @@ def _parent_problem(root: Path, path: str, removed: set[str]) -> str | None:
         except FileNotFoundError:
             return None  # created on the way
         if not stat.S_ISDIR(st.st_mode) and parent not in removed:
-            return f"{parent} is not a folder now"
+            return f"{parent} is a {'symlink' if stat.S_ISLNK(st.st_mode) else 'file'} now"
     return None
 
 
