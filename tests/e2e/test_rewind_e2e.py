@@ -425,3 +425,49 @@ def test_mcp_tools_snapshot_unless_read_only(auger_env: AugerEnv) -> None:
     writes = turn(auger_env, "may write", {"name": "add", "args": {"a": 1, "b": 2}})
     assert [e["status"] for e in writes if e["type"] == "tool_call_finished"] == ["success"]
     assert [(e["turn"], e["paths"]) for e in changed(writes)] == [(2, [])]
+
+
+def test_two_processes_snapshot_one_project_at_once(auger_env: AugerEnv) -> None:
+    """Two agents in one folder at once: the shared store stays sound and every turn is recorded.
+    (Each turn's snapshots also see what the other wrote meanwhile — the conflict check then treats
+    the other's later writes as someone else's, so neither rewind overwrites them unforced.)"""
+    root = auger_env.project
+    seed(root)
+    for name in ("alpha", "beta"):  # each writes, then waits, so the two turns overlap
+        when = {"last_user_contains": name}
+        auger_env.llm.add(
+            {"when": when, "tool_calls": [write(f"{name}.txt", f"{name}\n")]},
+            {"when": when, "delay": 1.0, "tool_calls": [shell(f"echo more >> {name}.txt")]},
+            {"when": when, "text": "done"},
+        )
+    procs = {
+        name: subprocess.Popen(
+            [AUGER, "-n", f"{name} task", "--mode", "yolo", "--output-format", "stream-json"],
+            cwd=root,
+            env=auger_env.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("alpha", "beta")
+    }
+    for name, proc in procs.items():
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0 and "cannot be rewound" not in err, err
+        (event,) = [e for e in map(json.loads, out.splitlines()) if e["type"] == "files_changed"]
+        assert f"{name}.txt" in event["paths"]
+    (store,) = (auger_env.home / "snapshots").glob("*.db")
+    conn = sqlite3.connect(store)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+    conn = sqlite3.connect(auger_env.home / "threads.db")
+    assert (
+        conn.execute("SELECT count(*) FROM auger_rewind_turns WHERE after_tree IS NOT NULL").fetchone()[0]
+        == 2
+    )
+    conn.close()
+    for thread in json.loads(auger_env.run("threads", "list", "--json").stdout):
+        name = thread["title"].split()[0]
+        diff = auger_env.run("threads", "diff", thread["id"])
+        assert f"+++ b/{name}.txt\n@@ -0,0 +1,2 @@\n+{name}\n+more\n" in diff.stdout
