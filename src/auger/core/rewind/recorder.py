@@ -84,8 +84,9 @@ class TurnRecorder:
             if checkpoint is None:
                 raise RewindError("the turn has no saved checkpoint to attach its snapshot to")
             records.begin(conn, self.thread_id, checkpoint, str(self.root), take(store, *self._where()))
-            (record,) = [r for r in records.for_thread(conn, self.thread_id) if r.checkpoint_id == checkpoint]
-            return checkpoint, record.before_tree
+            before = records.before_tree(conn, self.thread_id, checkpoint)  # an earlier one, if any
+            assert before is not None
+            return checkpoint, before
 
     # -- the end of the turn ---------------------------------------------------------------
     async def finish(self) -> list[ev.Event]:

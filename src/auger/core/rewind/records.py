@@ -74,6 +74,14 @@ def finish(conn: sqlite3.Connection, thread_id: str, checkpoint_id: str, tree: s
     )
 
 
+def before_tree(conn: sqlite3.Connection, thread_id: str, checkpoint_id: str) -> str | None:
+    row = conn.execute(
+        "SELECT before_tree FROM auger_rewind_turns WHERE thread_id = ? AND checkpoint_id = ?",
+        (thread_id, checkpoint_id),
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
 def for_thread(conn: sqlite3.Connection | sqlite3.Cursor, thread_id: str) -> list[TurnRecord]:
     rows = conn.execute(
         f"SELECT {COLUMNS} FROM auger_rewind_turns WHERE thread_id = ? ORDER BY checkpoint_id", (thread_id,)

@@ -36,12 +36,65 @@ GIT_TIMEOUT_S = 120
 
 def list_files(root: Path, home: Path) -> list[str]:
     """Relative posix paths of the files (and symlinks) a snapshot of `root` covers."""
-    anchored = [*_virtualenvs(root), *_inside(root, home)]
+    return Listing(root, home).result()
+
+
+class Listing:
+    """The listing of a project, started at once (`git ls-files` runs while the caller reads its
+    stat cache), collected by `result()`."""
+
+    def __init__(self, root: Path, home: Path) -> None:
+        self.root = root
+        self.anchored = [*_virtualenvs(root), *_inside(root, home)]
+        self.proc: subprocess.Popen[bytes] | None = None
+        excludes = [f"--exclude={d}/" for d in EXCLUDED_DIRS] + [f"--exclude={a}" for a in self.anchored]
+        try:
+            self.proc = subprocess.Popen(
+                ["git", "ls-files", "-z", "--others", "--exclude-standard", *excludes],
+                cwd=root,
+                env=git_env(_empty_git_dir(home), root),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except FileNotFoundError:  # no git program
+            log.warning("git not found: snapshots of %s ignore .gitignore", root)
+
+    def abandon(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()
+
+    def result(self) -> list[str]:
+        if self.proc is None:
+            return _walk(self.root, {a.strip("/") for a in self.anchored})
+        try:
+            out, err = self.proc.communicate(timeout=GIT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+            raise RewindError(f"Listing the files of {self.root} took over {GIT_TIMEOUT_S} s.") from None
+        if self.proc.returncode != 0:
+            detail = err.decode(errors="replace").strip().splitlines()
+            raise RewindError(
+                f"Cannot list the files of {self.root}: {detail[-1] if detail else 'git failed'}."
+            )
+        return _paths(out)
+
+
+def _paths(out: bytes) -> list[str]:
+    """ls-files -z output -> paths; "sub/" entries (nested git repositories) and names that are
+    not UTF-8 are left out."""
     try:
-        return _git_list(root, home, anchored)
-    except FileNotFoundError:  # no git program
-        log.warning("git not found: snapshots of %s ignore .gitignore", root)
-        return _walk(root, {a.strip("/") for a in anchored})
+        names = out.decode("utf-8").split("\0")
+    except UnicodeDecodeError:
+        names = []
+        for raw in out.split(b"\0"):
+            try:
+                names.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                log.warning("not snapshotted (name is not UTF-8): %r", raw)
+    return [n for n in names if n and not n.endswith("/")]
 
 
 def _virtualenvs(root: Path) -> list[str]:
@@ -87,30 +140,6 @@ def git_env(git_dir: Path, root: Path) -> dict[str, str]:
         LC_ALL="C",
     )
     return env
-
-
-def _git_list(root: Path, home: Path, anchored: list[str]) -> list[str]:
-    excludes = [f"--exclude={d}/" for d in EXCLUDED_DIRS] + [f"--exclude={a}" for a in anchored]
-    proc = subprocess.run(
-        ["git", "ls-files", "-z", "--others", "--exclude-standard", *excludes],
-        cwd=root,
-        env=git_env(_empty_git_dir(home), root),
-        capture_output=True,
-        timeout=GIT_TIMEOUT_S,
-        check=False,
-    )
-    if proc.returncode != 0:
-        detail = proc.stderr.decode(errors="replace").strip().splitlines()
-        raise RewindError(f"Cannot list the files of {root}: {detail[-1] if detail else 'git failed'}.")
-    out: list[str] = []
-    for raw in proc.stdout.split(b"\0"):
-        if not raw or raw.endswith(b"/"):  # "sub/": a nested git repository
-            continue
-        try:
-            out.append(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            log.warning("not snapshotted (name is not UTF-8): %r", raw)
-    return out
 
 
 def _walk(root: Path, anchored: set[str]) -> list[str]:

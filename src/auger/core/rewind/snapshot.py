@@ -17,7 +17,7 @@ from pathlib import Path
 
 from auger.core.rewind.objects import CacheRow, NewObject, ObjectStore, StatCache, pack
 from auger.core.rewind.options import RewindOptions
-from auger.core.rewind.scan import list_files
+from auger.core.rewind.scan import Listing
 from auger.core.rewind.trees import Entry, build, patch
 from auger.errors import RewindError
 
@@ -50,14 +50,19 @@ def read_content(path: str, mode: str) -> bytes:
 def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> str:
     """Snapshot `root` into `store`; returns the root tree id."""
     started = time.time_ns()
-    paths = list_files(root, home)
+    listing = Listing(root, home)
+    try:
+        cache = store.stat_cache()
+    except BaseException:
+        listing.abandon()
+        raise
+    paths = listing.result()
     if len(paths) > options.max_files:
         raise RewindError(
             f"{root} has {len(paths)} files, more than [rewind] max_files = {options.max_files}; "
             "it is not snapshotted.",
             hint="Add a .gitignore for generated files, or raise [rewind] max_files.",
         )
-    cache = store.stat_cache()
     seen, todo = _unchanged(root, paths, cache.files, options.max_file_bytes)
     files = {path: cache.files[path] for path in seen}
     blobs: dict[str, NewObject] = {}
