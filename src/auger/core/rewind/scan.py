@@ -15,6 +15,8 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
+import tempfile
+import threading
 from pathlib import Path
 
 from auger.errors import RewindError
@@ -47,6 +49,8 @@ class Listing:
         self.root = root
         self.anchored = [*_virtualenvs(root), *_inside(root, home)]
         self.proc: subprocess.Popen[bytes] | None = None
+        # git's stderr goes to a file read at the end (a full pipe would stall it); closed by result()
+        self._err = tempfile.TemporaryFile()  # noqa: SIM115
         excludes = [f"--exclude={d}/" for d in EXCLUDED_DIRS] + [f"--exclude={a}" for a in self.anchored]
         try:
             self.proc = subprocess.Popen(
@@ -55,7 +59,7 @@ class Listing:
                 env=git_env(_empty_git_dir(home), root),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stderr=self._err,
             )
         except FileNotFoundError:  # no git program
             log.warning("git not found: snapshots of %s ignore .gitignore", root)
@@ -64,22 +68,37 @@ class Listing:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.communicate()
+        self._err.close()
 
-    def result(self) -> list[str]:
+    def result(self, limit: int | None = None) -> list[str]:
+        """The paths; past `limit` paths the listing stops (a snapshot of $HOME is refused early)."""
         if self.proc is None:
-            return _walk(self.root, {a.strip("/") for a in self.anchored})
+            self._err.close()
+            return _walk(self.root, {a.strip("/") for a in self.anchored}, limit)
+        proc, count = self.proc, 0
+        chunks: list[bytes] = []
+        assert proc.stdout is not None
+        timer = threading.Timer(GIT_TIMEOUT_S, proc.kill)
+        timer.start()
         try:
-            out, err = self.proc.communicate(timeout=GIT_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.communicate()
-            raise RewindError(f"Listing the files of {self.root} took over {GIT_TIMEOUT_S} s.") from None
-        if self.proc.returncode != 0:
+            while chunk := os.read(proc.stdout.fileno(), 1 << 16):
+                chunks.append(chunk)
+                count += chunk.count(b"\0")
+                if limit is not None and count > limit:
+                    proc.kill()
+                    break
+            proc.wait()
+            self._err.seek(0)
+            err = self._err.read()
+        finally:
+            timer.cancel()
+            proc.stdout.close()
+            self._err.close()
+        if proc.returncode != 0 and (limit is None or count <= limit):  # not killed by us
             detail = err.decode(errors="replace").strip().splitlines()
-            raise RewindError(
-                f"Cannot list the files of {self.root}: {detail[-1] if detail else 'git failed'}."
-            )
-        return _paths(out)
+            why = detail[-1] if detail else f"git ls-files stopped (exit {proc.returncode})"
+            raise RewindError(f"Cannot list the files of {self.root}: {why}.")
+        return _paths(b"".join(chunks))
 
 
 def _paths(out: bytes) -> list[str]:
@@ -142,10 +161,10 @@ def git_env(git_dir: Path, root: Path) -> dict[str, str]:
     return env
 
 
-def _walk(root: Path, anchored: set[str]) -> list[str]:
+def _walk(root: Path, anchored: set[str], limit: int | None = None) -> list[str]:
     out: list[str] = []
     stack = [""]
-    while stack:
+    while stack and (limit is None or len(out) <= limit):
         folder = stack.pop()
         try:
             entries = list(os.scandir(os.path.join(root, folder) if folder else root))

@@ -56,11 +56,10 @@ def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> 
     except BaseException:
         listing.abandon()
         raise
-    paths = listing.result()
+    paths = listing.result(limit=options.max_files)
     if len(paths) > options.max_files:
         raise RewindError(
-            f"{root} has {len(paths)} files, more than [rewind] max_files = {options.max_files}; "
-            "it is not snapshotted.",
+            f"{root} has more than [rewind] max_files = {options.max_files} files; it is not snapshotted.",
             hint="Add a .gitignore for generated files, or raise [rewind] max_files.",
         )
     seen, todo = _unchanged(root, paths, cache.files, options.max_file_bytes)
