@@ -146,7 +146,9 @@ def test_without_git_the_walk_keeps_the_default_excludes(
 
 
 def test_a_project_over_max_files_is_refused(root: Path, home: Path, store: ObjectStore) -> None:
-    with pytest.raises(RewindError, match=r"has more than \[rewind\] max_files = 10 files"):
+    with pytest.raises(
+        RewindError, match=r"has more than \[rewind\] max_files = 10 files, so its turns are not snapshotted"
+    ):
         snap(store, root, home, RewindOptions(max_files=10))
     assert snap(store, root, home, RewindOptions(max_files=61))  # exactly at the limit is fine
 

@@ -471,3 +471,21 @@ def test_two_processes_snapshot_one_project_at_once(auger_env: AugerEnv) -> None
         name = thread["title"].split()[0]
         diff = auger_env.run("threads", "diff", thread["id"])
         assert f"+++ b/{name}.txt\n@@ -0,0 +1,2 @@\n+{name}\n+more\n" in diff.stdout
+
+
+def test_a_project_over_max_files_runs_on_with_one_notice(auger_env: AugerEnv) -> None:
+    root = auger_env.project
+    seed(root)
+    auger_env.write_config("[rewind]\nmax_files = 3\n")
+    auger_env.llm.add(
+        {"tool_calls": [write("a.txt", "a\n")]}, {"tool_calls": [shell("echo b > b.txt")]}, {"text": "ok"}
+    )
+    proc = auger_env.run("-n", "write two", "--mode", "yolo", "--output-format", "stream-json")
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "a.txt").exists() and (root / "b.txt").exists()  # the tools ran
+    notices = [e["message"] for e in auger_env.events(proc) if e["type"] == "notice"]
+    assert notices == [
+        f"This turn cannot be rewound: {root} has more than [rewind] max_files = 3 files, so its turns are"
+        " not snapshotted. Add a .gitignore for generated files, or raise [rewind] max_files."
+    ]
+    assert changed(auger_env.events(proc)) == []

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,7 +25,7 @@ from auger.core import events as ev
 from auger.core.rewind import records, trees
 from auger.core.rewind.objects import ObjectStore, store_lock
 from auger.core.rewind.options import RewindOptions, store_path
-from auger.core.rewind.snapshot import take
+from auger.core.rewind.snapshot import TooManyFiles, take
 from auger.errors import AugerError, RewindError
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("auger.rewind")
 _warned: set[str] = set()  # one notice per project and process for a failure that will repeat
+_too_big: dict[str, float] = {}  # project root -> when it was found over [rewind] max_files
+TOO_BIG_RETRY_S = 300.0  # meanwhile its turns do not list it again (a walk of $HOME is slow)
 
 
 def turn_recorder(settings: Settings, threads: Any, thread_id: str) -> TurnRecorder | None:
@@ -69,9 +72,13 @@ class TurnRecorder:
             if self._tried:
                 return
             self._tried = True
+            if time.monotonic() - _too_big.get(str(self.root), -TOO_BIG_RETRY_S) < TOO_BIG_RETRY_S:
+                return
             try:
                 self._checkpoint, self._before = self._snapshot_before()
             except Exception as exc:
+                if isinstance(exc, TooManyFiles):
+                    _too_big[str(self.root)] = time.monotonic()
                 self._failed(exc)
 
     async def abefore_change(self) -> None:
@@ -134,9 +141,11 @@ class TurnRecorder:
         self._before = None
         if isinstance(exc, AugerError):
             log.warning("rewind snapshot failed: %s", exc)
+            why = str(exc)
         else:
             log.exception("rewind snapshot failed")
+            why = f"the project snapshot failed ({exc}; details in the log)."
         key = f"{self.root}:{type(exc).__name__}"
         if key not in _warned:
             _warned.add(key)
-            self._notices.append(f"This turn cannot be rewound: no snapshot of the project ({exc}).")
+            self._notices.append(f"This turn cannot be rewound: {why}")

@@ -30,6 +30,10 @@ Hashed = tuple[str, CacheRow, NewObject]
 Todo = tuple[str, os.stat_result, str]  # path, its stat, its mode
 
 
+class TooManyFiles(RewindError):
+    """The project has more files than `[rewind] max_files`."""
+
+
 def file_mode(st: os.stat_result) -> str | None:
     """git's mode for a file or symlink; None for anything else (folders, sockets, fifos)."""
     if stat.S_ISLNK(st.st_mode):
@@ -58,8 +62,9 @@ def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> 
         raise
     paths = listing.result(limit=options.max_files)
     if len(paths) > options.max_files:
-        raise RewindError(
-            f"{root} has more than [rewind] max_files = {options.max_files} files; it is not snapshotted.",
+        raise TooManyFiles(
+            f"{root} has more than [rewind] max_files = {options.max_files} files, so its turns are not"
+            " snapshotted.",
             hint="Add a .gitignore for generated files, or raise [rewind] max_files.",
         )
     seen, todo = _unchanged(root, paths, cache.files, options.max_file_bytes)
