@@ -67,7 +67,9 @@ def rewind_files(
     with _stores(home, line.roots()) as stores:
         plans = {
             root: restore.plan(
-                Path(root), [c for _, c in _changes(line, store, home, options_for, to)], force=force
+                Path(root),
+                [c for _, c in _changes(line, root, store, home, options_for, since=to)],
+                force=force,
             )
             for root, store in stores.items()
         }
@@ -95,23 +97,19 @@ def thread_diff(home: Path, db: Path, thread_id: str, turn: int | None, options_
         line.check_turn(turn, "--turn")
     out = []
     with _stores(home, line.roots()) as stores:
-        for store in stores.values():
-            per_turn = [
-                c for t, c in _changes(line, store, home, options_for, turn or 1) if turn in (None, t)
-            ]
-            out.append(patch.unified(_net(per_turn), store.read))
+        for root, store in stores.items():
+            changes = _changes(line, root, store, home, options_for, since=turn or 1)
+            out.append(patch.unified(_net([c for t, c in changes if turn in (None, t)]), store.read))
     return "".join(out)
 
 
 def _changes(
-    line: timeline.Timeline, store: ObjectStore, home: Path, options_for: OptionsFor, since: int
+    line: timeline.Timeline, root: str, store: ObjectStore, home: Path, options_for: OptionsFor, *, since: int
 ) -> Iterator[tuple[int, list[Change]]]:
-    root = Path(store.root() or "")
+    def now() -> str:  # the files as they are (for a last turn that never recorded its end)
+        return take(store, Path(root), home, options_for(Path(root)))
 
-    def now() -> str:
-        return take(store, root, home, options_for(root))
-
-    return line.changes(store.tree, str(root), now, since)
+    return line.changes(store.tree, root, now, since)
 
 
 def _net(per_turn: list[list[Change]]) -> list[Change]:
