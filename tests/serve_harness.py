@@ -5,10 +5,12 @@ clients for its two wire protocols (the Vercel UI-message stream and IR events o
 from __future__ import annotations
 
 import json
+import queue
 import re
 import selectors
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -128,3 +130,35 @@ def start_server(env: AugerEnv, *args: str, token: str | None = TOKEN, timeout: 
     proc.kill()
     _, err = proc.communicate()
     raise AssertionError(f"auger serve did not start: {''.join(lines)}\n{err}")
+
+
+class StreamingRun:
+    """A run read on a thread: events arrive on a queue while the test acts on the server."""
+
+    def __init__(self, server: Server, thread_id: str, prompt: str) -> None:
+        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.status: int | None = None
+        self._thread = threading.Thread(target=self._read, args=(server, thread_id, prompt), daemon=True)
+        self._thread.start()
+
+    def _read(self, server: Server, thread_id: str, prompt: str) -> None:
+        with (
+            server.client() as c,
+            c.stream("POST", f"/threads/{thread_id}/runs", json={"prompt": prompt}) as r,
+        ):
+            self.status = r.status_code
+            for payload in sse_payloads(r.iter_lines()):
+                self.events.put(json.loads(payload))
+
+    def until(self, kind: str, timeout: float = 30) -> dict[str, Any]:
+        while True:
+            event = self.events.get(timeout=timeout)
+            if event["type"] == kind:
+                return event
+
+    def rest(self) -> list[dict[str, Any]]:
+        self._thread.join(30)
+        out = []
+        while not self.events.empty():
+            out.append(self.events.get())
+        return out

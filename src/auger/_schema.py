@@ -32,6 +32,7 @@ class Key:
     nullable: bool = False  # None is a valid value (meaning "not set")
     positive: bool = False  # numbers must be > 0
     concat: bool = False  # lists from several layers are concatenated, not replaced
+    user_only: bool = False  # a project's .auger/config.toml may not set it (it would weaken safety)
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -78,6 +79,14 @@ KEYS: tuple[Key, ...] = (
         "Seconds before a single shell command is killed.",
         env="AUGER_SHELL_TIMEOUT",
         positive=True,
+    ),
+    Key(
+        "thread_wait",
+        "float",
+        60.0,
+        "Seconds a turn waits for another auger's turn on the same thread to end before it is "
+        "refused (one writer per thread; 0 = refuse at once).",
+        env="AUGER_THREAD_WAIT",
     ),
     Key(
         "context_window",
@@ -141,6 +150,23 @@ KEYS: tuple[Key, ...] = (
     Key("sandbox.enabled", "bool", False, "Run shell and file tools in a sandbox.", env="AUGER_SANDBOX"),
     Key("sandbox.network", "bool", False, "Allow network access inside the sandbox."),
     Key("sandbox.provider", "str", "bubblewrap", "Sandbox implementation."),
+    Key(
+        "sandbox.hide",
+        "list",
+        [],
+        'More paths the sandbox hides (~/..., absolute, or relative to the project, e.g. ".env"), '
+        "besides AUGER_HOME and the built-in list of credential files and folders.",
+        concat=True,
+    ),
+    Key(
+        "sandbox.expose",
+        "list",
+        [],
+        'Paths the sandbox shows although hidden by default, e.g. "~/.ssh/known_hosts" '
+        "(only from your own config.toml; a project's is ignored).",
+        concat=True,
+        user_only=True,
+    ),
     Key("hooks", "table", {}, "Commands run on agent events, Claude Code's format (see auger.core.hooks)."),
     Key("async_subagents.*.url", "str", None, "URL of a remote LangGraph deployment.", nullable=True),
     Key("async_subagents.*.graph_id", "str", None, "Graph (assistant) id on that deployment.", nullable=True),

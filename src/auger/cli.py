@@ -28,7 +28,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 EPILOG = "subcommands:\n" + "\n".join(f"  {name:<9} {text}" for name, (_, text) in SUBCOMMANDS.items())
 EPILOG += (
     "\n\nexit codes (headless): 0 done, 1 agent/provider error, 2 usage or config error,"
-    "\n  3 turn limit reached, 124 timeout, 130 interrupted"
+    "\n  3 turn limit reached, 124 timeout, 130 interrupted, 141 stdout closed (| head)"
 )
 
 
@@ -138,7 +138,9 @@ def _read_prompt(args: Any) -> str:
 
     text = args.non_interactive or ""
     if not sys.stdin.isatty():
-        piped = sys.stdin.read()
+        from auger.core.text import decode_bytes
+
+        piped = decode_bytes(sys.stdin.buffer.read())  # bytes that are not UTF-8 become U+FFFD
         text = f"{text}\n\n{piped}".strip() if text else piped.strip()
     if not text.strip():
         raise UsageError("No task given.", hint='Use auger -n "your task" or pipe it on stdin.')
@@ -247,14 +249,23 @@ def _guarded_main(argv: Sequence[str], pause_gc: bool = False) -> int:
     except KeyboardInterrupt:
         print("auger: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout's reader went away (`auger ... | head -1`): end quietly
+        import os
+
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as exc:  # a bug: one line on screen, the traceback in the log
         import logging
 
+        from auger.logsetup import log_file, see_log, setup_logging
+
+        if log_file() is None:  # it failed before logging was set up: the default place
+            from auger.paths import auger_home
+
+            setup_logging(auger_home())
         logging.getLogger("auger").exception("unhandled error")
-        print(
-            f"auger: internal error: {type(exc).__name__}: {exc} (details in ~/.auger/logs/auger.log)",
-            file=sys.stderr,
-        )
+        print(f"auger: internal error: {type(exc).__name__}: {exc}{see_log()}", file=sys.stderr)
         return 1
     finally:
         _end_startup()

@@ -1,7 +1,8 @@
 """Headless mode: `auger -n "task"` — text | json | stream-json, never waits for a human.
 
 Exit codes: 0 done, 1 agent/provider error, 2 usage or config error, 3 turn limit,
-124 timeout, 130 interrupted (Ctrl+C).
+124 timeout, 130 interrupted (Ctrl+C), 141 stdout closed (`auger -n ... | head -1`: the turn
+stops as a program stopped by SIGPIPE would, quietly; what was done stays in the thread).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from auger.core.session import Session
     from auger.settings import Settings
 
+STDOUT_CLOSED = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
 EXIT_BY_REASON = {
     "done": 0,
     "error": 1,
@@ -36,8 +39,24 @@ class _Printer:
         self.events: list[dict[str, Any]] = []
         self.usage = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
         self._ended_line = True
+        self.closed = False  # stdout's reader went away (`| head -1`)
+        self.on_closed: Any = None  # called once when that happens (the run cancels its turn)
 
     def __call__(self, event: ev.Event) -> None:
+        if self.closed:
+            return
+        try:
+            self._print(event)
+        except BrokenPipeError:
+            self._close()
+
+    def _close(self) -> None:
+        self.closed = True
+        _silence(self.out)
+        if self.on_closed is not None:
+            self.on_closed()
+
+    def _print(self, event: ev.Event) -> None:
         data = event.to_dict()
         if isinstance(event, ev.Usage):
             for key in self.usage:
@@ -57,7 +76,7 @@ class _Printer:
             self.out.write("\n")
 
     def finish(self, end: ev.TurnEnded, code: int) -> None:
-        if self.fmt != "json":
+        if self.fmt != "json" or self.closed:
             return
         result = {
             "type": "result",
@@ -68,7 +87,19 @@ class _Printer:
             "usage": self.usage,
             "events": self.events,
         }
-        self.out.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
+        try:
+            self.out.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
+            self.out.flush()
+        except BrokenPipeError:
+            self._close()
+
+
+def _silence(stream: TextIO) -> None:
+    """Point a stream whose reader is gone at /dev/null, so the flush at exit stays quiet."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
 
 
 async def run_turn(session: Session, prompt: str, printer: _Printer, timeout: float | None) -> int:
@@ -78,6 +109,7 @@ async def run_turn(session: Session, prompt: str, printer: _Printer, timeout: fl
         loop.add_signal_handler(signal.SIGINT, session.cancel)
         loop.add_signal_handler(signal.SIGTERM, session.cancel)
     timed_out = False
+    printer.on_closed = session.cancel
     try:
         async with asyncio.timeout(timeout):
             async for event in session.send(prompt):
@@ -93,7 +125,7 @@ async def run_turn(session: Session, prompt: str, printer: _Printer, timeout: fl
         )
         end = ev.TurnEnded("timeout", session.thread_id, end.text)
     printer(end)
-    code = EXIT_BY_REASON.get(end.reason, 1)
+    code = STDOUT_CLOSED if printer.closed else EXIT_BY_REASON.get(end.reason, 1)
     printer.finish(end, code)
     return code
 

@@ -5,8 +5,21 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+_current: Path | None = None  # the file `setup_logging` opened, for messages that point to it
+
+
+def log_file() -> Path | None:
+    """The log file of this process (None before `setup_logging`, or when it could not be opened)."""
+    return _current
+
+
+def see_log() -> str:
+    """ " (details in <log file>)" for a message about an unexpected error; "" with no log file."""
+    return f" (details in {_current})" if _current is not None else ""
+
 
 def setup_logging(home: Path, level: int = logging.INFO) -> Path | None:
+    global _current
     log_dir = home / "logs"
     try:
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -21,7 +34,8 @@ def setup_logging(home: Path, level: int = logging.INFO) -> Path | None:
     root.addHandler(handler)
     root.setLevel(level)
     logging.captureWarnings(True)
-    return log_dir / "auger.log" if not isinstance(handler, logging.NullHandler) else None
+    _current = log_dir / "auger.log" if not isinstance(handler, logging.NullHandler) else None
+    return _current
 
 
 class _SecretFilter(logging.Filter):

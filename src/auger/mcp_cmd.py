@@ -75,12 +75,16 @@ def run(argv: Sequence[str], *, cwd: Path | None = None, env: Mapping[str, str] 
             print(f"auger: warning: {warning}", file=sys.stderr)
         base = Path(cwd) if cwd else Path.cwd()
         extra = [item if item.lstrip().startswith("{") else str(base / item) for item in args.mcp_config]
+        problems: list[str] = []
         servers = servers_from_settings(
             settings,
             extra=extra,
             env=os.environ if env is None else env,
             trust_project=args.trust_project_mcp,
+            problems=problems,
         )
+        for problem in problems:
+            print(f"auger: warning: {problem} Skipped.", file=sys.stderr)
         call_timeout = float(settings.get("mcp.call_timeout", 60.0) or 60.0)
         rows = asyncio.run(_collect(servers, paths.logs_dir(settings.home), call_timeout))
     except AugerError as err:

@@ -4,18 +4,23 @@ Rewind restores what the agent changed in the project's files from user turn N o
 cuts the conversation back to before turn N (`--conversation`), or both (the default): files
 first — a refusal (a file changed by hand since, the snapshots missing) leaves files and
 conversation as they were. Exit codes: 0 done, 2 usage (no such turn) or files changed by hand
-(use --force), 1 snapshots missing or damaged.
+(use --force), 1 snapshots missing or damaged, or the thread busy in another auger — a rewind
+holds the thread's writer lease (`auger.core.thread_lease`), so no turn starts meanwhile.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from auger.core.rewind import ops
 from auger.core.rewind.options import RewindOptions
+from auger.core.thread_lease import ThreadBusyError, hostname
 from auger.core.threads import ThreadStore
 
 
@@ -47,15 +52,32 @@ def _options(root: Path) -> RewindOptions:
 def rewind(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     thread_id = store.resolve(args.id)
     home = store.path.parent
-    turns = ops.check_turn(store.path, thread_id, args.to)
-    if not args.conversation:
-        done = ops.rewind_files(
-            home, store.path, thread_id, args.to, _options, force=args.force, dry_run=args.dry_run
-        )
-        _print_files(done)
-    if not args.files:
-        _conversation(store, thread_id, args.to, turns, dry_run=args.dry_run)
+    with _holding(store, thread_id):
+        turns = ops.check_turn(store.path, thread_id, args.to)
+        if not args.conversation:
+            done = ops.rewind_files(
+                home, store.path, thread_id, args.to, _options, force=args.force, dry_run=args.dry_run
+            )
+            _print_files(done)
+        if not args.files:
+            _conversation(store, thread_id, args.to, turns, dry_run=args.dry_run)
     return 0
+
+
+@contextmanager
+def _holding(store: ThreadStore, thread_id: str) -> Iterator[None]:
+    """The thread's writer lease for the rewind: refused while another auger runs a turn on it."""
+    owner = f"{hostname()}:{os.getpid()}:rewind"
+    busy = store.claim_lease(thread_id, owner)
+    if busy is not None:
+        raise ThreadBusyError(
+            f"Thread {thread_id} is busy in another auger ({busy.describe()}); nothing was changed.",
+            hint="Rewind it when its turn is over.",
+        )
+    try:
+        yield
+    finally:
+        store.release_lease(thread_id, owner)
 
 
 def diff(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:

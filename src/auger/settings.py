@@ -311,6 +311,10 @@ def load_settings(
     for layer, path in _config_files(home, root):
         table = read_toml(path)
         for point in _walk(table or {}, (), str(path), warnings):
+            if layer == "project" and point[1].user_only:
+                dotted, mine = ".".join(point[0]), user_config_path(home)
+                warnings.append(f"{path}: {dotted} is ignored in a project's config (set it in {mine})")
+                continue
             _apply(data, sources, point, f"{layer} ({path})")
     for point, label in [*_env_points(env), *_flag_points(flags or {})]:
         _apply(data, sources, point, label)

@@ -21,6 +21,7 @@ from auger import paths, rewind_cmd
 from auger.core.mounts import artifacts_dir
 from auger.core.rewind import housekeeping
 from auger.core.rewind.records import sizes as snapshot_sizes
+from auger.core.thread_lease import ThreadBusyError
 from auger.core.threads import ThreadInfo, ThreadStore, parse_age
 from auger.errors import AugerError
 
@@ -43,7 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     rename = sub.add_parser("rename", help="give a thread a title")
     rename.add_argument("id")
     rename.add_argument("title", nargs="+")
-    delete = sub.add_parser("delete", help="delete a thread: its checkpoints and search index")
+    delete = sub.add_parser(
+        "delete", help="delete a thread: its checkpoints, search index and offloaded files"
+    )
     delete.add_argument("id")
     fork = sub.add_parser("fork", help="copy a thread's history (up to user turn N) into a new thread")
     fork.add_argument("id")
@@ -147,9 +150,17 @@ def _rename(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
 
 def _delete(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     thread_id = store.resolve(args.id)
+    holder = store.lease_holder(thread_id)
+    if holder is not None:
+        raise ThreadBusyError(
+            f"Thread {thread_id} is busy in another auger ({holder.describe()}).",
+            hint="Delete it when its turn is over.",
+        )
     info = store.get(thread_id)
-    store.delete(thread_id)
+    files = store.delete(thread_id)
     print(f"Deleted thread {thread_id}" + (f" ({info.title})." if info and info.title else "."))
+    if files:
+        print(f"Deleted {files} offloaded tool result / history file(s) of it.")
     housekeeping.collect(store.path.parent, store.conn)  # its snapshots, unless a fork shares them
     return 0
 

@@ -22,7 +22,9 @@ def _settings(
 ) -> Any:
     """A stand-in for auger.settings.Settings with just the attributes make_backend reads."""
     data = {"sandbox": sandbox} if sandbox is not None else {}
-    return SimpleNamespace(shell=shell, shell_timeout=timeout, project_root=root, data=data)
+    return SimpleNamespace(
+        shell=shell, shell_timeout=timeout, project_root=root, home=root / "auger-home", data=data
+    )
 
 
 def test_default_is_local_shell_rooted_at_the_project(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from deepagents.backends import CompositeBackend, FilesystemBackend, LocalShellB
 
 from auger.core.memory import list_memory_files, memory_files, memory_sources
 from auger.core.middleware.memory import AugerMemoryMiddleware
-from auger.core.mounts import host_path, virtual_path, with_mounts
+from auger.core.mounts import agent_paths, virtual_path, with_mounts
 from auger.settings import Settings, load_settings
 
 
@@ -66,9 +66,10 @@ def test_virtual_path_maps_host_paths(settings: Settings, tmp_path: Path) -> Non
     assert virtual_path(settings.project_root / "src" / "a.py", settings) == "/src/a.py"
     assert virtual_path(settings.home / "skills" / "x", settings) == "/~auger/skills/x"
     assert virtual_path(tmp_path / "elsewhere", settings) is None
-    assert host_path("/~auger/AGENTS.md", settings) == settings.home / "AGENTS.md"
-    assert host_path("/~auger", settings) == settings.home
-    assert host_path("/src/a.py", settings) == settings.project_root / "src" / "a.py"
+    paths = agent_paths(settings)
+    assert paths.host("/~auger/AGENTS.md") == str(settings.home / "AGENTS.md")
+    assert paths.host("/~auger") == str(settings.home)
+    assert paths.host("/src/a.py") == str(settings.project_root / "src" / "a.py")
 
 
 def test_middleware_reads_every_turn_and_writes_state_only_on_change(settings: Settings) -> None:

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from auger.core.host_paths import normalise
 from auger.core.permission_rules import RuleError, covers, escape, parse_rule, subject_for
 from auger.core.permissions import PermissionEngine, Verdict, rule_for_call
 from auger.core.session_safety import add_rule
@@ -333,6 +334,8 @@ def test_rule_for_call_always_allows_its_path(name: str, segments: list[str], le
     key = "path" if name in ("ls", "glob", "grep") else "file_path"
     args = {key: lead + "/".join(segments)}
     rule = rule_for_call(name, args)
+    if normalise(args[key]) is None:  # `~/…`, `..`: the file tools refuse it, no file to allow
+        return
     assert allowed_by(root, rule, name, args), (args, rule)
 
 

@@ -58,8 +58,10 @@ def test_stream_redactor_catches_a_secret_split_across_deltas() -> None:
     assert joined == "The key is [redacted:$MY_API_KEY], done."
     assert isinstance(out[-1], ev.Usage)  # held text is released before the next event
     plain = StreamRedactor(Redactor({}))
-    delta = ev.TextDelta("x")
+    delta = ev.TextDelta("x ")  # ends at a word boundary, holds no credential: passes at once
     assert plain.feed(delta) == [delta]
+    assert plain.feed(ev.TextDelta("postgres:/")) == []  # a word that may still become a URL waits
+    assert [e.text for e in plain.feed(ev.TextDelta("/me:pw@db "))] == ["postgres://me:[redacted]@db "]
 
 
 def test_log_filter_redacts_messages_args_and_tracebacks(tmp_path: Path) -> None:

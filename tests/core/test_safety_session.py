@@ -4,6 +4,7 @@ against the scripted server."""
 from __future__ import annotations
 
 import json
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -37,7 +38,8 @@ def project_cwd(auger_env: AugerEnv, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(auger_env.project)
     for key, value in auger_env.env.items():
         monkeypatch.setenv(key, value)
-    (auger_env.project / ".git").mkdir()
+    # a real repository: `git status` in these tests must succeed (a failing command is an "error")
+    subprocess.run(["git", "init", "-q", str(auger_env.project)], check=True, env=auger_env.env)
     return auger_env.project
 
 

@@ -203,8 +203,8 @@ async def test_pool_sessions_share_graph_store_and_hooks(pool: ThreadPool) -> No
     assert a.on_turn_end is pool.base.on_turn_end and a._conn is None
     assert a.mode == "yolo" and a is not b and a.always_allow is not b.always_allow
     with pytest.raises(ApiError) as busy:
-        pool.lease(a)
-        pool.lease(a)
+        await pool.lease(a)
+        await pool.lease(a)
     assert busy.value.status == 409
     scratch = pool.ephemeral()
     assert scratch.thread_id.startswith(EPHEMERAL_PREFIX) and scratch.on_turn_start is None

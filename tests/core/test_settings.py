@@ -72,7 +72,13 @@ def test_defaults_when_no_files(project: Path, env: dict[str, str], home: Path) 
     assert all(s.sources[k.name] == "default" for k in KEYS if "*" not in k.name)
     # sections other modules own are present with their defaults
     assert s.data["mcp"] == {"call_timeout": 60.0, "servers": {}}
-    assert s.data["sandbox"] == {"enabled": False, "network": False, "provider": "bubblewrap"}
+    assert s.data["sandbox"] == {
+        "enabled": False,
+        "network": False,
+        "provider": "bubblewrap",
+        "hide": [],
+        "expose": [],
+    }
     assert s.data["permissions"] == {"allow": [], "ask": [], "deny": []}
     assert s.get("tui.prune_after") == 400
     assert s.get("context_window") is None
@@ -122,7 +128,13 @@ def test_tables_merge_key_by_key(project: Path, env: dict[str, str], home: Path)
         project, '[sandbox]\nnetwork = true\n[providers.local]\ntemperature = 0\nheaders = { B = "2" }\n'
     )
     s = load(project, env)
-    assert s.data["sandbox"] == {"enabled": True, "network": True, "provider": "bubblewrap"}
+    assert s.data["sandbox"] == {
+        "enabled": True,
+        "network": True,
+        "provider": "bubblewrap",
+        "hide": [],
+        "expose": [],
+    }
     assert s.sources["sandbox.enabled"] == f"user ({user})"
     assert s.sources["sandbox.network"] == f"project ({proj})"
     local = s.providers["local"]

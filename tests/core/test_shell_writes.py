@@ -216,3 +216,15 @@ def test_shell_writes_alone_needs_no_engine(tmp_path: Path) -> None:
     sw = ShellWrites(tmp_path)
     assert sw.reason("echo x > .auger/y") == "protected path (.auger/): it writes .auger/y (redirect >)"
     assert sw.reason("echo x > y") is None
+
+
+def test_inherited_variables_are_expanded_unless_the_line_sets_them(project: Path) -> None:
+    """The shell inherits auger's environment: `$AUGER_HOME/AGENTS.md` is AUGER_HOME's file."""
+    home = project.parent / "auger-home"
+    sw = ShellWrites(project, [home], env={"AUGER_HOME": str(home), "SRC": str(project / "sub")})
+    assert sw.reason("echo evil >> $AUGER_HOME/AGENTS.md") is not None
+    assert sw.reason("mkdir -p ${AUGER_HOME}/skills/evil") is not None
+    assert sw.reason("cd $AUGER_HOME && echo x > AGENTS.md") is not None
+    assert sw.reason("cd $SRC && echo x > out.txt") is None
+    assert sw.reason("AUGER_HOME=/tmp/elsewhere; echo x > $AUGER_HOME/a") is None  # set by the line
+    assert sw.reason("echo x > $UNSET_VAR/AGENTS.md") is None

@@ -64,3 +64,48 @@ def test_the_configured_context_window_triggers_compaction(auger_env: AugerEnv) 
     history = list((auger_env.home / "artifacts" / "conversation_history").glob("*.md"))
     assert len(history) == 1 and "104000" in history[0].read_text()
     assert _project_files(auger_env) == []
+
+
+def _offloading_thread(env: AugerEnv, name: str) -> str:
+    env.llm.add(
+        {"tool_calls": [{"name": "execute", "id": f"call_{name}", "args": {"command": "seq 1 60000"}}]},
+        {"text": f"Thread {name} done."},
+    )
+    proc = env.run("-n", f"thread {name}", "--mode", "yolo", "--output-format", "json")
+    assert proc.returncode == 0, proc.stderr
+    return str(json.loads(proc.stdout)["thread_id"])
+
+
+def test_deleting_a_thread_removes_its_offloaded_files_and_only_its(auger_env: AugerEnv) -> None:
+    offloaded = auger_env.home / "artifacts" / "large_tool_results"
+    first, second = _offloading_thread(auger_env, "one"), _offloading_thread(auger_env, "two")
+    assert sorted(p.name for p in offloaded.iterdir()) == ["call_one", "call_two"]
+    fork = auger_env.run("threads", "fork", first)
+    assert fork.returncode == 0, fork.stderr
+    copy = fork.stdout.strip()
+
+    gone = auger_env.run("threads", "delete", first)
+    assert gone.returncode == 0, gone.stderr
+    assert (offloaded / "call_one").exists()  # the fork reads the same file: kept
+    gone = auger_env.run("threads", "delete", copy)
+    assert gone.returncode == 0 and "Deleted 1 offloaded tool result" in gone.stdout, gone.stdout
+    assert sorted(p.name for p in offloaded.iterdir()) == ["call_two"]  # the other thread's stays
+    assert second[:12] in auger_env.run("threads", "list").stdout
+
+
+def test_deleting_a_thread_removes_its_summarised_history(auger_env: AugerEnv) -> None:
+    auger_env.write_config("context_window = 30000\n")
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "execute", "args": {"command": "seq 100000 104000"}}]},
+        {"text": "First answer.", "prompt_tokens": 27000},
+        {"text": "AUTO SUMMARY."},
+        {"text": "Second answer."},
+    )
+    first = auger_env.run("-n", "first question", "--mode", "yolo", "--output-format", "json")
+    assert first.returncode == 0, first.stderr
+    thread_id = json.loads(first.stdout)["thread_id"]
+    assert auger_env.run("-r", "-n", "second question").returncode == 0
+    [history] = (auger_env.home / "artifacts" / "conversation_history").glob("*.md")
+    gone = auger_env.run("threads", "delete", thread_id)
+    assert gone.returncode == 0 and "Deleted 1 offloaded" in gone.stdout, gone.stdout
+    assert not history.exists()

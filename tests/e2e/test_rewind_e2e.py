@@ -489,3 +489,37 @@ def test_a_project_over_max_files_runs_on_with_one_notice(auger_env: AugerEnv) -
         " not snapshotted. Add a .gitignore for generated files, or raise [rewind] max_files."
     ]
     assert changed(auger_env.events(proc)) == []
+
+
+def test_a_thread_busy_in_another_auger_is_refused_and_nothing_changes(auger_env: AugerEnv) -> None:
+    root = auger_env.project
+    seed(root)
+    turn(auger_env, "turn one", write("one.txt", "1\n"), resume=False)
+    tid = thread_id(auger_env)
+    auger_env.llm.add({"when": {"last_user_contains": "hang"}, "hang": True})
+    busy = subprocess.Popen(
+        [AUGER, "-r", tid, "-n", "hang here", "--mode", "yolo"],
+        cwd=root,
+        env=auger_env.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not any("hang here" in user_prompts(r) for r in auger_env.llm.requests):  # its turn runs
+            assert time.monotonic() < deadline and busy.poll() is None
+            time.sleep(0.02)
+        state = disk(root)
+        refused = auger_env.run("threads", "rewind", tid, "--to", "1")
+        assert refused.returncode == 1, refused.stderr
+        assert (
+            f"Thread {tid} is busy in another auger (pid {busy.pid}); nothing was changed." in refused.stderr
+        )
+        assert disk(root) == state and "turn one: done" in auger_env.run("threads", "show", tid).stdout
+    finally:
+        busy.send_signal(signal.SIGKILL)
+        busy.wait()
+    done = auger_env.run("threads", "rewind", tid, "--to", "1")  # a dead holder frees the thread
+    assert done.returncode == 0, done.stderr
+    assert not (root / "one.txt").exists()

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import queue
-import threading
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -17,7 +14,7 @@ from auger.core import events as ev
 from auger.errors import ThreadError, UsageError
 from auger.remote import RemoteError, RemoteSession
 from conftest import AugerEnv
-from serve_harness import Server, hang_served, sse_payloads, start_server, wait_until
+from serve_harness import Server, StreamingRun, hang_served, sse_payloads, start_server, wait_until
 
 WRITE = {
     "tool_calls": [{"name": "write_file", "id": "call_1", "args": {"file_path": "/n.txt", "content": "N\n"}}]
@@ -29,38 +26,6 @@ def server(auger_env: AugerEnv) -> Iterator[Server]:
     srv = start_server(auger_env, "--mode", "manual")
     yield srv
     assert srv.stop() == 0
-
-
-class StreamingRun:
-    """A run read on a thread: events arrive on a queue while the test acts on the server."""
-
-    def __init__(self, server: Server, thread_id: str, prompt: str) -> None:
-        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
-        self.status: int | None = None
-        self._thread = threading.Thread(target=self._read, args=(server, thread_id, prompt), daemon=True)
-        self._thread.start()
-
-    def _read(self, server: Server, thread_id: str, prompt: str) -> None:
-        with (
-            server.client() as c,
-            c.stream("POST", f"/threads/{thread_id}/runs", json={"prompt": prompt}) as r,
-        ):
-            self.status = r.status_code
-            for payload in sse_payloads(r.iter_lines()):
-                self.events.put(json.loads(payload))
-
-    def until(self, kind: str, timeout: float = 30) -> dict[str, Any]:
-        while True:
-            event = self.events.get(timeout=timeout)
-            if event["type"] == kind:
-                return event
-
-    def rest(self) -> list[dict[str, Any]]:
-        self._thread.join(30)
-        out = []
-        while not self.events.empty():
-            out.append(self.events.get())
-        return out
 
 
 def test_thread_lifecycle_and_a_run_as_ir_events(server: Server) -> None:

@@ -13,7 +13,17 @@ import os
 import sys
 
 from mcp.server.fastmcp import FastMCP
-from mcp.types import ToolAnnotations
+from mcp.types import (
+    AudioContent,
+    BlobResourceContents,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    ToolAnnotations,
+)
+
+PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 
 def build(name: str, port: int = 8000) -> FastMCP:
@@ -44,6 +54,27 @@ def build(name: str, port: int = 8000) -> FastMCP:
     def pid() -> int:
         """The server's process id (read-only)."""
         return os.getpid()
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    def media() -> list[TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource]:
+        """Content of every kind a provider may refuse: a resource link, audio, an image and binary blobs."""
+        return [
+            TextContent(type="text", text="report ready"),
+            ResourceLink(
+                type="resource_link",
+                uri="file:///srv/report.pdf",
+                name="report.pdf",
+                mimeType="application/pdf",
+            ),
+            AudioContent(type="audio", data="UklGRiQAAABXQVZF", mimeType="audio/wav"),
+            ImageContent(type="image", data=PNG_1PX, mimeType="image/png"),
+            EmbeddedResource(
+                type="resource",
+                resource=BlobResourceContents(
+                    uri="file:///srv/data.bin", blob="AAECAwQ=", mimeType="application/octet-stream"
+                ),
+            ),
+        ]
 
     return server
 

@@ -8,6 +8,8 @@ order hooks run before a model call (wrap_model_call: outermost first):
                                  with the effective `provider:model`.
 2. ProviderHistoryMiddleware   — after a cross-provider switch, send the history without the
                                  previous provider's reasoning blocks / cache fields.
+2b. WireContentMiddleware      — send only what any provider takes: valid Unicode, tool results
+                                 of text and images (links, audio, blobs as a line of text).
 3. ResumeStateMiddleware       — keep `_context_tokens` and `_model_spec` in checkpointed state.
 4. LocalContextMiddleware      — project facts (git, kinds, test command, layout) in the system
                                  prompt; detected through the backend, cached in state, refreshed
@@ -20,6 +22,8 @@ order hooks run before a model call (wrap_model_call: outermost first):
                                  input, after hooks), telling the model and the user which rule.
 9. RedactionMiddleware         — secret env values out of tool results and model replies before
                                  they enter state (and the thread DB).
+9b. ToolResultsMiddleware      — a tool that raises is an error result, not the end of the turn;
+                                 a non-zero exit is status "error"; results are valid Unicode.
 10. McpToolsMiddleware         — (when MCP servers are configured) offers the tools of the servers
                                  connected now and runs their calls, asking approval if needed.
 11. RewindMiddleware           — snapshots the project before the turn's first file-changing
@@ -32,7 +36,7 @@ deepagents puts its core stack before these (filesystem tools, `task` subagents,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
 human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
 `auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
-> approval mode), unsupported content. Subagents get 1, 2, 5, 7-9 (+ a tool allow-list) — see
+> approval mode), unsupported content. Subagents get 1, 2, 2b, 5, 7-9b (+ a tool allow-list) — see
 `_subagents()`.
 
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.mounts`
@@ -88,10 +92,12 @@ def _middleware(
     from auger.core.middleware.provider_history import ProviderHistoryMiddleware
     from auger.core.middleware.resume_state import ResumeStateMiddleware
     from auger.core.middleware.turn_limit import TurnLimitMiddleware
+    from auger.core.middleware.wire_content import WireContentMiddleware
 
     return [
         ConfigurableModelMiddleware(model_factory(settings), default_spec),
         ProviderHistoryMiddleware(),
+        WireContentMiddleware(),
         ResumeStateMiddleware(),
         LocalContextMiddleware(backend, str(settings.project_root)),
         TurnLimitMiddleware(),
@@ -100,15 +106,20 @@ def _middleware(
     ]
 
 
+SAFETY_NAMES = ("HooksMiddleware", "PermissionMiddleware", "RedactionMiddleware", "ToolResultsMiddleware")
+
+
 def _safety() -> list[AgentMiddleware[Any, Any, Any]]:
     """Tool-call safety, outermost first: hooks (may change or block the input), permission rules
-    (deny; checked on the final input), redaction (secrets out of results and replies)."""
+    (deny; checked on the final input), redaction (secrets out of results and replies), truthful
+    results (exceptions and non-zero exits are errors the model reads)."""
     from auger.core.middleware.hooks import HooksMiddleware, install_precompact_hook
     from auger.core.middleware.permissions import PermissionMiddleware
     from auger.core.middleware.redaction import RedactionMiddleware
+    from auger.core.middleware.tool_results import ToolResultsMiddleware
 
     install_precompact_hook()
-    return [HooksMiddleware(), PermissionMiddleware(), RedactionMiddleware()]
+    return [HooksMiddleware(), PermissionMiddleware(), RedactionMiddleware(), ToolResultsMiddleware()]
 
 
 def _tail(settings: Settings, backend: Any) -> list[AgentMiddleware[Any, Any, Any]]:
@@ -130,8 +141,9 @@ def _subagents(
 
     by_name = {m.name: m for m in middleware}
     switch, history = by_name["ConfigurableModelMiddleware"], by_name["ProviderHistoryMiddleware"]
+    wire = by_name["WireContentMiddleware"]
     turn_limit = by_name["TurnLimitMiddleware"]
-    safety = [by_name[n] for n in ("HooksMiddleware", "PermissionMiddleware", "RedactionMiddleware")]
+    safety = [by_name[n] for n in SAFETY_NAMES]
 
     def model_middleware(spec: str | None) -> Any:
         return switch if spec is None else ConfigurableModelMiddleware(model_factory(settings), pinned=spec)
@@ -140,10 +152,10 @@ def _subagents(
         "name": "general-purpose",
         "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
         "system_prompt": DEFAULT_SUBAGENT_PROMPT,
-        "middleware": [switch, history, turn_limit, *safety, skills],
+        "middleware": [switch, history, wire, turn_limit, *safety, skills],
     }
     catalog = discover_subagents(settings)
-    common = [history, turn_limit, *safety]
+    common = [history, wire, turn_limit, *safety]
     defined = subagent_specs(catalog, model_middleware=model_middleware, common=common, tools=tools)
     specs = {spec["name"]: spec for spec in [general_purpose, *defined]}  # a file may redefine it
     return list(specs.values())

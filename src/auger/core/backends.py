@@ -24,7 +24,7 @@ BUBBLEWRAP = "bubblewrap"
 
 
 def make_backend(settings: Settings) -> BackendProtocol:
-    """The backend for `settings` (reads `shell`, `shell_timeout`, `project_root` and `data["sandbox"]`)."""
+    """The backend for `settings` (reads `shell`, `shell_timeout`, `project_root`, `home`, `data.sandbox`)."""
     root = Path(settings.project_root)
     table: dict[str, Any] = dict(settings.data.get("sandbox") or {})
     if table.get("enabled"):
@@ -32,9 +32,17 @@ def make_backend(settings: Settings) -> BackendProtocol:
         if provider == BUBBLEWRAP:
             from auger.core.bwrap import check_bwrap
             from auger.core.sandbox import BubblewrapSandbox
+            from auger.core.sandbox_hide import hidden_paths
 
             check_bwrap()
-            return BubblewrapSandbox(root, network=bool(table.get("network")), timeout=settings.shell_timeout)
+            hidden, exposed = hidden_paths(settings)
+            return BubblewrapSandbox(
+                root,
+                network=bool(table.get("network")),
+                timeout=settings.shell_timeout,
+                hide=hidden,
+                expose=exposed,
+            )
         backend = _load_factory(provider)(table, root)
         if not hasattr(backend, "execute"):
             kind = type(backend).__name__

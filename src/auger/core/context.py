@@ -24,6 +24,9 @@ class AugerContext:
     permissions: Any = None
     hooks: Any = None
     verdicts: dict[str, Any] = field(default_factory=dict)
+    # call id -> (the arguments as stored, redacted; as the model wrote them): the tool runs the
+    # latter (auger.core.middleware.redaction); in memory only, for this turn
+    originals: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
     # this turn's auger.core.rewind.TurnRecorder (RewindMiddleware snapshots before file changes)
     rewind: Any = None
 

@@ -35,13 +35,20 @@ def split(text: str) -> tuple[dict[str, Any], str]:
     try:
         data = yaml.load(match.group(1), Loader=_loader())  # a safe loader (CSafeLoader/SafeLoader)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise FrontmatterError(f"invalid YAML in the frontmatter{where}: {problem}") from None
+        raise FrontmatterError(f"invalid YAML in the frontmatter{_where(exc)}") from None
     if not isinstance(data, dict):
         raise FrontmatterError("the frontmatter is not a mapping of keys to values")
     return data, text[match.end() :]
+
+
+def _where(exc: Any) -> str:
+    """ " at line N: problem" with file line numbers (the frontmatter starts on line 2); an unclosed
+    `[`, `{` or quote is reported where it was opened."""
+    mark, opened = getattr(exc, "problem_mark", None), getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if opened is not None and mark is not None and opened.line != mark.line:
+        return f" at line {opened.line + 2}: {getattr(exc, 'context', None) or 'opened here'}, {problem}"
+    return f" at line {mark.line + 2}: {problem}" if mark is not None else f": {problem}"
 
 
 def read_frontmatter(path: Path) -> tuple[dict[str, Any], str]:

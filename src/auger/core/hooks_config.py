@@ -111,12 +111,16 @@ def _timeout(hook: Mapping[str, Any]) -> float:
 
 
 def _read_json(path: Path) -> tuple[Any, str | None]:
+    """(data, problem): a hooks file parsed; a file that cannot be read, is not UTF-8 text or is
+    not valid JSON is one problem line naming it (and the line) and gives no hooks."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         return None, None
     except OSError as exc:
-        return None, f"{path}: cannot read ({exc.strerror or exc})"
+        return None, f"{path}: cannot read ({exc.strerror or exc}); its hooks are not run"
+    except UnicodeDecodeError as exc:
+        return None, f"{path}: not UTF-8 text (byte {exc.start}); its hooks are not run"
     try:
         return json.loads(text) if text.strip() else {}, None
     except json.JSONDecodeError as exc:
@@ -132,19 +136,35 @@ def _toml_hooks(path: Path) -> tuple[Any, bytes | None]:
     return (table, raw) if table else (None, None)
 
 
-def _project_sources(root: Path, home: Path) -> list[tuple[str, Any, str | None]]:
-    """(label, data, problem) for the project's hook sources that exist."""
-    out: list[tuple[str, Any, str | None]] = []
+def _project_json(root: Path, home: Path) -> Path | None:
+    """The project's `.auger/hooks.json` when it has any bytes (and is not the user's own file)."""
     path = Path(root) / ".auger" / HOOKS_FILE
-    if path.resolve() != (Path(home) / HOOKS_FILE).resolve():
-        data, problem = _read_json(path)
-        if data is not None or problem:
-            out.append((str(path), data, problem))
+    if path.resolve() == (Path(home) / HOOKS_FILE).resolve():
+        return None
+    try:
+        return path if path.is_file() and path.stat().st_size > 0 else None
+    except OSError:
+        return None
+
+
+def _project_toml(root: Path, home: Path) -> tuple[str, Any] | None:
     cfg = Path(root) / ".auger" / "config.toml"
-    if cfg.resolve() != (Path(home) / "config.toml").resolve():
-        table, _ = _toml_hooks(cfg)
-        if table is not None:
-            out.append((f"{cfg} [hooks]", table, None))
+    if cfg.resolve() == (Path(home) / "config.toml").resolve():
+        return None
+    table, _ = _toml_hooks(cfg)
+    return (f"{cfg} [hooks]", table) if table is not None else None
+
+
+def _project_sources(root: Path, home: Path) -> list[tuple[str, Any, str | None]]:
+    """(label, data, problem) for the project's hook sources, parsed — only once they are trusted."""
+    out: list[tuple[str, Any, str | None]] = []
+    path = _project_json(root, home)
+    if path is not None:
+        data, problem = _read_json(path)
+        out.append((str(path), data, problem))
+    toml = _project_toml(root, home)
+    if toml is not None:
+        out.append((toml[0], toml[1], None))
     return out
 
 
@@ -169,8 +189,11 @@ class HookTrustStore(TrustStore):
 
 
 def untrusted_project_hooks(settings: Any) -> list[str]:
-    """The project's hook sources that are not trusted yet (empty when none or trusted)."""
-    sources = [label for label, data, _ in _project_sources(settings.project_root, settings.home) if data]
+    """The project's hook sources that are not trusted yet (empty when none or trusted). The
+    project's hooks.json is not parsed for this: that it has bytes, and their hash, is enough."""
+    path = _project_json(settings.project_root, settings.home)
+    toml = _project_toml(settings.project_root, settings.home)
+    sources = [*([str(path)] if path else []), *([toml[0]] if toml else [])]
     if not sources or HookTrustStore(settings.home).is_trusted(settings.project_root):
         return []
     return sources
@@ -191,12 +214,12 @@ def load_hooks(settings: Any, *, trust_project: bool = False) -> tuple[list[Hook
     user.append((str(home / HOOKS_FILE), data, problem))
     table, _ = _toml_hooks(home / "config.toml")
     user.append((f"{home / 'config.toml'} [hooks]", table, None))
-    project = _project_sources(root, home)
-    untrusted = untrusted_project_hooks(settings) if project and not trust_project else []
+    untrusted = [] if trust_project else untrusted_project_hooks(settings)
+    project = [] if untrusted else _project_sources(root, home)  # an untrusted file is not parsed
     for label, data, problem in [*user, *project]:
         if problem:
             notices.append(problem)
-        if not data or label in untrusted:
+        if not data:
             continue
         found, problems = parse_hooks(data, label)
         hooks += found

@@ -23,7 +23,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from auger.core.mcp_config import McpServerConfig, TrustStore, untrusted_hint
+from auger.core.mcp_config import McpServerConfig, TrustStore, project_servers, untrusted_hint
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -89,12 +89,17 @@ class McpManager:
         *,
         startup_timeout: float = 30.0,
         on_notice: Callable[[str], None] | None = None,
+        problems: Iterable[str] = (),
     ) -> None:
+        """`problems`: what was wrong with the configuration (broken files, bad entries; each was
+        skipped) — shown as notices on the first turn, like servers that cannot start."""
         self.log_dir = Path(log_dir)
         self.call_timeout = call_timeout
         self.startup_timeout = startup_timeout
         self._on_notice = on_notice
-        self._notices: deque[str] = deque(maxlen=100)
+        self._notices: deque[str] = deque(
+            (f"{p} Skipped; auger runs without it." for p in problems), maxlen=100
+        )
         self._servers: dict[str, _Server] = {}
         for cfg in servers:
             srv = _Server(cfg)
@@ -102,6 +107,7 @@ class McpManager:
                 srv.status = "disabled"
             elif cfg.error:
                 srv.status, srv.error = "failed", cfg.error
+                self._notices.append(f"MCP server '{cfg.name}' not started: {cfg.error}.")
             elif not cfg.trusted:
                 srv.status, srv.error = "untrusted", untrusted_hint(cfg.project_root)
             self._servers[cfg.name] = srv
@@ -134,14 +140,27 @@ class McpManager:
         await srv.ready.wait()
 
     async def trust_project(self, store: TrustStore) -> None:
-        """The user approved the project's `.mcp.json`: remember it and start its servers."""
+        """The user approved the project's `.mcp.json`: remember it, read it in full (until now only
+        its server names were read) and start its servers."""
+        import os
+
         pending = [s for s in self._servers.values() if s.status == "untrusted"]
+        fresh: dict[str, McpServerConfig] = {}
+        problems: list[str] = []
         for root in {s.config.project_root for s in pending if s.config.project_root}:
             store.trust(root)
+            fresh |= project_servers(root, env=os.environ, problems=problems)
+        for text in problems:
+            self._notify(f"{text} Skipped; auger runs without it.")
+        started = []
         for srv in pending:
-            srv.config = replace(srv.config, trusted=True)
+            srv.config = fresh.get(srv.config.name) or replace(srv.config, trusted=True)
+            if srv.config.command is None and srv.config.url is None:  # its entry did not parse
+                srv.status, srv.error = "failed", "its entry in .mcp.json is not a valid server"
+                continue
             self._launch(srv)
-        await asyncio.gather(*(s.ready.wait() for s in pending))
+            started.append(srv)
+        await asyncio.gather(*(s.ready.wait() for s in started))
 
     async def aclose(self) -> None:
         """Shut every server down (stdio: stdin closed, then SIGTERM/SIGKILL) and wait for it."""
@@ -276,7 +295,7 @@ class McpManager:
             return self._timed_out(server, tool, timeout)
         except Exception as exc:
             return _error_result(f"MCP tool '{tool}' failed: {self._describe(exc)}")
-        return _strip_unsupported(result)
+        return _renderable(result)
 
     def _mcp_error(self, srv: _Server, tool: str, code: int, message: str) -> CallToolResult:
         server = srv.config.name
@@ -377,15 +396,32 @@ class McpManager:
         return f"; stderr: {' | '.join(tail)}{where}" if tail else where
 
 
-def _strip_unsupported(result: Any) -> Any:
-    """The adapter raises on audio content; replace it with a note instead of failing the turn."""
-    from mcp.types import AudioContent, TextContent
+def _renderable(result: Any) -> Any:
+    """Content a model can take, as text where it cannot: a `resource_link`, audio and binary
+    embedded resources become one line naming what they were (the adapter raises on audio, and
+    OpenAI-compatible chat completions refuse a file by URL, which would end the turn and fail
+    every later request of the thread). Text, images and text resources are kept."""
+    from mcp.types import AudioContent, BlobResourceContents, EmbeddedResource, ResourceLink, TextContent
 
-    if any(isinstance(c, AudioContent) for c in result.content):
-        result.content = [
-            TextContent(type="text", text="[audio content omitted]") if isinstance(c, AudioContent) else c
-            for c in result.content
-        ]
+    def text(block: Any) -> Any:
+        if isinstance(block, ResourceLink):
+            what = ", ".join(str(p) for p in (block.mimeType, block.description) if p)
+            line = f"[resource link: {block.name} at {block.uri}{f' ({what})' if what else ''}]"
+        elif isinstance(block, AudioContent):
+            line = f"[audio ({block.mimeType}, {len(block.data) * 3 // 4} bytes): not shown to the model]"
+        elif (
+            isinstance(block, EmbeddedResource)
+            and isinstance(block.resource, BlobResourceContents)
+            and not (block.resource.mimeType or "").startswith("image/")
+        ):
+            res, size = block.resource, len(block.resource.blob) * 3 // 4
+            kind = res.mimeType or "binary"
+            line = f"[embedded resource {res.uri} ({kind}, {size} bytes): not shown to the model]"
+        else:
+            return block
+        return TextContent(type="text", text=line)
+
+    result.content = [text(c) for c in result.content]
     return result
 
 
@@ -397,10 +433,14 @@ def mcp_manager(
     from auger.core.mcp_config import servers_from_settings
     from auger.paths import logs_dir
 
-    servers = servers_from_settings(settings, extra=list(extra), trust_project=trust_project)
-    if not servers:
+    problems: list[str] = []
+    servers = servers_from_settings(
+        settings, extra=list(extra), trust_project=trust_project, problems=problems
+    )
+    if not servers and not problems:
         return None
-    return McpManager(servers, logs_dir(settings.home), float(settings.get("mcp.call_timeout", 60.0)))
+    timeout = float(settings.get("mcp.call_timeout", 60.0))
+    return McpManager(servers, logs_dir(settings.home), timeout, problems=problems)
 
 
 async def start_mcp(

@@ -8,6 +8,11 @@ Sources, later overriding earlier by server name:
 
 Files use the `mcpServers` format from Claude Code / Cursor (`servers`, as in VS Code, is accepted too).
 Strings in `command`, `args`, `env`, `cwd`, `url` and `headers` expand `${VAR}` and `${VAR:-default}`.
+
+A broken user or project file (unreadable, not UTF-8, invalid JSON) or entry is skipped with one
+warning naming it (and the line); the agent runs without it. A `--mcp-config` file, which the
+user named, is strict (exit 2). An untrusted project `.mcp.json` is read only for its server
+names (for the trust prompt): its entries are parsed once the user trusts it.
 """
 
 from __future__ import annotations
@@ -185,35 +190,97 @@ def parse_server(
     return cfg
 
 
-def read_servers_file(
-    path: Path, *, env: Mapping[str, str], from_project: bool = False, text: str | None = None
-) -> dict[str, McpServerConfig]:
-    """Servers from one JSON file (or inline JSON `text`). Missing file -> {}."""
-    label = "--mcp-config" if text is not None else str(path)
-    if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return {}
-        except OSError as exc:
-            raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from exc
+def _file_text(path: Path, label: str) -> str | None:
+    """The text of a servers file (None: missing). ConfigError: unreadable or not UTF-8."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {label}: {exc.strerror or exc}.") from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{label}: not UTF-8 text (byte {exc.start}); it is not a JSON servers file."
+        ) from exc
+
+
+def _servers_table(text: str, label: str) -> dict[str, Any]:
+    """The `mcpServers` object of a servers file (ConfigError naming the file and line)."""
     try:
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{label}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg}).", hint="Fix or remove the file."
-        ) from exc
+        raise ConfigError(f"{label}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg}).") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{label}: expected a JSON object with `mcpServers`.")
     servers = data.get("mcpServers", data.get("servers", {}))
     if not isinstance(servers, dict):
         raise ConfigError(f"{label}: `mcpServers` must be an object mapping names to servers.")
+    return servers
+
+
+def read_servers_file(
+    path: Path,
+    *,
+    env: Mapping[str, str],
+    from_project: bool = False,
+    text: str | None = None,
+    problems: list[str] | None = None,
+) -> dict[str, McpServerConfig]:
+    """Servers from one JSON file (or inline JSON `text`). Missing file -> {}.
+
+    With `problems` (a list) the file degrades instead of failing: a file that cannot be read or
+    parsed adds one line there and gives no servers, a bad entry adds one and is skipped.
+    Without it any problem is a ConfigError (for `--mcp-config`, which the user named)."""
+    label = "--mcp-config" if text is not None else str(path)
+    try:
+        text = _file_text(path, label) if text is None else text
+        table = _servers_table(text, label) if text is not None else {}
+    except ConfigError as exc:
+        if problems is None:
+            raise
+        problems.append(str(exc))
+        return {}
+    out: dict[str, McpServerConfig] = {}
+    for name, raw in table.items():
+        try:
+            out[str(name)] = parse_server(
+                str(name), raw, source=label, env=env, from_project=from_project, base_dir=path.parent
+            )
+        except ConfigError as exc:
+            if problems is None:
+                raise
+            problems.append(str(exc))
+    return out
+
+
+def untrusted_servers(path: Path, root: Path, problems: list[str]) -> dict[str, McpServerConfig]:
+    """The server NAMES of a project `.mcp.json` nobody trusted yet — all the trust prompt needs.
+    Nothing else is read: no entry is checked, no `${VAR}` is expanded, nothing can start."""
+    try:
+        text = _file_text(path, str(path))
+        table = _servers_table(text, str(path)) if text is not None else {}
+    except ConfigError as exc:
+        problems.append(str(exc))
+        return {}
     return {
-        str(n): parse_server(
-            str(n), raw, source=label, env=env, from_project=from_project, base_dir=path.parent
+        str(name): McpServerConfig(
+            name=str(name),
+            transport="stdio",
+            source=str(path),
+            from_project=True,
+            trusted=False,
+            project_root=Path(root),
         )
-        for n, raw in servers.items()
+        for name in table
     }
+
+
+def project_servers(root: Path, *, env: Mapping[str, str], problems: list[str]) -> dict[str, McpServerConfig]:
+    """The project's `.mcp.json` servers, read in full: once the user trusts it."""
+    servers = read_servers_file(Path(root) / PROJECT_FILE, env=env, from_project=True, problems=problems)
+    return {n: replace(c, trusted=True, project_root=Path(root)) for n, c in servers.items()}
 
 
 def load_mcp_servers(
@@ -225,28 +292,44 @@ def load_mcp_servers(
     extra: Sequence[str | Path] = (),
     env: Mapping[str, str] | None = None,
     trust_project: bool = False,
+    problems: list[str] | None = None,
 ) -> list[McpServerConfig]:
     """Merge every source (see module doc). `config_sources` maps a config.toml server name to where
     it came from (`Settings.sources` labels); one set by the project's config.toml needs trust too.
-    `trust_project` trusts the project's servers for this run only (nothing is remembered)."""
+    `trust_project` trusts the project's servers for this run only (nothing is remembered).
+
+    With `problems` (a list), a broken user or project file — or entry — is one line there and
+    is skipped; without it, the first such problem is a ConfigError. `--mcp-config` files are
+    strict either way. An untrusted project `.mcp.json` is read only for its server names."""
     env = os.environ if env is None else env
+    found: list[str] = []
     merged: dict[str, McpServerConfig] = {}
-    merged.update(read_servers_file(Path(home) / USER_FILE, env=env))
+    merged.update(read_servers_file(Path(home) / USER_FILE, env=env, problems=found))
     for name, raw in (config_servers or {}).items():
         label = (config_sources or {}).get(str(name)) or "config.toml"
-        merged[str(name)] = parse_server(
-            str(name),
-            raw,
-            source=label,
-            env=env,
-            from_project=any(part.startswith("project (") for part in label.split(" + ")),
-        )
-    merged.update(read_servers_file(Path(project_root) / PROJECT_FILE, env=env, from_project=True))
-    if any(cfg.from_project for cfg in merged.values()):
-        trusted = trust_project or TrustStore(home).is_trusted(project_root)
-        for name, cfg in merged.items():
-            if cfg.from_project:
-                merged[name] = replace(cfg, trusted=trusted, project_root=Path(project_root))
+        try:
+            merged[str(name)] = parse_server(
+                str(name),
+                raw,
+                source=label,
+                env=env,
+                from_project=any(part.startswith("project (") for part in label.split(" + ")),
+            )
+        except ConfigError as exc:
+            found.append(str(exc))
+    trusted = trust_project or TrustStore(home).is_trusted(project_root)
+    project_file = Path(project_root) / PROJECT_FILE
+    if trusted:
+        merged.update(read_servers_file(project_file, env=env, from_project=True, problems=found))
+    else:
+        merged.update(untrusted_servers(project_file, Path(project_root), found))
+    if found and problems is None:
+        raise ConfigError(found[0])
+    if problems is not None:
+        problems += found
+    for name, cfg in merged.items():
+        if cfg.from_project:
+            merged[name] = replace(cfg, trusted=trusted, project_root=Path(project_root))
     for item in extra:
         text = str(item)
         if text.lstrip().startswith("{"):
@@ -265,6 +348,7 @@ def servers_from_settings(
     extra: Sequence[str | Path] = (),
     env: Mapping[str, str] | None = None,
     trust_project: bool = False,
+    problems: list[str] | None = None,
 ) -> list[McpServerConfig]:
     """`load_mcp_servers` fed from an `auger.settings.Settings` (`data["mcp"]["servers"]`, home, root)."""
     table = settings.data.get("mcp", {}) or {}
@@ -279,4 +363,5 @@ def servers_from_settings(
         extra=extra,
         env=env,
         trust_project=trust_project,
+        problems=problems,
     )

@@ -9,6 +9,11 @@ Three slots, in the order they appear in the prompt:
 The project root is the nearest folder holding `.git`, else the working directory. In a folder
 with no AGENTS.md, a CLAUDE.md there is read instead. The SDK's MemoryMiddleware does the
 injection (see `auger.core.middleware.memory`); `list_memory_files` serves a `/memory` view.
+
+A memory file goes into every model call, so it is read with care (`read_memory_file`): one
+holding NUL bytes (binary) is skipped; one that is not valid UTF-8 is read with U+FFFD for the
+bad bytes; one over `MAX_MEMORY_BYTES` (64 KB, ~16k tokens) is cut there, and the model is told
+so. Each of these is a warning to the user (`memory_warnings`, shown on the first turn).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ if TYPE_CHECKING:
 
 AGENTS_MD = "AGENTS.md"
 CLAUDE_MD = "CLAUDE.md"
+MAX_MEMORY_BYTES = 64 * 1024  # per file; see the module docstring
+SNIFF_BYTES = 8192  # a NUL in the first 8 KB means a binary file (what git and grep look at)
 
 
 @dataclass(frozen=True)
@@ -67,3 +74,50 @@ def list_memory_files(settings: Settings, *, include_missing: bool = False) -> l
 def memory_sources(settings: Settings) -> list[str]:
     """The backend paths MemoryMiddleware reads (every slot; missing files are skipped)."""
     return [m.virtual_path for m in memory_files(settings)]
+
+
+@dataclass(frozen=True)
+class MemoryText:
+    text: str | None  # None: skipped (missing, unreadable, binary)
+    warning: str | None = None  # what the user should know about this file
+
+
+def read_memory_file(path: Path) -> MemoryText:
+    """A memory file's text for the prompt, with the cap, binary and encoding rules above."""
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_MEMORY_BYTES + 1)
+            size = path.stat().st_size if len(raw) > MAX_MEMORY_BYTES else len(raw)
+    except OSError as exc:
+        return MemoryText(None, f"memory file {path} skipped: cannot read it ({exc.strerror or exc}).")
+    if b"\0" in raw[:SNIFF_BYTES]:
+        return MemoryText(None, f"memory file {path} skipped: it is binary, not text.")
+    if len(raw) <= MAX_MEMORY_BYTES:
+        return MemoryText(*_decode(raw, path))
+    kept = raw[:MAX_MEMORY_BYTES]
+    newline = kept.rfind(b"\n")
+    text, _ = _decode(kept[: newline + 1] if newline > 0 else kept, path)
+    cap = MAX_MEMORY_BYTES // 1024
+    text += (
+        f"\n[auger: {path.name} is {size // 1024} KB; only its first {cap} KB are shown here. "
+        "Read the rest with read_file when it matters.]\n"
+    )
+    warning = (
+        f"memory file {path} is {size // 1024} KB; only its first {cap} KB are used (the cap per memory "
+        "file). Move the rest to other files and link to them."
+    )
+    return MemoryText(text, warning)
+
+
+def _decode(raw: bytes, path: Path) -> tuple[str, str | None]:
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return raw.decode("utf-8", errors="replace"), (
+            f"memory file {path} is not valid UTF-8 (byte {exc.start}); bad bytes are shown as U+FFFD."
+        )
+
+
+def memory_warnings(settings: Settings) -> list[str]:
+    """One line per memory file the agent gets only partly or not at all (for the first turn)."""
+    return [w for m in memory_files(settings) if m.exists and (w := read_memory_file(m.path).warning)]

@@ -16,6 +16,9 @@ default is the project backend, with these routes:
 Each route is a `FilesystemBackend` in virtual mode (`auger.core.mount_backends`): `..` and
 symlinks cannot leave its folder, and such attempts are error results, not exceptions. Searching
 or listing the project root stays in the project; a mount is searched when its path is named.
+`mount_routes(settings)` is the one table: the backend's routes and the agent-path resolution
+of `auger.core.host_paths` (`agent_paths(settings).host("/~auger/AGENTS.md")` is
+`$AUGER_HOME/AGENTS.md`; permissions, protected paths and hooks all use it).
 `builtin_dir("skills" | "agents")` finds the shipped folders in a wheel (`auger/_builtin/`) and
 in a source checkout (the repo root).
 """
@@ -25,6 +28,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from auger.core.host_paths import AgentPaths, Route
 
 if TYPE_CHECKING:
     from auger.settings import Settings
@@ -53,45 +58,32 @@ def shared_skills_dir() -> Path:
     return Path.home() / ".agents" / "skills"
 
 
-def mount_table(settings: Settings) -> dict[str, Path]:
-    """Route prefix -> host folder, for the folders that exist (AUGER_HOME always)."""
-    table = {
-        HOME_MOUNT: Path(settings.home),
-        BUILTIN_SKILLS_MOUNT: builtin_dir("skills"),
-        ARTIFACTS_MOUNT: artifacts_dir(Path(settings.home)),
-    }
+HOME_SHARED = ("AGENTS.md", "CLAUDE.md", "skills", "agents")  # the rest of AUGER_HOME stays private
+
+
+def mount_routes(settings: Settings) -> list[Route]:
+    """The mounts, for the folders that exist (AUGER_HOME always): what `with_mounts` routes and
+    what `auger.core.host_paths.AgentPaths` resolves agent paths with."""
+    home = Path(settings.home)
+    routes = [
+        Route(HOME_MOUNT, str(home), shared=frozenset(HOME_SHARED)),
+        Route(BUILTIN_SKILLS_MOUNT, str(builtin_dir("skills")), read_only=True),
+        Route(ARTIFACTS_MOUNT, str(artifacts_dir(home))),
+    ]
     shared = shared_skills_dir()
     if shared.is_dir():
-        table[AGENTS_SKILLS_MOUNT] = shared
-    return table
+        routes.append(Route(AGENTS_SKILLS_MOUNT, str(shared)))
+    return routes
+
+
+def agent_paths(settings: Settings) -> AgentPaths:
+    """Agent path <-> host path for `settings`' project and mounts (the one resolution)."""
+    return AgentPaths(settings.project_root, mount_routes(settings))
 
 
 def virtual_path(path: Path, settings: Settings) -> str | None:
     """The backend path of host `path`: inside the project, else under a mount; None if neither."""
-    candidates = [("/", Path(settings.project_root)), *mount_table(settings).items()]
-    best: tuple[int, str] | None = None
-    for prefix, folder in candidates:
-        try:
-            rel = path.relative_to(folder)
-        except ValueError:
-            continue
-        text = prefix.rstrip("/") + "/" + rel.as_posix() if rel.parts else prefix
-        depth = len(folder.parts)  # the most specific folder wins
-        if best is None or depth > best[0]:
-            best = (depth, text)
-    return best[1] if best else None
-
-
-def host_path(vpath: str, settings: Settings) -> Path:
-    """The host path behind agent path `vpath` (the inverse of `virtual_path`), e.g. for permission
-    checks: `/~auger/AGENTS.md` -> `$AUGER_HOME/AGENTS.md`, `/src/a.py` -> `<root>/src/a.py`."""
-    for prefix, folder in sorted(mount_table(settings).items(), key=lambda kv: -len(kv[0])):
-        if vpath == prefix.rstrip("/") or vpath.startswith(prefix):
-            return folder / vpath[len(prefix) :]
-    return Path(settings.project_root) / vpath.lstrip("/")
-
-
-HOME_SHARED = ("AGENTS.md", "CLAUDE.md", "skills", "agents")  # the rest of AUGER_HOME stays private
+    return agent_paths(settings).agent_path(path)
 
 
 def with_mounts(backend: Any, settings: Settings) -> Any:
@@ -103,12 +95,9 @@ def with_mounts(backend: Any, settings: Settings) -> Any:
     if isinstance(backend, CompositeBackend):
         return backend  # already composed by the caller
     routes: dict[str, Any] = {}
-    for prefix, folder in mount_table(settings).items():
-        if prefix == BUILTIN_SKILLS_MOUNT:
-            routes[prefix] = MountBackend(folder, read_only=True)
-        elif prefix in (HOME_MOUNT, ARTIFACTS_MOUNT):
+    for route in mount_routes(settings):
+        folder = Path(route.folder)
+        if route.prefix in (HOME_MOUNT, ARTIFACTS_MOUNT):
             folder.mkdir(parents=True, exist_ok=True)
-            routes[prefix] = MountBackend(folder, shared=HOME_SHARED if prefix == HOME_MOUNT else None)
-        else:
-            routes[prefix] = MountBackend(folder)
+        routes[route.prefix] = MountBackend(folder, read_only=route.read_only, shared=route.shared)
     return MountedBackend(default=backend, routes=routes, artifacts_root=ARTIFACTS_MOUNT.rstrip("/"))

@@ -6,11 +6,18 @@
   `$(...)`, `sh -c '...'`, see `auger.core.shellparse`) and wrappers (`env X=1`, `timeout 60`,
   `sudo`, `nice`, `command`, ...) are peeled off: a deny/ask rule applies when it matches any
   part (as written or unwrapped); an allow applies only when every part is allowed. A pattern
-  without `*` also matches the whole command line exactly.
+  without `*` also matches the whole command line exactly. For common destructive commands
+  (rm, chmod, chown, chgrp, git push/reset/clean/branch/checkout/switch) the rule and the command
+  are also compared by what they do (`auger.core.command_forms`): options in any order, cluster
+  or spelling (`rm -rf *` = `rm -fr`, `rm -r -f`, `rm -Rf`, `rm --recursive --force`,
+  `/bin/rm -rf`, `git push -f` = `git push --force` = `git push origin +main`); a deny/ask rule
+  applies when the command has at least the rule's options, an allow only when exactly them.
 * file tools (`read_file`, `write_file`, `edit_file`, `delete`, `ls`, `glob`, `grep`) — a path glob
   relative to the project root (`src/**`, `*.md`, `docs/*.txt`; `**` crosses folders, `*` and `?` do
-  not; `~/x` patterns are relative to the home folder, `//x` ones absolute), matched on the
-  normalised virtual path.
+  not), matched on the normalised agent path (`/~auger/AGENTS.md` is `~auger/AGENTS.md`) and on
+  the project-relative path of the host file it reaches; `~/x` patterns (relative to the home
+  folder) and `//x` ones (absolute) match the host file (`auger.core.host_paths`), before or
+  after symlinks — so `write_file(~/.auger/**)` matches `/~auger/AGENTS.md`.
 * MCP tools — `server:tool` (or `server:*`); the tool's own name works too.
 * `task(TYPE)` matches the subagent type; any other tool's pattern matches any string argument.
 
@@ -27,10 +34,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from auger.core import shellparse
+from auger.core import command_forms, shellparse
+from auger.core.host_paths import AgentPaths, inside, normalise
 from auger.errors import ConfigError
 
 FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "delete", "ls", "glob", "grep"})
@@ -146,9 +153,15 @@ class Subject:
     mcp: tuple[str, str] | None = None
     command: str | None = None
     segments: list[shellparse.Segment] | None = None
-    rel_path: str | None = None  # project-relative, normalised ("." is the root); None for ~ paths
-    real_path: str | None = None
+    agent_path: str | None = None  # as the tool normalises it, without the "/" ("." is the root)
+    host_path: str | None = None  # the host file (`auger.core.host_paths`); None: the tool refuses it
+    rel_path: str | None = None  # host_path relative to the project root, when it lies in it
     strings: list[str] = field(default_factory=list)
+
+
+def path_key(name: str) -> str | None:
+    """The argument holding a file tool's path (`file_path`, or `path` for ls/glob/grep)."""
+    return PATH_ARG.get(name, "file_path") if name in FILE_TOOLS else None
 
 
 def call_path(name: str, args: Mapping[str, Any]) -> str:
@@ -158,20 +171,24 @@ def call_path(name: str, args: Mapping[str, Any]) -> str:
 
 
 def subject_for(
-    name: str, args: Mapping[str, Any], root: Path, mcp: tuple[str, str] | None = None
+    name: str,
+    args: Mapping[str, Any],
+    paths: AgentPaths | str | os.PathLike[str],
+    mcp: tuple[str, str] | None = None,
 ) -> Subject:
+    """What the rules see of a call; `paths` resolves file paths (a bare root: no mounts)."""
     sub = Subject(name, args, mcp)
+    paths = paths if isinstance(paths, AgentPaths) else AgentPaths(paths)
     if name == "execute":
         sub.command = str(args.get("command") or "")
         sub.segments = shellparse.analyse(sub.command)
     elif name in FILE_TOOLS:
         raw = call_path(name, args)
-        if raw.startswith("~"):
-            sub.real_path = os.path.normpath(os.path.expanduser(raw))
-        else:
-            stripped = raw.lstrip("/")
-            sub.rel_path = posixpath.normpath(stripped) if stripped else "."
-            sub.real_path = os.path.normpath(os.path.join(root, sub.rel_path))
+        normal = normalise(raw)
+        sub.agent_path = (normal.strip("/") or ".") if normal else None
+        sub.host_path = paths.host(raw)
+        if sub.host_path is not None and inside(sub.host_path, paths.root):
+            sub.rel_path = sub.host_path[len(paths.root) + 1 :] or "."
     elif name == "task":
         sub.strings = [str(args.get("subagent_type") or "")]
     else:
@@ -192,13 +209,18 @@ def _tool_matches(rule: Rule, sub: Subject) -> bool:
 
 
 def _path_matches(pattern: str, sub: Subject) -> bool:
-    text = pattern
-    host = _host_pattern(text)
+    """Host patterns (`~/x`, `//x`) against the host file, lexically or after symlinks; project
+    patterns against the path as the model wrote it and the host file's project-relative path."""
+    host = _host_pattern(pattern)
     if host is not None:
-        return sub.real_path is not None and path_regex(host).fullmatch(sub.real_path) is not None
-    if sub.rel_path is None:
-        return False
-    return path_regex(_norm_pattern_path(text)).fullmatch(sub.rel_path) is not None
+        if sub.host_path is None:
+            return False
+        regex = path_regex(host)
+        return any(
+            regex.fullmatch(p) for p in dict.fromkeys([sub.host_path, os.path.realpath(sub.host_path)])
+        )
+    regex = path_regex(_norm_pattern_path(pattern))
+    return any(regex.fullmatch(p) for p in (sub.agent_path, sub.rel_path) if p is not None)
 
 
 def _host_pattern(text: str) -> str | None:
@@ -218,7 +240,44 @@ def _segment_matches(pattern: str, seg: shellparse.Segment, *, extra: bool) -> b
         forms: Iterable[str] = seg.extra_forms if extra else ()
     else:
         forms = [*seg.forms, *(seg.extra_forms if extra else [])]
-    return any(regex.fullmatch(form) for form in forms)
+    return any(regex.fullmatch(form) for form in forms) or (
+        not seg.opaque and _shape_matches(pattern, seg, subset=extra)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _rule_shape(pattern: str) -> tuple[str, command_forms.Shape, re.Pattern[str]] | None:
+    """A rule's pattern read as a command (`auger.core.command_forms`): its command word as
+    written, its canonical form and a regex for its arguments; None if not a known command."""
+    text = shellparse.canonical(pattern)
+    if text.endswith(":*") and not text.endswith("\\:*"):
+        text = text[:-2].rstrip() + " *"
+    words = text.split(" ")
+    found = command_forms.shape(words)
+    if found is None or any(has_wildcard(f) for f in found.flags):
+        return None
+    return words[0], found, _command_regex(" ".join(found.args))
+
+
+def _shape_matches(pattern: str, seg: shellparse.Segment, *, subset: bool) -> bool:
+    """The rule and a form of the segment are the same command with the same arguments, and
+    the command has the rule's options — every one of them and maybe more (`subset`, deny/ask:
+    `rm -rf *` catches `rm -rfv x`), or exactly them (allow: `rm -rf x` allows `rm -fr x`)."""
+    rule = _rule_shape(pattern)
+    if rule is None:
+        return False
+    spelled, want, args = rule
+    for form in dict.fromkeys(seg.forms):
+        words = shellparse.split_words(form)
+        got = command_forms.shape(words)
+        if got is None or got.head != want.head or not args.fullmatch(" ".join(got.args)):
+            continue
+        if subset and want.flags <= got.flags:
+            return True
+        same = words[0] == spelled and got.global_options == want.global_options
+        if not subset and same and want.flags == got.flags:
+            return True
+    return False
 
 
 def _whole_matches(pattern: str, command: str, *, wildcard_ok: bool) -> bool:

@@ -5,7 +5,8 @@ Rules are `TOOL` or `TOOL(PATTERN)`; their syntax and matching live in
 rule an "always allow" grants (`rule_for_call`).
 
 Order: **deny** (any matching rule) > **ask** (protected paths: a write/edit/delete under `.git/`,
-`.auger/`, `~/.ssh` or AUGER_HOME, by a file tool or a shell command (`auger.core.shell_writes`);
+`.auger/`, `~/.ssh` or AUGER_HOME — by a file tool, judged by the host file its path reaches
+through the mounts (`auger.core.host_paths`), or by a shell command (`auger.core.shell_writes`);
 then ask rules) > **allow** (allow rules and "always allow" grants of this thread) > the
 **approval mode**. Every verdict names the rule or mode that decided.
 """
@@ -24,6 +25,7 @@ from typing import Any, Literal
 
 from auger.core import shellparse
 from auger.core.context import FILE_EDIT_TOOLS, GATED_TOOLS
+from auger.core.host_paths import PROTECTED_NAMES, AgentPaths, ProtectedPaths, Route
 from auger.core.permission_rules import (
     FILE_TOOLS,
     Rule,
@@ -38,7 +40,7 @@ from auger.core.permission_rules import (
     subject_for,
     touches,
 )
-from auger.core.shell_writes import PROTECTED_NAMES, ShellWrites
+from auger.core.shell_writes import ShellWrites
 
 Action = Literal["allow", "ask", "deny"]
 KINDS = ("allow", "ask", "deny")
@@ -123,19 +125,22 @@ class PermissionEngine:
         *,
         root: Path | str = ".",
         protected: Iterable[Path | str] = (),
+        routes: Iterable[Route] = (),
     ) -> None:
-        self.root = Path(os.path.realpath(root))
         self.rules: dict[str, list[Rule]] = {
             "allow": _parse_all(allow, "allow"),
             "ask": _parse_all(ask, "ask"),
             "deny": _parse_all(deny, "deny"),
         }
-        home_ssh = Path(os.path.expanduser("~/.ssh"))
-        self.protected_dirs = [Path(os.path.realpath(p)) for p in (home_ssh, *protected)]
-        self.shell_writes = ShellWrites(self.root, self.protected_dirs)
+        self.paths = AgentPaths(root, routes)  # which host file a file tool's path is
+        self.root = Path(self.paths.root)
+        self.protected = ProtectedPaths(root, [os.path.expanduser("~/.ssh"), *protected])
+        self.shell_writes = ShellWrites(self.protected)
 
     @classmethod
     def from_settings(cls, settings: Any) -> PermissionEngine:
+        from auger.core.mounts import mount_routes
+
         table = settings.data.get("permissions") or {}
         return cls(
             table.get("allow") or (),
@@ -143,34 +148,36 @@ class PermissionEngine:
             table.get("deny") or (),
             root=settings.project_root,
             protected=[settings.home],
+            routes=mount_routes(settings),
         )
 
     def add(self, kind: str, rule: str) -> None:
         self.rules[kind].append(parse_rule(rule))
 
     def subject(self, name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> Subject:
-        return subject_for(name, args, self.root, mcp)
+        return subject_for(name, args, self.paths, mcp)
 
     def protected_reason(self, sub: Subject) -> str | None:
         if sub.name == "execute":
             return self.shell_writes.reason(sub.command or "")
-        if sub.name not in FILE_EDIT_TOOLS or sub.real_path is None:
+        if sub.name not in FILE_EDIT_TOOLS or sub.host_path is None:
+            return None  # reading never asks; a path the tool refuses writes nothing
+        return self._file_reason(sub, sub.host_path)
+
+    def _file_reason(self, sub: Subject, host: str) -> str | None:
+        folder = self.protected.folder(host, glob=False)
+        if folder is not None:
+            return f"protected path ({folder}/)"
+        if sub.name != "delete":
             return None
-        rel = sub.rel_path or ""
-        parts = rel.split("/")
-        if any(part in PROTECTED_NAMES for part in parts):
-            return f"protected path ({next(p for p in parts if p in PROTECTED_NAMES)}/)"
-        if (
-            sub.name == "delete"
-            and has_wildcard(rel)
-            and any(path_regex(part).fullmatch(name) for part in parts for name in PROTECTED_NAMES)
+        taken = self.protected.taken(host)  # delete removes a folder with all it holds
+        if taken is not None:
+            return f"protected path ({taken}/): delete {self.protected.show(host)} takes {taken}/ with it"
+        rel = sub.agent_path or ""
+        if has_wildcard(rel) and any(
+            path_regex(part).fullmatch(name) for part in rel.split("/") for name in PROTECTED_NAMES
         ):
             return "protected path (a wildcard delete that can reach .git/ or .auger/)"
-        real = Path(os.path.realpath(sub.real_path))
-        for folder in self.protected_dirs:
-            if real == folder or folder in real.parents:
-                shown = str(folder).replace(os.path.expanduser("~"), "~", 1)
-                return f"protected path ({shown}/)"
         return None
 
     def denial(

@@ -1,15 +1,24 @@
-"""Secret redaction: values of secret-looking environment variables never leave auger's process
-in the thread DB, logs, exported transcripts or stream-json output.
+"""Secret redaction: secrets never leave auger's process in the thread DB, logs, exported
+transcripts or stream-json output.
 
-A secret is the value (8+ characters) of an environment variable whose name contains KEY,
-TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIAL, or that a provider names as its `api_key_env`.
-It is replaced by `[redacted:$NAME]`. Where it is applied:
+Two kinds of secret:
 
-* tool outputs and model replies before they enter the graph state (`RedactionMiddleware`),
-  and the user's prompt before it is sent (`Session`);
+* a known value (8+ characters): of an environment variable whose name contains KEY, TOKEN,
+  SECRET, PASSWORD, PASSWD or CREDENTIAL, or that a provider names as its `api_key_env`, and a
+  credential inside any variable's value (the password of `DATABASE_URL=postgres://u:PW@h`).
+  It is replaced by `[redacted:$NAME]`;
+* a credential recognised by its shape in any text (`auger.core.credentials`): a password or
+  token in a URL, an `Authorization:`/`X-Api-Key:` header value, a bearer token, a secret in a
+  query string, a token with a known prefix. Its secret part is replaced by `[redacted]`.
+
+Where it is applied:
+
+* tool outputs and model replies before they enter the graph state (`RedactionMiddleware`; a
+  tool still runs with the arguments the model wrote), and the user's prompt before it is sent
+  (`Session`);
 * every event before a front end sees it (`Session`, with `StreamRedactor` holding back the
   tail of streamed text so a secret split across chunks is still caught);
-* log records (`SecretFilter`, installed by `auger.logsetup`).
+* log records (`SecretFilter`, installed by `auger.logsetup`), hook output, compaction summaries.
 """
 
 from __future__ import annotations
@@ -21,6 +30,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from auger.core import credentials
+
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 MIN_SECRET_LEN = 8
 
@@ -30,47 +41,59 @@ def placeholder(name: str) -> str:
 
 
 class Redactor:
-    """Replaces known secret values in text and in nested JSON-like values."""
+    """Replaces known secret values and credentials (`auger.core.credentials`) in text and in
+    nested JSON-like values."""
 
-    def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
+    def __init__(self, secrets: Mapping[str, str] | Iterable[tuple[str, str]] | None = None) -> None:
         self._secrets: dict[str, str] = {}  # value -> env var name
         self._pattern: re.Pattern[str] | None = None
         self.add(secrets or {})
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, names: Iterable[str] = ()) -> Redactor:
-        return cls(secrets_in_env(os.environ if env is None else env, names))
+        env = os.environ if env is None else env
+        return cls([*secrets_in_env(env, names).items(), *credentials_in_env(env)])
 
-    def add(self, secrets: Mapping[str, str]) -> None:
-        """Add `{NAME: value}` secrets (short values are ignored)."""
-        for name, value in secrets.items():
+    def add(self, secrets: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
+        """Add `{NAME: value}` secrets (or (NAME, value) pairs; short values are ignored)."""
+        pairs = secrets.items() if isinstance(secrets, Mapping) else secrets
+        for name, value in pairs:
             if value and len(value) >= MIN_SECRET_LEN and value not in self._secrets:
                 self._secrets[value] = name
         values = sorted(self._secrets, key=len, reverse=True)
         self._pattern = re.compile("|".join(re.escape(v) for v in values)) if values else None
 
     def __bool__(self) -> bool:
-        return self._pattern is not None
+        return True  # credentials are recognised by their shape, with or without known values
 
     @property
     def longest(self) -> int:
         return max((len(v) for v in self._secrets), default=0)
 
     def text(self, text: str) -> str:
-        if self._pattern is None or not text:
+        if not text:
             return text
-        return self._pattern.sub(lambda m: placeholder(self._secrets[m.group(0)]), text)
+        if self._pattern is not None:
+            text = self._pattern.sub(lambda m: placeholder(self._secrets[m.group(0)]), text)
+        return credentials.redact(text)
 
     def find(self, text: str) -> list[str]:
-        """The names of the secrets that occur in `text`."""
+        """The names of the known secrets that occur in `text`."""
         if self._pattern is None:
             return []
         return sorted({self._secrets[m.group(0)] for m in self._pattern.finditer(text)})
 
+    def kinds(self, text: str) -> list[str]:
+        """What credentials `text` holds by their shape ("a password in a URL", ...)."""
+        return credentials.kinds_in(text)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the secrets of `text` are, each with its context (for holding back a stream)."""
+        found = [m.span() for m in self._pattern.finditer(text)] if self._pattern is not None else []
+        return found + [(m.start, m.end) for m in credentials.matches(text)]
+
     def value(self, value: Any) -> Any:
         """`value` with every string inside it redacted (dicts, lists and tuples are copied)."""
-        if self._pattern is None:
-            return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
@@ -81,8 +104,6 @@ class Redactor:
 
     def message(self, msg: Any) -> Any:
         """A LangChain message with its content (and tool-call args) redacted; same id."""
-        if self._pattern is None:
-            return msg
         update: dict[str, Any] = {}
         content = self.value(msg.content)
         if content != msg.content:
@@ -96,8 +117,6 @@ class Redactor:
 
     def event(self, event: Any) -> Any:
         """An IR event (frozen dataclass) with its wire fields redacted."""
-        if self._pattern is None:
-            return event
         changes = {}
         for f in dataclasses.fields(event):
             if not f.metadata.get("wire", True):
@@ -115,6 +134,11 @@ def secrets_in_env(env: Mapping[str, str], names: Iterable[str] = ()) -> dict[st
     return {k: v for k, v in env.items() if (SECRET_NAME.search(k) or k in wanted) and v}
 
 
+def credentials_in_env(env: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(NAME, credential) for the credentials inside any variable's value (`DATABASE_URL`'s password)."""
+    return [(k, secret) for k, v in env.items() if v for secret in credentials.secrets_in(v)]
+
+
 def provider_key_names(settings: Any) -> list[str]:
     return [p.api_key_env for p in getattr(settings, "providers", {}).values() if p.api_key_env]
 
@@ -128,6 +152,7 @@ def default_redactor() -> Redactor:
     global _default_ready
     if not _default_ready:
         _default.add(secrets_in_env(os.environ))
+        _default.add(credentials_in_env(os.environ))
         _default_ready = True
     return _default
 
@@ -141,16 +166,16 @@ def configure(settings: Any) -> Redactor:
 
 
 class StreamRedactor:
-    """Redacts events in order; streamed text is held back by up to one secret's length so a
-    secret split across two deltas is caught, and released with the next other event."""
+    """Redacts events in order; streamed text is held back while its tail may still become a
+    secret — up to one known secret's length, the last word (a URL may go on), the last three
+    words after a credential hint (`Authorization: Bearer` then the token) — and released with
+    the next other event."""
 
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
         self._held: dict[tuple[type, Any], tuple[Any, str]] = {}  # (type, parent) -> (last event, raw)
 
     def feed(self, event: Any) -> list[Any]:
-        if not self.redactor:
-            return [event]
         if type(event).__name__ in ("TextDelta", "ReasoningDelta"):
             return self._delta(event)
         return [*self.flush(), self.redactor.event(event)]
@@ -160,11 +185,10 @@ class StreamRedactor:
         out = [e for k in list(self._held) if k != key for e in self._release(k)]
         _, raw = self._held.pop(key, (event, ""))
         raw += event.text
-        cut = max(len(raw) - (self.redactor.longest - 1), 0)
-        pattern = self.redactor._pattern
-        for m in pattern.finditer(raw) if pattern is not None else ():
-            if m.start() < cut < m.end():
-                cut = m.start()
+        cut = min(max(len(raw) - (self.redactor.longest - 1), 0), _open_tail(raw))
+        for start, end in sorted(self.redactor.spans(raw)):
+            if start < cut < end:
+                cut = start
         if cut:
             out.append(dataclasses.replace(event, text=self.redactor.text(raw[:cut])))
         if raw[cut:]:
@@ -177,6 +201,25 @@ class StreamRedactor:
 
     def flush(self) -> list[Any]:
         return [e for k in list(self._held) for e in self._release(k)]
+
+
+_WORD_START = re.compile(r"(?:^|(?<=\s))\S")
+_HOLD_CAP = 2048  # a "word" longer than this is released anyway
+
+
+def _open_tail(raw: str) -> int:
+    """Where the part of `raw` that may still grow into a credential starts: the last word, unless
+    it ends in whitespace (a URL or token is one word), or from a header hint among the last three
+    words whose value has not come yet."""
+    base = max(len(raw) - _HOLD_CAP, 0)
+    starts = [base + m.start() for m in _WORD_START.finditer(raw[base:])] or [base]
+    cut = len(raw) if raw[-1:].isspace() else starts[-1]
+    hints = list(credentials.HEADER_HINT.finditer(raw, starts[-3:][0]))
+    if hints:
+        hint = hints[0].start()
+        if not any(m.secret_end > hint for m in credentials.matches(raw)):
+            cut = min(cut, max(s for s in starts if s <= hint))
+    return cut
 
 
 class SecretFilter(logging.Filter):

@@ -1,8 +1,9 @@
 """Bubblewrap sandbox: every shell command *and* every file tool runs inside `bwrap`.
 
 The host filesystem is bound read-only, the project folder read-write at its own path, `/tmp` is a
-private per-backend folder (never the host's `/tmp`) and every namespace is unshared — no network
-unless `network=True`. File-tool paths are virtual and rooted at the project ("/src/x.py" is
+private per-backend folder (never the host's `/tmp`), the user's credentials and AUGER_HOME are
+hidden (`hide`/`expose`, see `auger.core.sandbox_hide`) and every namespace is unshared — no
+network unless `network=True`. File-tool paths are virtual and rooted at the project ("/src/x.py" is
 `<root>/src/x.py`), with the same results as `LocalShellBackend(root_dir=root, virtual_mode=True)`.
 The bwrap flags, the scrubbed environment and the output collector are `auger.core.bwrap`.
 """
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import uuid
 import weakref
+from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -41,6 +43,7 @@ from deepagents.backends.sandbox import BaseSandbox
 from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, slice_read_response
 
 from auger.core.bwrap import ISOLATION, MISSING_BWRAP, Outcome, collect, kill, sandbox_env
+from auger.core.sandbox_hide import BwrapHide
 
 _EDIT_TMP_PREFIX = "/tmp/.deepagents_edit_"  # BaseSandbox.edit uploads big payloads here, then reads them
 _DOWNLOAD_CAP = 64 * 1024 * 1024
@@ -85,6 +88,8 @@ class BubblewrapSandbox(BaseSandbox):
         timeout: int = 120,
         max_output_bytes: int = 100_000,
         env: dict[str, str] | None = None,
+        hide: Iterable[str] = (),
+        expose: Sequence[str] = (),
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
@@ -96,6 +101,7 @@ class BubblewrapSandbox(BaseSandbox):
         self._id = f"bwrap-{uuid.uuid4().hex[:8]}"
         self.tmp_dir = tempfile.mkdtemp(prefix="auger-sandbox-tmp-")
         self._finalizer = weakref.finalize(self, shutil.rmtree, self.tmp_dir, ignore_errors=True)
+        self._hide = BwrapHide.build(hide, expose, self.root, self._tool_dirs)
 
     @property
     def id(self) -> str:
@@ -107,28 +113,21 @@ class BubblewrapSandbox(BaseSandbox):
 
     # -- running commands ------------------------------------------------------------------------
     @property
-    def _tool_binds(self) -> list[str]:
-        """The private /tmp hides the host's; keep toolchains that live there (a venv, PATH entries)
-        visible, read-only."""
+    def _tool_dirs(self) -> list[str]:
+        """The private /tmp hides the host's; toolchains that live there (a venv, PATH entries)
+        are bound back, read-only."""
         dirs = {sys.prefix, *self._env.get("PATH", "").split(os.pathsep)}
-        out: list[str] = []
-        for d in sorted(x for x in dirs if x.startswith("/tmp/") and os.path.isdir(x)):
-            out += ["--ro-bind", d, d]
-        return out
+        return sorted(x for x in dirs if x.startswith("/tmp/") and os.path.isdir(x))
+
+    @property
+    def _tool_binds(self) -> list[str]:
+        return [arg for d in self._tool_dirs for arg in ("--ro-bind", d, d)]
 
     def bwrap_argv(self, *command: str) -> list[str]:
         """The full argv that runs `command` inside the sandbox."""
         argv = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        argv += [
-            "--bind",
-            self.tmp_dir,
-            "/tmp",
-            *self._tool_binds,
-            "--bind",
-            self.root,
-            self.root,
-            *ISOLATION,
-        ]
+        argv += ["--bind", self.tmp_dir, "/tmp", *self._tool_binds]
+        argv += [*self._hide.before, "--bind", self.root, self.root, *self._hide.after, *ISOLATION]
         argv += ["--share-net"] if self.network else []
         return [*argv, "--chdir", self.root, "--", *command]
 

@@ -19,6 +19,7 @@ from auger.core.context import MODES, AugerContext
 from auger.core.provider_errors import describe_error
 from auger.core.session_safety import SessionSafety
 from auger.core.stream import StreamTranslator, call_key
+from auger.core.text import clean_text
 from auger.errors import AugerError, UsageError
 
 if TYPE_CHECKING:
@@ -38,8 +39,9 @@ def headless_policy(request: ev.ApprovalRequested, ctx: AugerContext) -> ev.Appr
     return ev.ApprovalDecision(
         "reject",
         f"Not run: {why} auger is running without a human (headless), so nobody can approve it. "
-        "Do not retry it; finish what you can without it and say what is left (the user can re-run "
-        "with --mode auto-edit or --mode yolo, or add an allow rule to [permissions]).",
+        "Do not retry it; finish what you can without it and say what is left. The user can allow it "
+        "with --mode auto-edit or --mode yolo or an allow rule in [permissions], except a protected "
+        "path (.git/, .auger/, ~/.ssh, AUGER_HOME): only a human approves that, in an interactive auger.",
     )
 
 
@@ -62,6 +64,7 @@ class Session:
         self.model_spec: str | None = settings.model
         self.model_params: dict[str, Any] = {}  # temperature, max_tokens, reasoning_effort, ...
         self._load_warned = False  # skipped skills/subagents are reported once, on the first turn
+        self.notices: list[str] = []  # warnings shown at the start of the next turn (a model override)
         self.mode: str = settings.mode
         self.context_tokens = 0
         self.max_turns = settings.max_turns
@@ -71,6 +74,8 @@ class Session:
         self.on_turn_start = on_turn_start
         self.default_model: Any = None  # the chat model the graph was built with, if given
         self.threads: Any = None  # ThreadStore (auger.core.threads), closed with the session
+        self.writer: Any = None  # WriterLease (auger.core.writer_lease): one writer per thread
+        self.thread_wait = float(settings.get("thread_wait", 60.0) or 0.0)  # seconds to wait for it
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._task: asyncio.Task[None] | None = None
         self._rewind: Any = None  # this turn's auger.core.rewind.TurnRecorder (None: off)
@@ -119,6 +124,7 @@ class Session:
             permissions=self.safety.permissions,
             hooks=self.safety.hooks,
             verdicts=self.safety.verdicts,
+            originals=self.safety.originals,
             rewind=self._rewind,
         )
 
@@ -138,10 +144,15 @@ class Session:
             return
         values = (await self.graph.aget_state(self.config)).values or {}
         self.context_tokens = int(values.get("_context_tokens") or 0)
-        if values.get("_model_spec"):
-            self.model_spec = values["_model_spec"]
-        elif self.threads is not None and (info := self.threads.get(self.thread_id)) and info.model:
-            self.model_spec = info.model  # threads from before the resume state: the recorded model
+        recorded = values.get("_model_spec")
+        if not recorded and self.threads is not None and (info := self.threads.get(self.thread_id)):
+            recorded = info.model  # threads from before the resume state: the recorded model
+        if self.settings.sources.get("model", "").startswith("flag") and self.settings.model:
+            self.model_spec = self.settings.model  # `--model` on the command line wins
+            if recorded and recorded != self.model_spec:
+                self.notices.append(f"Using {self.model_spec} (--model); this thread was on {recorded}.")
+        elif recorded:
+            self.model_spec = recorded
 
     async def history(self) -> list[Any]:
         state = await self.graph.aget_state(self.config)
@@ -152,7 +163,13 @@ class Session:
         a `Compaction`, or None when there is nothing to compact. See `auger.core.compact`."""
         from auger.core.compact import compact
 
-        return await compact(self, instructions)
+        if self.writer is None:
+            return await compact(self, instructions)
+        await self.writer.acquire(self.thread_id, 0, lambda _: None)  # another auger's turn: refused
+        try:
+            return await compact(self, instructions)
+        finally:
+            await self._release_thread()
 
     def sibling(self, thread_id: str) -> Session:
         """A Session on `thread_id` sharing this one's graph, checkpointer connection, thread store,
@@ -161,6 +178,7 @@ class Session:
         shared parts, which belong to this session. Keep in step with `create_session`."""
         other = Session(self.settings, self.graph, thread_id=thread_id)
         other.threads, other.mcp, other.default_model = self.threads, self.mcp, self.default_model
+        other.writer = type(self.writer)(self.threads) if self.writer is not None else None  # its own owner
         other.on_turn_start, other.on_turn_end = self.on_turn_start, self.on_turn_end
         other.safety.hooks = self.safety.hooks
         return other
@@ -200,23 +218,15 @@ class Session:
         from langgraph.errors import GraphRecursionError
 
         from auger.core.rewind import finish_turn, turn_recorder
-        from auger.core.turn_input import load_warnings, user_message
 
         self._rewind = turn_recorder(self.settings, self.threads, self.thread_id)  # snapshots on first change
         put, flush = self.safety.sink(queue.put_nowait)
-        put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
-        prompt = self.safety.redact_prompt(prompt, put)  # secret values never reach the thread DB
-        self._drain_notices(put)
+        prompt, message = self._open_turn(prompt, put)
         translator = StreamTranslator()
         reason: ev.EndReason = "done"
-        if not self._load_warned:
-            self._load_warned = True
-            for text in load_warnings(self.settings):
-                put(ev.Notice(text, "warning"))
-        message, warnings = user_message(prompt, self.settings)
-        for text in warnings:
-            put(ev.Notice(text, "warning"))
+        held = self.writer is None  # the thread's writer lease (auger.core.writer_lease)
         try:
+            held = held or await self._claim_thread(put)
             await self._hook(self.on_turn_start, prompt)  # in the try: a cancel here still ends the turn
             messages = await self.safety.start_turn(self, message, put)  # hooks; None: blocked
             payload: Any = {"messages": messages} if messages else None
@@ -248,10 +258,39 @@ class Session:
         for event in await finish_turn(self._rewind):  # the "after" snapshot: FilesChanged
             put(event)
         self._drain_notices(put)
-        await self._hook(self.on_turn_end, prompt, final=True)
+        if held:  # a turn refused for a busy thread wrote nothing to index
+            await self._hook(self.on_turn_end, prompt, final=True)
+        await self._release_thread()  # before TurnEnded: the next turn may start at once
         flush()
         put(ev.TurnEnded(reason, self.thread_id, translator.final_text))
         put(_DONE)
+
+    def _open_turn(self, prompt: str, put: Callable[[Any], None]) -> tuple[str, Any]:
+        """TurnStarted and the first notices; (the prompt as it is kept, the message for it)."""
+        from auger.core.turn_input import load_warnings, user_message
+
+        prompt = clean_text(prompt)  # e.g. argv bytes that are not UTF-8: U+FFFD, not a poisoned thread
+        put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
+        prompt = self.safety.redact_prompt(prompt, put)  # secret values never reach the thread DB
+        self._drain_notices(put)
+        warnings = [] if self._load_warned else load_warnings(self.settings)
+        self._load_warned = True
+        message, problems = user_message(prompt, self.settings)
+        for text in [*warnings, *problems]:
+            put(ev.Notice(text, "warning"))
+        return prompt, message
+
+    async def _claim_thread(self, put: Callable[[Any], None]) -> bool:
+        """Hold the thread for this turn, waiting up to `thread_wait` seconds for another auger's
+        turn on it to end; ThreadBusyError when it stays busy."""
+        notify = lambda text: put(ev.Notice(text, "warning"))  # noqa: E731
+        await self.writer.acquire(self.thread_id, self.thread_wait, notify)
+        return True
+
+    async def _release_thread(self) -> None:
+        if self.writer is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.writer.release()
 
     async def _hook(
         self, hook: Callable[[Session, str], Any] | None, prompt: str, *, final: bool = False
@@ -283,6 +322,8 @@ class Session:
             log.exception("could not save the partial answer")
 
     def _drain_notices(self, put: Callable[[Any], None]) -> None:
+        while self.notices:
+            put(ev.Notice(self.notices.pop(0), "warning"))
         if self.mcp is not None:
             for text in self.mcp.drain_notices():
                 put(ev.Notice(text, "warning"))
@@ -312,7 +353,8 @@ class Session:
             requests = (intr.value or {}).get("action_requests", []) if isinstance(intr.value, dict) else []
             decisions = []
             for req in requests:
-                decision = await self._decide(req, put)
+                call = translator.running_call(str(req.get("name")), dict(req.get("args") or {}))
+                decision = await self._decide({**req, "id": req.get("id") or call[0], "parent": call[1]}, put)
                 if decision["type"] == "reject":
                     translator.rejected.append(call_key(str(req.get("name")), dict(req.get("args") or {})))
                 decisions.append(decision)
@@ -327,6 +369,7 @@ class Session:
             name=str(action.get("name")),
             args=dict(action.get("args") or {}),
             description=str(action.get("description") or ""),
+            parent_id=action.get("parent"),
             suggested_rule=self.safety.suggested_rule(self, str(action.get("name")), action.get("args", {})),
             future=loop.create_future(),
         )
@@ -376,6 +419,7 @@ async def create_session(
     from auger.core.permissions import PermissionEngine
     from auger.core.thread_ops import install_hooks
     from auger.core.threads import ThreadStore
+    from auger.core.writer_lease import WriterLease
     from auger.paths import threads_db
 
     PermissionEngine.from_settings(settings)  # a malformed [permissions] rule fails here, before any I/O
@@ -396,6 +440,7 @@ async def create_session(
         raise
     session = Session(settings, graph, conn=conn, approval_policy=approval_policy)
     session.threads = store
+    session.writer = WriterLease(store)
     session.default_model = model
     install_hooks(session, store)
     session.mcp = mcp

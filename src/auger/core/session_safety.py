@@ -76,6 +76,7 @@ class SessionSafety:
         self.redactor = configure(settings)
         self.hooks = hooks
         self.verdicts: dict[str, Any] = {}
+        self.originals: dict[str, Any] = {}  # AugerContext.originals
         self.started = False  # SessionStart ran for this thread
         self.source = "startup"
         self._stop_rounds = 0
@@ -110,6 +111,7 @@ class SessionSafety:
     async def start_turn(self, session: Any, message: Any, put: Callable[[Any], None]) -> list[Any] | None:
         """The messages to send for this prompt, or None when a UserPromptSubmit hook blocked it."""
         self.verdicts = {}
+        self.originals = {}
         self._stop_rounds = 0
         message = self._redact_prompt(message, put)
         if self.hooks is None:
@@ -139,13 +141,13 @@ class SessionSafety:
 
     def redact_prompt(self, prompt: str, put: Callable[[Any], None]) -> str:
         """The prompt with secret values replaced (and a Notice saying so)."""
-        names = self.redactor.find(prompt)
-        if names:
+        names, kinds = self.redactor.find(prompt), self.redactor.kinds(prompt)
+        found = ([f"the value of {', '.join(f'${n}' for n in names)}"] if names else []) + kinds
+        if found:
             put(
                 ev.Notice(
-                    "Your message contained the value of "
-                    + ", ".join(f"${n}" for n in names)
-                    + "; it was replaced by a placeholder before it was sent or saved.",
+                    f"Your message contained {' and '.join(found)}; it was replaced by a placeholder "
+                    "before it was sent or saved.",
                     "warning",
                 )
             )
@@ -154,8 +156,7 @@ class SessionSafety:
     def _redact_prompt(self, message: Any, put: Callable[[Any], None]) -> Any:
         """The message with secret values replaced (attached files may carry them too)."""
         text = message.content if isinstance(message.content, str) else str(message.content)
-        names = self.redactor.find(text)
-        if not names:
+        if not self.redactor.find(text) and not self.redactor.kinds(text):
             return message
         put(ev.Notice("Secret values in the attached content were replaced by placeholders.", "warning"))
         return self.redactor.message(message)

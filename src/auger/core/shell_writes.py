@@ -1,7 +1,7 @@
 """Which paths a shell command writes, so that one writing a protected path asks first.
 
-`ShellWrites(root, protected_dirs).reason(command)` is None, or why the command needs approval
-(`protected path (.git/): it writes .git/config (redirect >)`).
+`ShellWrites(root, protected_dirs).reason(command)` (or `ShellWrites(ProtectedPaths(...))`) is
+None, or why the command needs approval (`protected path (.git/): it writes .git/config (redirect >)`).
 
 What counts as a write, read from the shell text (`auger.core.shellparse`, so `&&`/`;`/`|`
 chains, `$( )`, `sh -c '...'` and wrappers such as sudo, env, timeout, nice are seen through as
@@ -19,28 +19,29 @@ those.
 
 A path is resolved against the command's folder — the project root, then each `cd`/`pushd` as
 the line goes (after a `cd` to something unknown only paths naming a protected folder count) —
-with `~` and `$HOME` expanded, `..` normalised and symlinks followed. It is protected when it lies
-in a `.git` or `.auger` folder or in a protected folder (`~/.ssh`, AUGER_HOME); `rm -r` and `mv`
-also when they take the project's `.git`/`.auger` or a protected folder with them (`rm -rf .`,
-`rm -rf ~`). Globs count as the shell expands them: `.g*` reaches `.git`, `*` does not. A line
-that cannot be parsed is read leniently (an unclosed quote is data up to the end).
+with `~` and the variables the shell inherits (`$HOME`, `$AUGER_HOME`; not those the line sets)
+expanded, `..` normalised and symlinks followed. Whether that host path is
+protected is `auger.core.host_paths.ProtectedPaths` (the file tools ask it the same): in a `.git`
+or `.auger` folder or in a protected folder (`~/.ssh`, AUGER_HOME); `rm -r` and `mv` also when
+they take the project's `.git`/`.auger` or a protected folder with them (`rm -rf .`, `rm -rf ~`).
+Globs count as the shell expands them: `.g*` reaches `.git`, `*` does not. A line that cannot be
+parsed is read leniently (an unclosed quote is data up to the end).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from auger.core import shelllex, shellparse
+from auger.core.host_paths import ProtectedPaths, parts, protected_name
 
-PROTECTED_NAMES = (".git", ".auger")
-_GLOB = re.compile(r"[*?\[]")
-_HOME_WORD = re.compile(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)")
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_ASSIGNED = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
 _EVERY_ARG = frozenset(
     {"rm", "rmdir", "unlink", "shred", "touch", "mkdir", "truncate", "chmod", "chown", "chgrp"}
     | {"chattr", "setfacl", "tee", "mkfifo"}
@@ -243,97 +244,69 @@ def simple_commands(command: str) -> Iterator[list[shelllex.Token]]:
         yield group
 
 
-def _parts(path: str) -> list[str]:
-    return [p for p in path.split("/") if p]
-
-
-def _part_matches(pattern: str, name: str, *, fold: bool = False) -> bool:
-    """One path component against a name, as the shell globs it (`*` skips dotfiles); `fold`
-    ignores case (`.GIT` is `.git` on case-insensitive file systems)."""
-    if fold:
-        pattern, name = pattern.lower(), name.lower()
-    if not _GLOB.search(pattern):
-        return pattern == name
-    return (pattern.startswith(".") or not name.startswith(".")) and fnmatch.fnmatchcase(name, pattern)
-
-
-def _prefix_matches(path: list[str], folder: list[str]) -> bool:
-    return all(_part_matches(p, f) for p, f in zip(path, folder, strict=False))
-
-
 class ShellWrites:
-    """Finds the protected paths a shell command writes, for one project."""
+    """Finds the protected paths a shell command writes, for one project. `env` is what the
+    shell inherits (default: this process's environment) — `$AUGER_HOME/AGENTS.md` is a path."""
 
-    def __init__(self, root: Path | str, protected_dirs: Iterable[Path | str] = ()) -> None:
-        self.root = os.path.realpath(root)
-        self.home = os.path.expanduser("~")
-        self.dirs = [os.path.realpath(d) for d in protected_dirs]
+    def __init__(
+        self,
+        root: ProtectedPaths | Path | str,
+        protected_dirs: Iterable[Path | str] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.protected = root if isinstance(root, ProtectedPaths) else ProtectedPaths(root, protected_dirs)
+        self.root = self.protected.root
+        self.home = self.protected.home
+        self._env = env
 
     def reason(self, command: str) -> str | None:
         """Why `command` needs approval (the first protected path it writes), or None."""
         cwd: str | None = self.root
+        env = dict(os.environ if self._env is None else self._env)
+        for name in _ASSIGNED.findall(command):  # set in the line itself: its value is not known
+            env.pop(name, None)
+        env["HOME"] = self.home
         for tokens in simple_commands(command):
             argv, found = writes(tokens)
             for write in found:
-                why = self.check(write, cwd)
+                why = self.check(write, cwd, env)
                 if why is not None:
                     return why
-            cwd = self._next_cwd(argv, cwd)
+            cwd = self._next_cwd(argv, cwd, env)
         return None
 
-    def check(self, write: Write, cwd: str | None) -> str | None:
-        path = self.resolve(write.word, cwd)
+    def check(self, write: Write, cwd: str | None, env: Mapping[str, str] | None = None) -> str | None:
+        path = self.resolve(write.word, cwd, env)
         if path is None:  # relative to a folder we do not know: only what the word names
-            name = self._protected_name(_parts(write.word))
+            name = protected_name(parts(write.word))
             return f"protected path ({name}/): {write.says(write.word)}" if name else None
-        candidates = dict.fromkeys([path] if _GLOB.search(path) else [path, os.path.realpath(path)])
-        for candidate in candidates:
-            why = self._inside_protected(candidate)
-            if why is not None:
-                return f"protected path ({why}/): {write.says(self.show(path))}"
-        if write.tree:
-            for folder in self._tree_targets():
-                if len(_parts(path)) <= len(_parts(folder)) and _prefix_matches(_parts(path), _parts(folder)):
-                    shown = self.show(folder)
-                    return f"protected path ({shown}/): {write.how} {self.show(path)} takes {shown}/ with it"
+        shown = self.protected.show(path)
+        folder = self.protected.folder(path)
+        if folder is not None:
+            return f"protected path ({folder}/): {write.says(shown)}"
+        taken = self.protected.taken(path) if write.tree else None
+        if taken is not None:
+            return f"protected path ({taken}/): {write.how} {shown} takes {taken}/ with it"
         return None
 
-    def resolve(self, word: str, cwd: str | None) -> str | None:
-        """`word` as an absolute normalised path (`~`, `$HOME` expanded), None if it is relative
-        to an unknown folder."""
-        text = _HOME_WORD.sub(lambda _: self.home, word)
+    def expand(self, word: str, env: Mapping[str, str] | None = None) -> str:
+        """`word` with a leading `~` and the variables the shell inherits (`$HOME`,
+        `${AUGER_HOME}`) expanded; others stay as written."""
+        values = {"HOME": self.home} if env is None else env
+        text = self.home + word[1:] if word == "~" or word.startswith("~/") else word
+        return _VARIABLE.sub(lambda m: values.get(m.group(1) or m.group(2), m.group(0)), text)
+
+    def resolve(self, word: str, cwd: str | None, env: Mapping[str, str] | None = None) -> str | None:
+        """`word` as an absolute normalised path (`~` and inherited variables expanded), None if
+        it is relative to an unknown folder."""
+        text = self.expand(word, env)
         if text.startswith("/"):
             return posixpath.normpath("/" + text.lstrip("/"))
         return None if cwd is None else posixpath.normpath(posixpath.join(cwd, text))
 
-    def show(self, path: str) -> str:
-        if path == self.root or path.startswith(self.root + "/"):
-            return path[len(self.root) + 1 :] or "."
-        if path == self.home or path.startswith(self.home + "/"):
-            return "~" + path[len(self.home) :]
-        return path
-
-    def _inside_protected(self, path: str) -> str | None:
-        rel = path[len(self.root) + 1 :] if path.startswith(self.root + "/") else path
-        name = self._protected_name(_parts(rel))
-        if name is not None:
-            return name
-        parts = _parts(path)
-        for folder in self.dirs:
-            inside = _parts(folder)
-            if len(parts) >= len(inside) and _prefix_matches(parts, inside):
-                return self.show(folder)
-        return None
-
-    @staticmethod
-    def _protected_name(parts: list[str]) -> str | None:
-        return next((n for p in parts for n in PROTECTED_NAMES if _part_matches(p, n, fold=True)), None)
-
-    def _tree_targets(self) -> list[str]:
-        local = [os.path.join(self.root, n) for n in PROTECTED_NAMES]
-        return [*(p for p in local if os.path.lexists(p)), *self.dirs]
-
-    def _next_cwd(self, argv: Sequence[str], cwd: str | None) -> str | None:
+    def _next_cwd(
+        self, argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None = None
+    ) -> str | None:
         """The folder after `cd`/`pushd`/`popd` (None: unknown); other commands keep it."""
         if not argv or argv[0] not in ("cd", "pushd", "popd"):
             return cwd
@@ -341,6 +314,6 @@ class ShellWrites:
         if argv[0] == "popd" or (not args and argv[0] == "pushd"):
             return None
         target = args[0] if args else "~"
-        if target == "-" or "`" in target or "$" in _HOME_WORD.sub("", target):
+        if target == "-" or "`" in target or "$" in self.expand(target, env):
             return None
-        return self.resolve(target, cwd)
+        return self.resolve(target, cwd, env)

@@ -6,7 +6,8 @@ Handled: `&&`, `||`, `;`, `|`, `|&`, `&`, newlines, `( )` subshells, `$( )`, bac
 `<( )` (their commands become segments of their own), here-documents (their body is data),
 comments, `if/then/do/...` keywords, leading `NAME=value` assignments, wrappers (`env`,
 `timeout`, `sudo`, `nice`, `nohup`, `time`, `command`, `exec`, `stdbuf`, `ionice`, `xargs`,
-`watch`, `doas`, `builtin`) and `sh|bash|zsh|dash -c "..."` (analysed recursively).
+`watch`, `doas`, `builtin`) and `sh|bash|zsh|dash -c "..."` and `eval ...` (analysed
+recursively; what a variable holds is not known: `eval "$CMD"` stays opaque).
 
 `None` means the line could not be split (an unclosed quote or substitution): callers then
 treat it as one opaque command.
@@ -71,7 +72,7 @@ class Segment:
 
     @property
     def words(self) -> list[str]:
-        return _words(self.command)
+        return split_words(self.command)
 
 
 def canonical(command: str) -> str:
@@ -79,7 +80,8 @@ def canonical(command: str) -> str:
     return " ".join(str(command).split())
 
 
-def _words(text: str) -> list[str]:
+def split_words(text: str) -> list[str]:
+    """`text` split into words as the shell would (quotes removed); plain whitespace split if it cannot."""
     try:
         return shlex.split(text, comments=False, posix=True)
     except ValueError:
@@ -109,7 +111,7 @@ def analyse(command: str, _depth: int = 0) -> list[Segment] | None:
 
 
 def _segments_of(text: str, depth: int) -> list[Segment] | None:
-    words = _words(text)
+    words = split_words(text)
     while words and words[0] in _RESERVED:
         words = words[1:]
     if not words or (len(words) == 1 and words[0] in _CLOSERS) or words[0] in ("for", "select", "case"):
@@ -158,6 +160,8 @@ def _peel(words: list[str]) -> tuple[list[list[str]], str | None]:
         name = words[0].rsplit("/", 1)[-1]
         if name in _SHELLS:
             return steps, _shell_command(words)
+        if name == "eval":  # runs its arguments joined as a command line: analysed like `sh -c`
+            return steps, " ".join(words[1:]) or None
         spec = _WRAPPERS.get(name)
         if spec is None or (name == "command" and any(w in ("-v", "-V") for w in words[1:2])):
             return steps, None

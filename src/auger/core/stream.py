@@ -52,11 +52,22 @@ class StreamTranslator:
         self._started: dict[str, tuple[str, float, str | None]] = {}  # call_id -> name, t0, parent
         self._call_keys: dict[str, str] = {}  # call_id -> call_key(name, args)
         self.rejected: list[str] = []  # call keys the user (or policy) rejected this turn
+        self._asked: set[str] = set()  # call ids an approval request was matched to
         self._task_calls: list[str] = []  # task call ids in start order, not yet bound to a namespace
         self._task_types: dict[str, str] = {}  # task call id -> subagent type
         self._ns_parent: dict[str, str] = {}  # subgraph namespace root -> task call id
         self._streamed_text: dict[str | None, bool] = {}
         self.partial_text = ""  # main-agent text streamed since the last finished model call
+
+    def running_call(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
+        """(call id, parent id) of the started, unfinished call with this name and arguments —
+        how an approval request (which carries no id) is matched to its `tool_call_started`."""
+        key = call_key(name, args)
+        for call_id, started_key in self._call_keys.items():
+            if started_key == key and call_id not in self._asked:
+                self._asked.add(call_id)
+                return call_id, self._started.get(call_id, ("", 0.0, None))[2]
+        return "", None
 
     # -- namespaces ------------------------------------------------------------------------
     def _parent(self, ns: tuple[str, ...]) -> str | None:

@@ -7,6 +7,8 @@ migration recorded in `auger_migrations`. Append to `MIGRATIONS`; never edit one
   message count, parent thread and fork point.
 * `auger_messages` + `auger_fts` — the text of each message once (user, assistant, tool result),
   with an external-content FTS5 index over it for full-text search (`auger.core.thread_search`).
+* `auger_leases`   — the writer of each thread while its turn runs: owner, pid, host, expiry
+  (`auger.core.thread_lease`: one writer per thread across processes).
 * `auger_rewind_turns` — per thread and user turn (LangGraph's input checkpoint of the turn) that
   changed files: the project snapshot before and after it (`auger.core.rewind.records`).
 
@@ -71,7 +73,21 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
     (
-        "0003_rewind",
+        "0003_leases",
+        """
+        CREATE TABLE auger_leases (
+            thread_id TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            pid_ns TEXT NOT NULL DEFAULT '',
+            acquired_at REAL NOT NULL,
+            expires_at REAL NOT NULL
+        );
+        """,
+    ),
+    (
+        "0004_rewind",
         """
         CREATE TABLE auger_rewind_turns (
             thread_id TEXT NOT NULL,
@@ -87,7 +103,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
 ]
-OWN_TABLES = {"auger_migrations", "auger_threads", "auger_messages", "checkpoints", "writes"}
+OWN_TABLES = {"auger_migrations", "auger_threads", "auger_messages", "auger_leases", "checkpoints", "writes"}
 # the `auger_threads` columns of a ThreadInfo, in its field order
 THREAD_COLUMNS = (
     "id, title, cwd, root, git_branch, model, created_at, updated_at, message_count, parent_id, fork_turn"

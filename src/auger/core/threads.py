@@ -25,9 +25,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from auger.core import thread_checkpoints, thread_schema, thread_search
+from auger.core import thread_checkpoints, thread_lease, thread_schema, thread_search
 from auger.core.checkpoint import BUSY_TIMEOUT_MS, check_db_path, database_error
+from auger.core.mounts import artifacts_dir
 from auger.core.rewind import records as rewind_records
+from auger.core.thread_artifacts import thread_artifacts
 from auger.core.thread_schema import THREAD_COLUMNS
 from auger.core.thread_search import IndexedMessage
 from auger.errors import ThreadError, UsageError
@@ -308,10 +310,16 @@ class ThreadStore:
                     (thread_id, title, time.time(), time.time()),
                 )
 
-    def delete(self, thread_id: str) -> None:
-        """Remove the thread everywhere: LangGraph's checkpoints and writes, our rows and index."""
+    def delete(self, thread_id: str) -> int:
+        """Remove the thread everywhere: LangGraph's checkpoints and writes, our rows and index, and
+        the files deepagents offloaded for it alone (`auger.core.thread_artifacts`). Returns how
+        many such files were removed."""
         with self._write() as cur:
+            files = thread_artifacts(cur, artifacts_dir(self.path.parent), thread_id)
             self._delete(cur, thread_id)
+        for path in files:
+            path.unlink(missing_ok=True)
+        return len(files)
 
     def _delete(self, cur: sqlite3.Cursor, thread_id: str) -> None:
         thread_checkpoints.delete_checkpoints(cur, thread_id)
@@ -320,6 +328,7 @@ class ThreadStore:
         if row is not None:
             cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
             cur.execute("DELETE FROM auger_threads WHERE key = ?", (row[0],))
+        cur.execute("DELETE FROM auger_leases WHERE thread_id = ?", (thread_id,))
 
     def prune(
         self, older_than: float, *, root: str | None = None, dry_run: bool = False
@@ -340,13 +349,22 @@ class ThreadStore:
         with self._write() as cur:
             cut = thread_checkpoints.truncate_turns(cur, thread_id, keep)
             rewind_records.delete_from(cur, thread_id, cut)
-            row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
-            if row is not None:
-                cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
-                cur.execute(
-                    "UPDATE auger_threads SET last_message_id = NULL, message_count = 0 WHERE key = ?",
-                    (row[0],),
-                )
+            thread_search.reset_index(cur, thread_id)
+
+    # -- the writer lease (auger.core.thread_lease) ------------------------------------------
+    def claim_lease(self, thread_id: str, owner: str) -> thread_lease.Holder | None:
+        """Take or renew the thread's lease for `owner`; None when held now, else the other holder."""
+        with self._write() as cur:
+            return thread_lease.claim(cur, thread_id, owner)
+
+    def release_lease(self, thread_id: str, owner: str) -> None:
+        with self._write() as cur:
+            thread_lease.release(cur, thread_id, owner)
+
+    def lease_holder(self, thread_id: str) -> thread_lease.Holder | None:
+        """The live holder of the thread's lease (a running turn in some auger), else None."""
+        with self._lock:
+            return thread_lease.holder(self.conn, thread_id)
 
     # -- forks -------------------------------------------------------------------------------
     def fork(self, source_id: str, at_turn: int | None = None, *, new_id: str) -> int:

@@ -31,8 +31,14 @@ def user_message(prompt: str, settings: Settings) -> tuple[Any, list[str]]:
 
 
 def load_warnings(settings: Settings) -> list[str]:
-    """Skills and subagent definitions that were skipped, and why (one line each)."""
+    """Skills and subagent definitions that were skipped, memory files skipped or capped, and why
+    (one line each)."""
+    from auger.core.memory import memory_warnings
     from auger.core.skills import discover_skills
     from auger.core.subagents import discover_subagents
 
-    return [*discover_skills(settings).warnings, *discover_subagents(settings).warnings]
+    return [
+        *discover_skills(settings).warnings,
+        *discover_subagents(settings).warnings,
+        *memory_warnings(settings),
+    ]

@@ -161,7 +161,7 @@ class Api:
         body = await read_json(request, self.max_body, optional=True)
         instructions = field(body, "instructions", str)
         session = await self.pool.get(_thread_id(request))
-        lease = self.pool.lease(session)
+        lease = await self.pool.lease(session)
         try:
             done = await session.compact(instructions)
         except ProviderError as exc:
@@ -188,7 +188,7 @@ class Api:
             raise ApiError(400, "Field 'prompt' is empty.")
         session = await self.pool.get(_thread_id(request))
         model, mode = field(body, "model", str), field(body, "mode", str)
-        lease = self.pool.lease(session)
+        lease = await self.pool.lease(session)
         try:
             configure(session, model=model, mode=mode)
         except ApiError:
@@ -242,7 +242,7 @@ class Api:
             session = await self.pool.get_or_create(chat.thread_id)
         else:
             session = self.pool.ephemeral()
-        lease = self.pool.lease(session, on_release=self._restore(session))
+        lease = await self.pool.lease(session, on_release=self._restore(session))
         try:
             configure(session, model=chat.model)
         except ApiError:

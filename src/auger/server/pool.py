@@ -88,9 +88,11 @@ class ThreadPool:
 
     # -- sessions -------------------------------------------------------------------------
     def _session_for(self, thread_id: str) -> Session:
-        """A Session on `thread_id` sharing the base session's graph, connection, store and hooks."""
+        """A Session on `thread_id` sharing the base session's graph, connection, store and hooks.
+        It never waits for a thread another auger holds: `lease` answers 409 for that."""
         session = self.base.sibling(thread_id)
         session.mode = self.mode
+        session.thread_wait = 0.0
         return session
 
     def _remember(self, session: Session) -> Session:
@@ -171,12 +173,21 @@ class ThreadPool:
             await self.graph.checkpointer.adelete_thread(thread_id)
 
     # -- runs -----------------------------------------------------------------------------
-    def lease(self, session: Session, on_release: Callable[[], Any] | None = None) -> Lease:
-        """Reserve the thread for one run; 409 if a run already holds it."""
-        if self.busy(session.thread_id):
-            raise ApiError(409, f"Thread {session.thread_id!r} is busy with another run; cancel it or wait.")
-        lease = self._running[session.thread_id] = Lease(self, session, on_release)
+    async def lease(self, session: Session, on_release: Callable[[], Any] | None = None) -> Lease:
+        """Reserve the thread for one run; 409 if a run here holds it, or a turn in another auger
+        process (its writer lease in the thread database, `auger.core.thread_lease`)."""
+        thread_id = session.thread_id
+        self._check_free(thread_id)
+        other = await asyncio.to_thread(self.store.lease_holder, thread_id)
+        self._check_free(thread_id)  # a run here may have started while we looked
+        if other is not None:
+            raise ApiError(409, f"Thread {thread_id!r} is busy in another auger ({other.describe()}).")
+        lease = self._running[thread_id] = Lease(self, session, on_release)
         return lease
+
+    def _check_free(self, thread_id: str) -> None:
+        if self.busy(thread_id):
+            raise ApiError(409, f"Thread {thread_id!r} is busy with another run; cancel it or wait.")
 
     def cancel(self, session: Session) -> bool:
         """Stop the thread's running turn (or the run about to start); False if nothing ran."""
@@ -253,6 +264,9 @@ class ThreadPool:
         thread_id = await self.resolve(ref)
         if self.busy(thread_id):
             raise ApiError(409, f"Thread {thread_id!r} is running; cancel it before deleting.")
+        other = await asyncio.to_thread(self.store.lease_holder, thread_id)
+        if other is not None:
+            raise ApiError(409, f"Thread {thread_id!r} is busy in another auger ({other.describe()}).")
         self._sessions.pop(thread_id, None)
         await asyncio.to_thread(self.store.delete, thread_id)
 

@@ -2,6 +2,9 @@
 SubagentStop around `task`) hooks on every tool call. The runner comes from the run context
 (`AugerContext.hooks`, see `auger.core.hooks`); session-level events are run by the Session.
 
+Hooks get a file tool's path as the host file it reaches (`tool_input.file_path` / `.path`, as
+Claude Code's hooks do; resolved by `auger.core.host_paths`, like permissions and protected paths),
+and a host path in `updatedInput` is mapped back to the agent path.
 A PreToolUse block means the tool is not run and the model reads the hook's reason; an
 `updatedInput` replaces those arguments before the call (deny rules are checked after this,
 approvals were given before it); PostToolUse `additionalContext` (or a block reason) is appended
@@ -19,8 +22,10 @@ from langchain_core.messages import ToolMessage
 
 from auger.core.context import AugerContext
 from auger.core.hooks import HookResult, HookRunner
+from auger.core.host_paths import AgentPaths
 from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
 from auger.core.middleware.redaction import map_tool_messages
+from auger.core.permission_rules import path_key
 from auger.core.stream import tool_output_text
 
 
@@ -98,13 +103,29 @@ class _Call:
         self.name, self.args = str(call["name"]), dict(call.get("args") or {})
         self.subjects = tool_subjects(self.name, request.tool)
         self.agent_type = str(self.args.get("subagent_type") or "") if self.name == "task" else ""
+        self.paths: AgentPaths | None = getattr(ctx.permissions, "paths", None)
         self.base = {
             "session_id": ctx.thread_id or "",
             "permission_mode": ctx.mode,
             "tool_name": self.name,
-            "tool_input": self.args,
+            "tool_input": self.hook_input(self.args),
             "tool_use_id": call.get("id") or "",
         }
+
+    def hook_input(self, args: dict[str, Any]) -> dict[str, Any]:
+        """`args` with a file tool's path as the host file it reaches (as Claude Code's hooks get
+        it: `/~auger/AGENTS.md` -> `$AUGER_HOME/AGENTS.md`, `/src/a.py` -> `<root>/src/a.py`)."""
+        key = path_key(self.name)
+        host = self.paths.host(str(args[key])) if self.paths and key and args.get(key) else None
+        return {**args, key: host} if key and host else args
+
+    def agent_input(self, updated: dict[str, Any]) -> dict[str, Any]:
+        """A hook's `updatedInput` with a host path mapped back to the agent path (one outside
+        the project and the mounts is taken as an agent path, as a hook may have written it so)."""
+        key = path_key(self.name)
+        value = updated.get(key) if key else None
+        agent = self.paths.agent_path(value) if self.paths and isinstance(value, str) and value else None
+        return {**updated, key: agent} if key and agent else updated
 
     def subagent_payload(self, output: str | None = None) -> dict[str, Any]:
         data = {"session_id": self.base["session_id"], "agent_type": self.agent_type}
@@ -121,13 +142,13 @@ class _Call:
         if pre.blocked:
             return _blocked(self.request.tool_call, pre.reason)
         if pre.updated_input:
-            self.args = {**self.args, **pre.updated_input}
+            self.args = {**self.args, **self.agent_input(pre.updated_input)}
             self.request = self.request.override(tool_call={**self.request.tool_call, "args": self.args})
         return None
 
     def post(self, result: Any) -> tuple[str, dict[str, Any]]:
         failed = _failed(result)
-        payload = {**self.base, "tool_input": self.args}
+        payload = {**self.base, "tool_input": self.hook_input(self.args)}
         payload["error" if failed else "tool_response"] = _output(result)
         return ("PostToolUseFailure" if failed else "PostToolUse"), payload
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepagents.middleware.memory import MemoryMiddleware
 
-from auger.core.memory import memory_files
+from auger.core.memory import memory_files, read_memory_file
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -41,22 +41,15 @@ Keep entries short, under a fitting heading, and do not duplicate what is alread
 store secrets (API keys, tokens, passwords)."""
 
 
-MAX_MEMORY_BYTES = 256 * 1024
-
-
 def read_memory(settings: Settings) -> tuple[list[str], dict[str, str]]:
-    """(sources, contents): every slot's agent path, and the text of those that exist."""
+    """(sources, contents): every slot's agent path, and the text of those that exist (binary ones
+    skipped, big ones capped: `auger.core.memory.read_memory_file`)."""
     sources: list[str] = []
     contents: dict[str, str] = {}
     for memory in memory_files(settings):
         sources.append(memory.virtual_path)
-        if not memory.exists:
-            continue
-        try:
-            with memory.path.open("rb") as fh:
-                contents[memory.virtual_path] = fh.read(MAX_MEMORY_BYTES).decode("utf-8", errors="replace")
-        except OSError:
-            continue
+        if memory.exists and (text := read_memory_file(memory.path).text) is not None:
+            contents[memory.virtual_path] = text
     return sources, contents
 
 

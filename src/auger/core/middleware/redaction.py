@@ -1,7 +1,11 @@
 """RedactionMiddleware: secret values never enter the graph state (and so the thread DB).
 
 Tool results (plain `ToolMessage`s and those inside a `Command` update, e.g. from `task`) and
-model replies (text and tool-call arguments) are passed through `auger.core.redact`.
+model replies (text and tool-call arguments) are passed through `auger.core.redact`. A tool call
+whose arguments redaction changed still runs with the arguments the model wrote (kept for the
+turn in `AugerContext.originals`, never stored), unless a hook changed them meanwhile: a
+`write_file` of a docker-compose file with `postgres://app:app@db` writes that, the thread keeps
+`postgres://app:[redacted]@db`.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from langchain.agents.middleware.types import ExtendedModelResponse, ModelRespon
 from langchain_core.messages import BaseMessage
 from langgraph.types import Command
 
+from auger.core.context import AugerContext
 from auger.core.redact import Redactor, default_redactor
 
 
@@ -42,29 +47,46 @@ class RedactionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         return self._redactor or default_redactor()
 
     def _tool_result(self, result: Any) -> Any:
-        redactor = self.redactor
-        return map_tool_messages(result, redactor.message) if redactor else result
+        return map_tool_messages(result, self.redactor.message)
 
-    def _model_result(self, result: Any) -> Any:
-        redactor = self.redactor
-        if not redactor:
-            return result
+    def _model_result(self, result: Any, ctx: Any) -> Any:
         if isinstance(result, ExtendedModelResponse):
-            return dataclasses.replace(result, model_response=self._model_result(result.model_response))
+            return dataclasses.replace(result, model_response=self._model_result(result.model_response, ctx))
         if isinstance(result, ModelResponse):
-            return dataclasses.replace(result, result=[redactor.message(m) for m in result.result])
+            return dataclasses.replace(result, result=[self._message(m, ctx) for m in result.result])
         if isinstance(result, BaseMessage):
-            return redactor.message(result)
+            return self._message(result, ctx)
         return result
 
+    def _message(self, msg: BaseMessage, ctx: Any) -> BaseMessage:
+        out: BaseMessage = self.redactor.message(msg)
+        if out is msg or not isinstance(ctx, AugerContext):
+            return out
+        wrote_calls = getattr(msg, "tool_calls", None) or []
+        kept_calls = getattr(out, "tool_calls", None) or []
+        for wrote, kept in zip(wrote_calls, kept_calls, strict=True):
+            if wrote.get("id") and wrote.get("args") != kept.get("args"):
+                ctx.originals[wrote["id"]] = (kept.get("args") or {}, wrote.get("args") or {})
+        return out
+
+    @staticmethod
+    def _as_written(request: Any) -> Any:
+        """The request with the model's own arguments, when only redaction changed them."""
+        ctx = getattr(request.runtime, "context", None)
+        call = request.tool_call
+        found = ctx.originals.get(call.get("id") or "") if isinstance(ctx, AugerContext) else None
+        if found is None or (call.get("args") or {}) != found[0]:
+            return request
+        return request.override(tool_call={**call, "args": found[1]})
+
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        return self._tool_result(handler(request))
+        return self._tool_result(handler(self._as_written(request)))
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        return self._tool_result(await handler(request))
+        return self._tool_result(await handler(self._as_written(request)))
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        return self._model_result(handler(request))
+        return self._model_result(handler(request), getattr(request.runtime, "context", None))
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        return self._model_result(await handler(request))
+        return self._model_result(await handler(request), getattr(request.runtime, "context", None))

@@ -1,4 +1,4 @@
-"""Turn records in the thread database (`auger_rewind_turns`, migration `0003_rewind`).
+"""Turn records in the thread database (`auger_rewind_turns`, migration `0004_rewind`).
 
 One row per (thread, user turn that changed files): the project root, the snapshot before the
 turn's first file-changing tool call and the one at its end (NULL while the turn runs, or if its

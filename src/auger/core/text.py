@@ -1,0 +1,49 @@
+"""Text that can travel: to a provider (JSON over UTF-8), into the thread DB, onto a terminal.
+
+Python strings can hold lone surrogates — bytes that were not UTF-8 decoded with
+`surrogateescape` (file names, `sys.argv`, stdin under a C locale) or `\\ud800` escapes in some
+JSON. They cannot be encoded as UTF-8, so one of them in a prompt or a tool result makes every
+later provider request of the thread fail. `clean_text` replaces each with U+FFFD.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD (the same object when there is none)."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def clean_content(content: Any) -> Any:
+    """A message content (a string or a list of blocks) with clean text; the same object when clean."""
+    if isinstance(content, str):
+        return clean_text(content)
+    if not isinstance(content, list):
+        return content
+    out: list[Any] = []
+    changed = False
+    for block in content:
+        new = clean_block(block)
+        changed = changed or new is not block
+        out.append(new)
+    return out if changed else content
+
+
+def clean_block(block: Any) -> Any:
+    if isinstance(block, str):
+        return clean_text(block)
+    if isinstance(block, dict) and isinstance(block.get("text"), str):
+        text = clean_text(block["text"])
+        return block if text is block["text"] else {**block, "text": text}
+    return block
+
+
+def decode_bytes(data: bytes) -> str:
+    """Bytes from outside (stdin, a file) as text: invalid UTF-8 becomes U+FFFD, never an error."""
+    return data.decode("utf-8", errors="replace")

@@ -1,0 +1,145 @@
+"""End-to-end: a tool that fails is a result the model reads, never the end of the turn, and no
+input — a symlink out of the project, a FIFO or folder where a file is expected, bytes that are
+not UTF-8, MCP content a provider refuses — poisons the thread for later turns."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auger.core.session import create_session
+from auger.settings import load_settings
+from conftest import AUGER, AugerEnv
+
+SERVER = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
+
+
+def _finished(env: AugerEnv, proc: subprocess.CompletedProcess[str]) -> dict[str, dict[str, Any]]:
+    return {e["call_id"]: e for e in env.events(proc) if e["type"] == "tool_call_finished"}
+
+
+def _tool_texts(request: dict[str, Any]) -> list[str]:
+    return [json.dumps(m["content"], ensure_ascii=False) for m in request["messages"] if m["role"] == "tool"]
+
+
+def _call(call_id: str, name: str, **args: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "id": call_id, "args": args}]}
+
+
+def test_paths_the_tools_cannot_use_are_error_results_and_the_turn_goes_on(auger_env: AugerEnv) -> None:
+    project = auger_env.project
+    outside = auger_env.home.parent / "outside.txt"
+    outside.write_text("secret outside the project\n")
+    (project / "out.txt").symlink_to(outside)
+    os.mkfifo(project / "pipe")
+    (project / "folder").mkdir()
+    (project / "ok.txt").write_text("fine\n")
+    auger_env.llm.add(
+        _call("c_link", "read_file", file_path="/out.txt"),
+        _call("c_link_w", "write_file", file_path="/out.txt", content="x"),
+        _call("c_fifo", "read_file", file_path="/pipe"),
+        _call("c_dir", "edit_file", file_path="/folder", old_string="a", new_string="b"),
+        _call("c_ok", "read_file", file_path="/ok.txt"),
+        {"text": "Read what I could."},
+    )
+    proc = auger_env.run("-n", "read them", "--mode", "yolo", "--output-format", "stream-json")
+    assert proc.returncode == 0, proc.stderr
+    finished = _finished(auger_env, proc)
+    for call_id in ("c_link", "c_link_w", "c_fifo", "c_dir"):
+        assert finished[call_id]["status"] == "error", finished[call_id]
+    assert "outside" in finished["c_link"]["output"]  # says why, not a crash
+    assert "secret" not in finished["c_link"]["output"]
+    assert outside.read_text() == "secret outside the project\n"  # nothing written through the link
+    assert finished["c_ok"]["status"] == "success" and "fine" in finished["c_ok"]["output"]
+    assert auger_env.events(proc)[-1]["text"] == "Read what I could."
+
+
+@pytest.mark.parametrize("route", ["stdin", "argv"])
+def test_a_prompt_that_is_not_utf8_reaches_the_model_and_the_thread_resumes(
+    auger_env: AugerEnv, route: str
+) -> None:
+    auger_env.llm.add({"text": "Got it."}, {"text": "Still here."})
+    raw = b"caf\xe9 au lait \xff\xfe please"
+    args = [AUGER, "-n", *([os.fsdecode(raw)] if route == "argv" else []), "--output-format", "json"]
+    proc = subprocess.run(
+        args,
+        input=raw if route == "stdin" else b"",
+        capture_output=True,
+        cwd=auger_env.project,
+        env=auger_env.env,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    result = json.loads(proc.stdout)
+    sent = auger_env.llm.requests[0]["messages"][-1]["content"]
+    assert sent == "caf\ufffd au lait \ufffd\ufffd please"
+    again = auger_env.run("-r", result["thread_id"], "-n", "and now?")
+    assert again.returncode == 0 and again.stdout.strip() == "Still here.", again.stderr
+
+
+def _media_server(env: AugerEnv) -> None:
+    config = {"mcpServers": {"files": {"command": sys.executable, "args": [str(SERVER)]}}}
+    (env.home / "mcp.json").write_text(json.dumps(config))
+
+
+def test_mcp_content_a_provider_cannot_take_reaches_the_model_as_text(auger_env: AugerEnv) -> None:
+    _media_server(auger_env)
+    auger_env.llm.add(_call("c_media", "media"), {"text": "The report is linked."}, {"text": "Next."})
+    proc = auger_env.run("-n", "fetch the report", "--output-format", "json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    [tool] = _tool_texts(auger_env.llm.requests[1])
+    assert "report ready" in tool
+    assert "[resource link: report.pdf at file:///srv/report.pdf (application/pdf)]" in tool
+    assert "[audio (audio/wav" in tool and "[embedded resource file:///srv/data.bin" in tool
+    assert '"type": "image_url"' in tool  # images stay images
+    again = auger_env.run("-r", result["thread_id"], "-n", "next")  # the thread is not poisoned
+    assert again.returncode == 0 and again.stdout.strip() == "Next.", again.stderr
+
+
+@pytest.fixture
+def in_process(auger_env: AugerEnv, monkeypatch: pytest.MonkeyPatch) -> AugerEnv:
+    monkeypatch.chdir(auger_env.project)
+    for key, value in auger_env.env.items():
+        monkeypatch.setenv(key, value)
+    return auger_env
+
+
+async def test_a_thread_written_with_unsendable_content_resumes(in_process: AugerEnv) -> None:
+    """Written the way older auger stored it: the MCP adapter's file block for a `resource_link`,
+    which made every later request of the thread fail ("does not support file URLs")."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    settings = load_settings(cwd=in_process.project, env=in_process.env)
+    session = await create_session(settings)
+    try:
+        old = [
+            HumanMessage(content="fetch the report"),
+            AIMessage(content="", tool_calls=[{"name": "media", "args": {}, "id": "c_old"}]),
+            ToolMessage(
+                content=[
+                    {"type": "text", "text": "report ready"},
+                    {"type": "file", "url": "file:///srv/report.pdf", "mime_type": "application/pdf"},
+                ],
+                tool_call_id="c_old",
+                name="media",
+            ),
+            AIMessage(content="Here it is."),
+        ]
+        await session.graph.aupdate_state(session.config, {"messages": old})
+        thread_id = session.thread_id
+    finally:
+        await session.aclose()
+    in_process.llm.add({"text": "Resumed fine."})
+    proc = in_process.run("-r", thread_id, "-n", "go on")
+    assert proc.returncode == 0 and proc.stdout.strip() == "Resumed fine.", proc.stderr
+    assert (
+        "[file (file:///srv/report.pdf, application/pdf): not shown to the model]"
+        in _tool_texts(in_process.llm.requests[-1])[0]
+    )
