@@ -11,17 +11,19 @@ holds the thread's writer lease (`auger.core.thread_lease`), so no turn starts m
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from auger.core.rewind import ops
 from auger.core.rewind.options import RewindOptions
 from auger.core.thread_lease import ThreadBusyError, hostname
 from auger.core.threads import ThreadStore
+
+if TYPE_CHECKING:
+    from auger.core.rewind.ops import FilesRewind
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -50,6 +52,8 @@ def _options(root: Path) -> RewindOptions:
 
 
 def rewind(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
+    from auger.core.rewind import ops
+
     thread_id = store.resolve(args.id)
     home = store.path.parent
     with _holding(store, thread_id):
@@ -81,6 +85,8 @@ def _holding(store: ThreadStore, thread_id: str) -> Iterator[None]:
 
 
 def diff(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
+    from auger.core.rewind import ops
+
     thread_id = store.resolve(args.id)
     text = ops.thread_diff(store.path.parent, store.path, thread_id, args.turn, _options)
     if text:
@@ -91,7 +97,7 @@ def diff(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     return 0
 
 
-def _print_files(done: ops.FilesRewind) -> None:
+def _print_files(done: FilesRewind) -> None:
     if not done.steps:
         print(f"Files: nothing to undo from turn {done.turn} on.")
         return
@@ -105,6 +111,8 @@ def _print_files(done: ops.FilesRewind) -> None:
 
 
 def _conversation(store: ThreadStore, thread_id: str, to: int, turns: int, *, dry_run: bool) -> None:
+    import asyncio
+
     from auger.core.thread_ops import truncate_thread
 
     span = f"turn {to}" if to == turns else f"turns {to}-{turns}"

@@ -16,14 +16,17 @@ import time
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from auger import paths, rewind_cmd
 from auger.core.mounts import artifacts_dir
-from auger.core.rewind import housekeeping
 from auger.core.rewind.records import sizes as snapshot_sizes
 from auger.core.thread_lease import ThreadBusyError
 from auger.core.threads import ThreadInfo, ThreadStore, parse_age
 from auger.errors import AugerError
+
+if TYPE_CHECKING:
+    from auger.core.rewind.housekeeping import Swept
 
 DEFAULT_LIMIT = 50
 
@@ -161,7 +164,7 @@ def _delete(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     print(f"Deleted thread {thread_id}" + (f" ({info.title})." if info and info.title else "."))
     if files:
         print(f"Deleted {files} offloaded tool result / history file(s) of it.")
-    housekeeping.collect(store.path.parent, store.conn)  # its snapshots, unless a fork shares them
+    _sweep_snapshots(store)  # its snapshots, unless a fork shares them
     return 0
 
 
@@ -186,10 +189,16 @@ def _prune(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     if files:
         print(f"{verb} {files} offloaded tool result / history file(s) older than that.")
     if not args.dry_run:
-        swept = housekeeping.collect(store.path.parent, store.conn)
+        swept = _sweep_snapshots(store)
         if swept.objects or swept.stores:
             print(f"Removed {swept.objects} snapshot object(s), {swept.stores} store(s) no thread uses.")
     return 0
+
+
+def _sweep_snapshots(store: ThreadStore) -> Swept:
+    from auger.core.rewind import housekeeping
+
+    return housekeeping.collect(store.path.parent, store.conn)
 
 
 def _prune_artifacts(folder: Path, cutoff: float, *, dry_run: bool) -> int:

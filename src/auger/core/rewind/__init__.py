@@ -11,9 +11,20 @@
   were before turn N (refusing files changed by hand since, unless forced); `patch` — the changes
   as a unified diff; `housekeeping` — sizes and removing snapshots no thread references.
 
-Standard library only (plus `git ls-files` for the .gitignore rules).
+Standard library only (plus `git ls-files` for the .gitignore rules). Nothing is imported with the
+package itself (`auger threads list` reads `records` and must start fast).
 """
 
-from auger.core.rewind.recorder import TurnRecorder, finish_turn, turn_recorder
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["TurnRecorder", "finish_turn", "turn_recorder"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from auger.core.rewind import recorder
+
+        return getattr(recorder, name)
+    raise AttributeError(name)
