@@ -1,8 +1,10 @@
 """A scripted OpenAI-compatible chat-completions server for end-to-end tests (stdlib only).
 
 It speaks the wire protocol of OpenAI / vLLM / llama.cpp: ``POST /v1/chat/completions``
-(SSE streaming with ``data: [DONE]``, or plain JSON) and ``GET /v1/models``.  Every chat
-request consumes the next matching **scripted response**; a script is a list of dicts:
+(SSE streaming with ``data: [DONE]``, or plain JSON) and ``GET /v1/models``, and Anthropic's
+Messages API, ``POST /v1/messages`` (tests/anthropic_wire.py; point langchain-anthropic at it
+with ``ANTHROPIC_BASE_URL=http://127.0.0.1:PORT``).  Every chat request consumes the next
+matching **scripted response**; a script is a list of dicts:
 
 ``{"text": "hi"}``
     Streamed as ~8-character content chunks (a bare string ``"hi"`` is shorthand for this).
@@ -21,8 +23,27 @@ request consumes the next matching **scripted response**; a script is a list of 
 ``{"garbage": true}``
     HTTP 200 whose SSE (or JSON) body is not valid JSON.
 
-Optional keys on any response: ``"delay": s`` (sleep before answering), ``"hang": true``
-(never answer; return once the client disconnects), ``"repeat": true`` (never consumed),
+Faults (for the turn-fault tests; each works on both wire formats):
+
+``"cut": "eof"``
+    The stream ends after the scripted deltas with NO finish reason, usage or ``[DONE]``
+    (Anthropic: no ``message_delta`` / ``message_stop``), the HTTP body terminated cleanly — a
+    proxy or server that gives up early.  Script the tool-call ``args`` as the raw string cut
+    where you want (``'{"command": "rm -rf keep'``).
+``"cut": "drop"``
+    The same, but the socket is closed in the middle of the chunked body (the client sees an
+    incomplete read — a dropped connection or a killed server).
+``"hang": true``
+    Never answer, not even a status line; return once the client disconnects.
+``"hang": "after_headers"``
+    ``200`` and the SSE headers, then silence until the client disconnects.
+``"stall": true``
+    The scripted deltas (e.g. half a reply), then silence until the client disconnects.
+``"keepalive": s``
+    After the headers, an SSE comment (``: keep-alive``) every ``keepalive_every`` seconds
+    (default 0.5) for ``s`` seconds — a slow server processing the prompt — then the answer.
+
+Optional keys on any response: ``"delay": s`` (sleep before answering), ``"repeat": true`` (never consumed),
 ``"finish_reason": "length"`` (override), ``"prompt_tokens": N`` (override usage), and
 ``"when"``: ``{"model": name}``, ``{"last_user_contains": s}``, ``{"system_contains": s}``
 (all given keys must match).  The server picks the FIRST unconsumed response whose
@@ -58,6 +79,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+try:
+    import anthropic_wire
+except ImportError:  # imported as a module of another package layout: make tests/ importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import anthropic_wire
+
 Response = dict[str, Any]
 EXHAUSTED = "(script exhausted)"
 DEFAULT_MODELS = ["scripted-model"]
@@ -67,6 +94,7 @@ WORDS_PER_CHUNK = 4
 KNOWN_KEYS = {
     "text", "reasoning", "tool_calls", "text_tokens", "rate", "error", "message", "retry_after",
     "garbage", "delay", "hang", "repeat", "finish_reason", "prompt_tokens", "when", "exhausted",
+    "cut", "stall", "keepalive", "keepalive_every",
 }
 # fmt: on
 WHEN_KEYS = {"model", "last_user_contains", "system_contains"}
@@ -91,6 +119,10 @@ def normalize(resp: Response | str) -> Response:
     for call in resp.get("tool_calls") or []:
         if "name" not in call:
             raise ValueError(f"tool call without a name: {call!r}")
+    if resp.get("cut") not in (None, "eof", "drop"):
+        raise ValueError(f"'cut' must be 'eof' or 'drop', got {resp['cut']!r}")
+    if resp.get("hang") not in (None, False, True, "after_headers"):
+        raise ValueError(f"'hang' must be true or 'after_headers', got {resp['hang']!r}")
     return dict(resp)
 
 
@@ -253,6 +285,28 @@ class Handler(BaseHTTPRequestHandler):
         self._sse("[DONE]")
         self.wfile.write(b"0\r\n\r\n")
 
+    def _keepalive(self, resp: Response) -> None:
+        """SSE comments for ``resp["keepalive"]`` seconds (a server busy with the prompt)."""
+        end = time.monotonic() + float(resp.get("keepalive") or 0)
+        every = float(resp.get("keepalive_every") or 0.5)
+        while (left := end - time.monotonic()) > 0 and not self.server.stopping.is_set():
+            self._chunk(b": keep-alive\n\n")
+            self.server.stopping.wait(min(every, left))
+
+    def _interrupted(self, resp: Response) -> bool:
+        """After the scripted deltas: apply a ``stall`` / ``cut`` fault; True if one ended the answer."""
+        if resp.get("stall"):
+            self._wait_for_disconnect()
+        elif resp.get("cut") == "eof":
+            self.wfile.write(b"0\r\n\r\n")  # a well-formed end of the body, but no finish
+            return True
+        elif resp.get("cut") == "drop":
+            self.connection.shutdown(socket.SHUT_RDWR)  # mid-body: an incomplete chunked read
+        else:
+            return False
+        self.close_connection = True
+        return True
+
     def _wait_for_disconnect(self) -> None:
         sock = self.connection
         while not self.server.stopping.is_set():
@@ -276,7 +330,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if self.path.rstrip("/") != "/v1/chat/completions":
+        route = self.path.split("?")[0].rstrip("/")
+        if route not in ("/v1/chat/completions", "/v1/messages"):
             return self._send_error(404, f"Unknown path {self.path}")
         try:
             body = json.loads(raw)
@@ -288,12 +343,18 @@ class Handler(BaseHTTPRequestHandler):
         if resp.get("delay"):
             self.server.stopping.wait(float(resp["delay"]))
         if resp.get("hang"):
+            if resp["hang"] == "after_headers":
+                self._start_stream()
             self._wait_for_disconnect()
             self.close_connection = True
             return None
         try:
-            self._answer(body, resp, len(raw))
-        except ConnectionError:  # the client went away mid-answer
+            if route == "/v1/messages":
+                calls = _tool_calls(resp)
+                anthropic_wire.answer(self, body, resp, calls, _usage(resp, calls, len(raw)))
+            else:
+                self._answer(body, resp, len(raw))
+        except (ConnectionError, OSError):  # the client went away mid-answer
             self.close_connection = True
         return None
 
@@ -330,11 +391,14 @@ class Handler(BaseHTTPRequestHandler):
         maybe_usage = {"usage": None} if include_usage else {}
         rate = float(resp.get("rate") or 0)
         self._start_stream()
+        self._keepalive(resp)
         for delta, n_tokens in self._deltas(resp, calls):
             choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}
             self._sse({**base, "object": "chat.completion.chunk", "choices": [choice], **maybe_usage})
             if rate and n_tokens:
                 time.sleep(n_tokens / rate)
+        if self._interrupted(resp):
+            return None
         final: dict[str, Any] = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": finish}
         self._sse({**base, "object": "chat.completion.chunk", "choices": [final], **maybe_usage})
         if include_usage:

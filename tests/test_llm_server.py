@@ -286,3 +286,98 @@ def test_cli_subprocess(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(5)
+
+
+# ---- faults (the turn-fault tests' server side) ----------------------------------------------
+async def _raw_stream(llm: ScriptedLLM, **kw: Any) -> tuple[list[Any], Any]:
+    client = openai.AsyncOpenAI(base_url=llm.base_url, api_key="x", max_retries=0, **kw)
+    stream = await client.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "hi"}], stream=True
+    )
+    chunks = []
+    async for chunk in stream:
+        chunks.append(chunk)
+    return chunks, stream
+
+
+async def test_cut_eof_ends_the_stream_cleanly_without_a_finish(llm: ScriptedLLM) -> None:
+    cut = {"text": "half a", "tool_calls": [{"name": "write_file", "args": '{"path": "a'}], "cut": "eof"}
+    llm.add(cut, cut)
+    chunks, _ = await _raw_stream(llm)  # the SDK ends quietly: no error, no [DONE]
+    assert [c.choices[0].finish_reason for c in chunks if c.choices] == [None] * len(chunks)
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == "half a"
+    args = "".join(tc.function.arguments or "" for c in chunks for tc in c.choices[0].delta.tool_calls or [])
+    assert args == '{"path": "a'
+    msg, _ = await collect(chat(llm).bind_tools([write_file]), "again")
+    assert "finish_reason" not in msg.response_metadata  # what auger must notice, since langchain
+    assert msg.tool_calls[0]["args"] == {"path": "a"}  # "repairs" the cut arguments into a valid call
+
+
+async def test_cut_drop_is_an_incomplete_chunked_read(llm: ScriptedLLM) -> None:
+    llm.add({"text": "half a reply", "cut": "drop"}, "next one works")
+    with pytest.raises(openai.APIConnectionError) as info:
+        await _raw_stream(llm)
+    assert "incomplete chunked read" in str(info.value.__cause__)
+    assert (await chat(llm).ainvoke("x")).content == "next one works"
+
+
+@pytest.mark.parametrize("fault", [{"hang": "after_headers"}, {"text": "so far", "stall": True}])
+async def test_hang_after_headers_and_stall_go_silent(llm: ScriptedLLM, fault: dict[str, Any]) -> None:
+    llm.add(fault)
+    start = time.monotonic()
+    with pytest.raises(openai.APITimeoutError):  # raised while reading the body: headers came
+        await _raw_stream(llm, timeout=0.5)
+    assert 0.4 < time.monotonic() - start < 5
+
+
+def test_keepalive_comments_come_before_the_answer(llm: ScriptedLLM) -> None:
+    llm.add({"keepalive": 0.6, "keepalive_every": 0.2, "text": "at last"})
+    start = time.monotonic()
+    with httpx.stream("POST", f"{llm.base_url}/chat/completions", json={"model": "m", "stream": True}) as r:
+        lines = [line for line in r.iter_lines() if line]
+    assert time.monotonic() - start >= 0.6
+    comments = [i for i, line in enumerate(lines) if line.startswith(": keep-alive")]
+    first_data = next(i for i, line in enumerate(lines) if line.startswith("data:"))
+    assert len(comments) >= 3 and max(comments) < first_data and lines[-1] == "data: [DONE]"
+
+
+def test_bad_fault_values_rejected() -> None:
+    with pytest.raises(ValueError, match="'cut'"):
+        ScriptedLLM([{"text": "x", "cut": "later"}])
+    with pytest.raises(ValueError, match="'hang'"):
+        ScriptedLLM([{"hang": "forever"}])
+
+
+# ---- Anthropic Messages API (tests/anthropic_wire.py) -----------------------------------------
+def claude(llm: ScriptedLLM) -> Any:
+    from langchain_anthropic import ChatAnthropic
+
+    return ChatAnthropic(  # type: ignore[call-arg]
+        model_name="claude-test", base_url=f"http://127.0.0.1:{llm.port}", api_key="x", max_retries=0
+    )
+
+
+async def test_anthropic_stream_with_text_and_a_tool_call(llm: ScriptedLLM) -> None:
+    args = {"path": "notes/a.txt", "content": 'with "quotes"'}
+    llm.add({"text": "Writing.", "tool_calls": [{"name": "write_file", "args": args, "id": "toolu_1"}]})
+    msg, n = await collect(claude(llm).bind_tools([write_file]), "write it")
+    assert n > 5 and msg.text == "Writing."
+    assert msg.tool_calls == [{"name": "write_file", "args": args, "id": "toolu_1", "type": "tool_call"}]
+    assert msg.response_metadata["stop_reason"] == "tool_use"
+    assert msg.usage_metadata and msg.usage_metadata["output_tokens"] > 0
+    sent = llm.requests[0]
+    assert (
+        sent["model"] == "claude-test" and sent["stream"] is True and sent["tools"][0]["name"] == "write_file"
+    )
+
+
+async def test_anthropic_non_streaming_errors_and_cut(llm: ScriptedLLM) -> None:
+    import anthropic
+
+    llm.add("plain answer", {"error": 429, "message": "slow down"}, {"text": "cut", "cut": "eof"})
+    reply = await claude(llm).ainvoke("x")
+    assert reply.content == "plain answer" and reply.response_metadata["stop_reason"] == "end_turn"
+    with pytest.raises(anthropic.RateLimitError, match="slow down"):
+        await claude(llm).ainvoke("y")
+    msg, _ = await collect(claude(llm), "z")
+    assert msg.text == "cut" and not msg.response_metadata.get("stop_reason")

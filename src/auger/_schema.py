@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MODES = ("manual", "auto-edit", "yolo")
+DEFAULT_REQUEST_TIMEOUT = 300.0  # seconds; well above a slow local server's prompt processing
 
 
 @dataclass(frozen=True, eq=False)  # identity: defaults may be lists
@@ -73,6 +74,15 @@ KEYS: tuple[Key, ...] = (
         positive=True,
     ),
     Key(
+        "request_timeout",
+        "float",
+        DEFAULT_REQUEST_TIMEOUT,
+        "Seconds without any bytes from the model provider before a request is given up "
+        "(per attempt; keep-alives count as bytes; a timeout is not retried).",
+        env="AUGER_REQUEST_TIMEOUT",
+        positive=True,
+    ),
+    Key(
         "shell_timeout",
         "int",
         120,
@@ -120,6 +130,14 @@ KEYS: tuple[Key, ...] = (
         "int",
         None,
         "Context window of this provider's models in tokens.",
+        nullable=True,
+        positive=True,
+    ),
+    Key(
+        "providers.*.request_timeout",
+        "float",
+        None,
+        "Seconds without bytes before a request to this provider is given up (unset = request_timeout).",
         nullable=True,
         positive=True,
     ),

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from auger import __version__
+
+STARTED = time.monotonic()  # headless --timeout counts from here (the process start)
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     # name -> (module, help)
@@ -181,6 +184,7 @@ def _main(argv: Sequence[str]) -> int:
                 args.token,
                 output_format=args.output_format,
                 resume=args.resume or None,
+                started=STARTED,
             )
         )
     if args.non_interactive is not None or (not sys.stdin.isatty() and not args.connect):
@@ -200,6 +204,7 @@ def _main(argv: Sequence[str]) -> int:
                 trust_project_mcp=args.trust_project_mcp,
                 trust_project_hooks=args.trust_project_hooks,
                 use_mcp=not args.no_mcp,
+                started=STARTED,
             )
         )
     from auger.tui_entry import run_tui

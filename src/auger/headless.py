@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import sys
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -102,7 +103,17 @@ def _silence(stream: TextIO) -> None:
         os.close(devnull)
 
 
-async def run_turn(session: Session, prompt: str, printer: _Printer, timeout: float | None) -> int:
+def deadline(timeout: float | None, started: float | None) -> float | None:
+    """When `--timeout` runs out, on the event loop's clock (time.monotonic): counted from
+    `started` (the process start, `auger.cli.STARTED`), else from now."""
+    if timeout is None:
+        return None
+    return (time.monotonic() if started is None else started) + timeout
+
+
+async def run_turn(
+    session: Session, prompt: str, printer: _Printer, timeout: float | None, started: float | None = None
+) -> int:
     end = ev.TurnEnded("error", session.thread_id)
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -111,7 +122,7 @@ async def run_turn(session: Session, prompt: str, printer: _Printer, timeout: fl
     timed_out = False
     printer.on_closed = session.cancel
     try:
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout_at(deadline(timeout, started)):
             async for event in session.send(prompt):
                 if isinstance(event, ev.TurnEnded):
                     end = event
@@ -142,25 +153,43 @@ async def run_headless(
     trust_project_mcp: bool = False,
     trust_project_hooks: bool = False,
     use_mcp: bool = True,
+    started: float | None = None,
 ) -> int:
-    from auger.core.mcp import start_mcp
+    """`started`: when the process started (time.monotonic); `--timeout` counts from it, so MCP
+    servers that are slow to start and building the agent count too."""
+    from auger.core.mcp import mcp_manager
     from auger.core.session import create_session, headless_policy
 
     printer = _Printer(output_format, out or sys.stdout, err or sys.stderr)
-    mcp = await start_mcp(settings, extra=mcp_extra, trust_project=trust_project_mcp) if use_mcp else None
+    mcp = mcp_manager(settings, extra=mcp_extra, trust_project=trust_project_mcp) if use_mcp else None
     try:
-        session = await create_session(
-            settings,
-            thread_id=resume,
-            approval_policy=headless_policy,
-            mcp=mcp,
-            trust_project_hooks=trust_project_hooks,
-        )
-    except BaseException:
+        async with asyncio.timeout_at(deadline(settings.timeout, started)):
+            if mcp is not None:
+                await mcp.start()
+            session = await create_session(
+                settings,
+                thread_id=resume,
+                approval_policy=headless_policy,
+                mcp=mcp,
+                trust_project_hooks=trust_project_hooks,
+            )
+    except BaseException as exc:
         if mcp is not None:
             await mcp.aclose()
+        if isinstance(exc, TimeoutError):
+            return _timed_out_before_turn(printer, settings.timeout)
         raise
     try:
-        return await run_turn(session, prompt, printer, settings.timeout)
+        return await run_turn(session, prompt, printer, settings.timeout, started)
     finally:
         await session.aclose()
+
+
+def _timed_out_before_turn(printer: _Printer, timeout: float | None) -> int:
+    printer(
+        ev.Error(f"Timed out after {timeout:g} s (--timeout) while starting up; nothing was sent.", "timeout")
+    )
+    end = ev.TurnEnded("timeout", "")
+    printer(end)
+    printer.finish(end, EXIT_BY_REASON["timeout"])
+    return EXIT_BY_REASON["timeout"]

@@ -352,8 +352,10 @@ async def run_remote_headless(
     *,
     output_format: str = "text",
     resume: str | None = None,
+    started: float | None = None,
 ) -> int:
-    """`auger --connect URL -n TASK`: one headless turn on the server (approvals by --mode)."""
+    """`auger --connect URL -n TASK`: one headless turn on the server (approvals by --mode);
+    `--timeout` counts from `started` (the process start)."""
     import sys
 
     from auger.core.session import headless_policy
@@ -362,6 +364,6 @@ async def run_remote_headless(
     session = await session_factory(url, token, approval_policy=headless_policy)(settings, resume)
     try:
         printer = _Printer(output_format, sys.stdout, sys.stderr)
-        return await run_turn(session, prompt, printer, settings.timeout)  # type: ignore[arg-type]
+        return await run_turn(session, prompt, printer, settings.timeout, started)  # type: ignore[arg-type]
     finally:
         await session.aclose()

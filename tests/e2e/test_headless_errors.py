@@ -125,8 +125,10 @@ def test_turn_limit_exits_3(auger_env: AugerEnv) -> None:
 
 def test_timeout_exits_124_and_keeps_thread(auger_env: AugerEnv) -> None:
     auger_env.llm.add({"hang": True})
-    proc = auger_env.run("-n", "hang please", "--timeout", "2", "--output-format", "json")
+    # --timeout counts from the process start: leave a loaded machine (~10 s) time to reach the model
+    proc = auger_env.run("-n", "hang please", "--timeout", "20", "--output-format", "json")
     assert_clean_error(proc, 124, "Timed out")
+    assert auger_env.llm.requests  # the model was asked: the turn started
     result = json.loads(proc.stdout)
     assert result["reason"] == "timeout"
     db = sqlite3.connect(auger_env.home / "threads.db")

@@ -3,8 +3,11 @@
 The middleware order lives in ONE list, `_middleware()` below. Read it top to bottom as the
 order hooks run before a model call (wrap_model_call: outermost first):
 
+0. AugerSummarizationMiddleware — named "SummarizationMiddleware": takes the SDK's slot in its
+                                 core stack; compacts with the model in use now (`/model`).
 1. ConfigurableModelMiddleware — pick the model (and temperature, max_tokens, reasoning_effort)
-                                 for this call from the run context (`/model`); tag the reply
+                                 for this call from the run context (`/model`); refuse a reply
+                                 that did not finish (`auger.core.complete_reply`); tag the reply
                                  with the effective `provider:model`.
 2. ProviderHistoryMiddleware   — after a cross-provider switch, send the history without the
                                  previous provider's reasoning blocks / cache fields.
@@ -36,8 +39,8 @@ deepagents puts its core stack before these (filesystem tools, `task` subagents,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
 human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
 `auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
-> approval mode), unsupported content. Subagents get 1, 2, 2b, 5, 7-9b (+ a tool allow-list) — see
-`_subagents()`.
+> approval mode), unsupported content. Subagents get 1, 2, 2b, 5, 7-9b (+ a tool allow-list; the
+general-purpose one also 0) — see `_subagents()`.
 
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.mounts`
 (`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
@@ -63,10 +66,17 @@ if TYPE_CHECKING:
 
 
 def model_factory(settings: Settings) -> Any:
-    """(spec, params) -> chat model, resolving providers from settings."""
+    """(spec, params) -> chat model, resolving providers from settings: the default model, a
+    `/model` switch, a subagent's own model and the summariser all come from here, with the
+    configured `request_timeout` and context window."""
 
     def build(spec: str, params: dict[str, Any]) -> BaseChatModel:
-        return build_chat_model(parse_spec(spec, settings.providers), **params)
+        resolved = parse_spec(spec, settings.providers)
+        timeout = settings.get("request_timeout")
+        model = build_chat_model(resolved, request_timeout=timeout, **params)
+        return with_context_window(
+            model, resolved, configured_window(settings.get("context_window"), resolved)
+        )
 
     return build
 
@@ -83,7 +93,7 @@ def with_context_window(model: BaseChatModel, ms: ModelSpec, configured: int | N
 
 
 def _middleware(
-    settings: Settings, default_spec: str | None, backend: Any
+    settings: Settings, default_spec: str | None, backend: Any, model: BaseChatModel
 ) -> list[AgentMiddleware[Any, Any, Any]]:
     from langchain.agents.middleware import TodoListMiddleware
 
@@ -91,11 +101,14 @@ def _middleware(
     from auger.core.middleware.local_context import LocalContextMiddleware
     from auger.core.middleware.provider_history import ProviderHistoryMiddleware
     from auger.core.middleware.resume_state import ResumeStateMiddleware
+    from auger.core.middleware.summarization import AugerSummarizationMiddleware
     from auger.core.middleware.turn_limit import TurnLimitMiddleware
     from auger.core.middleware.wire_content import WireContentMiddleware
 
+    switch = ConfigurableModelMiddleware(model_factory(settings), default_spec)
     return [
-        ConfigurableModelMiddleware(model_factory(settings), default_spec),
+        AugerSummarizationMiddleware(model, backend, switch),  # takes the SDK's slot (see docstring)
+        switch,
         ProviderHistoryMiddleware(),
         WireContentMiddleware(),
         ResumeStateMiddleware(),
@@ -142,7 +155,7 @@ def _subagents(
     by_name = {m.name: m for m in middleware}
     switch, history = by_name["ConfigurableModelMiddleware"], by_name["ProviderHistoryMiddleware"]
     wire = by_name["WireContentMiddleware"]
-    turn_limit = by_name["TurnLimitMiddleware"]
+    turn_limit, summarization = by_name["TurnLimitMiddleware"], by_name["SummarizationMiddleware"]
     safety = [by_name[n] for n in SAFETY_NAMES]
 
     def model_middleware(spec: str | None) -> Any:
@@ -152,7 +165,7 @@ def _subagents(
         "name": "general-purpose",
         "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
         "system_prompt": DEFAULT_SUBAGENT_PROMPT,
-        "middleware": [switch, history, wire, turn_limit, *safety, skills],
+        "middleware": [summarization, switch, history, wire, turn_limit, *safety, skills],
     }
     catalog = discover_subagents(settings)
     common = [history, wire, turn_limit, *safety]
@@ -201,11 +214,9 @@ def create_cli_agent(
                 "No model configured.",
                 hint="Use --model PROVIDER:MODEL or `auger config set model PROVIDER:MODEL`.",
             )
-        resolved = parse_spec(default_spec, settings.providers)
-        configured = configured_window(settings.get("context_window"), resolved)
-        model = with_context_window(build_chat_model(resolved), resolved, configured)
+        model = model_factory(settings)(default_spec, {})
     backend = with_mounts(backend if backend is not None else make_backend(settings), settings)
-    middleware = _middleware(settings, default_spec, backend)
+    middleware = _middleware(settings, default_spec, backend, model)
     tail = _tail(settings, backend)
     subagents = _subagents(settings, middleware, tail[0], tools)
     if mcp is not None:

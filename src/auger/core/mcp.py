@@ -176,8 +176,8 @@ class McpManager:
         if task is None:
             return
         srv.stop.set()
-        try:
-            await asyncio.wait_for(asyncio.shield(task), 10)
+        try:  # a server still starting has no session to close politely: no grace period for it
+            await asyncio.wait_for(asyncio.shield(task), 10 if srv.ready.is_set() else 0)
         except TimeoutError:
             task.cancel()
             with contextlib.suppress(BaseException):

@@ -13,8 +13,9 @@ import importlib.util
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
+from auger._schema import DEFAULT_REQUEST_TIMEOUT
 from auger.errors import ModelError
 
 if TYPE_CHECKING:
@@ -166,46 +167,88 @@ def _require_module(module: str, package: str) -> None:
         raise ModelError(f"The provider package {package!r} is not installed.", hint=f"pip install {package}")
 
 
-def build_chat_model(ms: ModelSpec, env: Mapping[str, str] | None = None, **overrides: Any) -> BaseChatModel:
-    """Build the LangChain chat model for a spec; imports only that provider's package."""
+def resolve_request_timeout(
+    ms: ModelSpec, params: dict[str, Any], default: float | None
+) -> tuple[float, str]:
+    """Seconds without bytes before a request to `ms`'s provider is given up, and the setting that
+    says so: `[providers.NAME] request_timeout` (popped from `params`), else the top-level one."""
+    own = params.pop("request_timeout", None)
+    legacy = params.pop("timeout", None)  # the client's own name for it, passed through before
+    for value, key in ((own, "request_timeout"), (legacy, "timeout")):
+        if _positive(value):
+            return float(value), f"providers.{ms.provider}.{key}"
+    return (float(default) if _positive(default) else DEFAULT_REQUEST_TIMEOUT), "request_timeout"
+
+
+def _positive(value: Any) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
+def build_chat_model(
+    ms: ModelSpec,
+    env: Mapping[str, str] | None = None,
+    *,
+    request_timeout: float | None = None,
+    **overrides: Any,
+) -> BaseChatModel:
+    """Build the LangChain chat model for a spec; imports only that provider's package.
+    `request_timeout` is the top-level setting (the provider's own wins)."""
     check_credentials(ms, env)
     env = os.environ if env is None else env
     params = {k: v for k, v in {**ms.params, **overrides}.items() if v is not None}
     params.pop("context_window", None)
-    headers = params.pop("headers", None)
+    timeout = (ms.provider, *resolve_request_timeout(ms, params, request_timeout))
     if ms.base_url is not None or ms.provider == "openai":
-        cls: Any
-        if ms.base_url is not None:
-            from auger.core.openai_compat import ChatOpenAICompatible as cls
-        else:
-            from langchain_openai import ChatOpenAI as cls
-
-        api_key = env.get(ms.api_key_env) if ms.api_key_env else None
-        if ms.base_url is not None and not api_key:
-            api_key = "not-needed"
-        extra: dict[str, Any] = {"default_headers": headers} if headers else {}
-        if ms.base_url is not None:
-            extra["base_url"] = ms.base_url
-        return cls(
-            model=ms.model,
-            api_key=api_key,
-            use_responses_api=False,
-            stream_usage=True,
-            max_retries=params.pop("max_retries", 2),
-            **extra,
-            **params,
-        )
+        return _openai_model(ms, env, params, timeout)
+    params.pop("headers", None)
+    params.pop("reasoning_effort", None)
     if ms.provider == "anthropic":
-        from langchain_anthropic import ChatAnthropic
+        from auger.core.anthropic_compat import ChatAnthropicTimed
 
-        params.pop("reasoning_effort", None)
-        return ChatAnthropic(model_name=ms.model, max_retries=params.pop("max_retries", 2), **params)  # type: ignore[call-arg]
+        retries = params.pop("max_retries", 2)
+        return ChatAnthropicTimed(model_name=ms.model, max_retries=retries, auger_timeout=timeout, **params)  # type: ignore[call-arg]
     if ms.provider == "google_genai":
         from langchain_google_genai import ChatGoogleGenerativeAI
 
-        params.pop("reasoning_effort", None)
+        # not given request_timeout: google-genai sends its timeout as X-Server-Timeout, a deadline
+        # for the whole reply on Google's side, which would cut long answers
         return ChatGoogleGenerativeAI(model=ms.model, **params)
     from langchain_ollama import ChatOllama  # provider == "ollama"
 
-    params.pop("reasoning_effort", None)
-    return ChatOllama(model=ms.model, **params)
+    client_kwargs = {"timeout": timeout[1], **params.pop("client_kwargs", {})}
+    return ChatOllama(model=ms.model, client_kwargs=client_kwargs, **params)
+
+
+def _openai_model(
+    ms: ModelSpec, env: Mapping[str, str], params: dict[str, Any], timeout: tuple[str, float, str]
+) -> BaseChatModel:
+    """OpenAI or an OpenAI-compatible server, on auger's TimeoutClient (auger.core.provider_http)."""
+    from auger.core.provider_http import TimeoutClient
+
+    cls: Any
+    if ms.base_url is not None:
+        from auger.core.openai_compat import ChatOpenAICompatible as cls
+    else:
+        from langchain_openai import ChatOpenAI as cls
+
+    api_key = env.get(ms.api_key_env) if ms.api_key_env else None
+    if ms.base_url is not None and not api_key:
+        api_key = "not-needed"
+    headers = params.pop("headers", None)
+    extra: dict[str, Any] = {"default_headers": headers} if headers else {}
+    if ms.base_url is not None:
+        extra["base_url"] = ms.base_url
+    return cls(
+        model=ms.model,
+        api_key=api_key,
+        use_responses_api=False,
+        stream_usage=True,
+        max_retries=params.pop("max_retries", 2),
+        timeout=timeout[1],
+        http_async_client=TimeoutClient(*timeout),
+        # langchain-openai's own 120 s limit between parsed chunks ignores SSE keep-alives: a
+        # server busy with a long prompt would trip it; request_timeout covers silence instead.
+        stream_chunk_timeout=None,
+        **extra,
+        **params,
+    )

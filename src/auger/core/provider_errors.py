@@ -25,9 +25,27 @@ _BY_STATUS = {
 }
 _BY_NAME = {"AuthenticationError": 401, "NotFoundError": 404, "RateLimitError": 429}
 _CONNECT = {"APIConnectionError", "ConnectError", "ConnectTimeout", "APITimeoutError"}
+_BROKEN = {"RemoteProtocolError", "ReadError"}  # httpx2/httpcore2: the peer closed mid-response
+_SILENT = {"ReadTimeout", "APITimeoutError"}  # e.g. Ollama's httpx client: no bytes in time
+
+
+def _chain(exc: BaseException) -> set[str]:
+    """Class names of `exc` and of what caused it (an SDK error wraps the httpx2 one)."""
+    names: set[str] = set()
+    seen: BaseException | None = exc
+    for _ in range(50):
+        if seen is None:
+            break
+        names |= {cls.__name__ for cls in type(seen).__mro__}
+        seen = seen.__cause__ or seen.__context__
+    return names
 
 
 def describe_error(exc: BaseException, spec: str | None, settings: Settings | None = None) -> str:
+    from auger.errors import AugerError
+
+    if isinstance(exc, AugerError):  # ours (RequestTimeout, IncompleteReplyError) say it already
+        return str(exc)
     provider, base_url, key_env = _where(spec, settings)
     model = spec or "the model"
     name = type(exc).__name__
@@ -41,6 +59,15 @@ def describe_error(exc: BaseException, spec: str | None, settings: Settings | No
         text = f"the provider had a server error ({status}); retry later. {detail}".rstrip()
     elif isinstance(status, int):
         text = f"the provider refused the request ({status}): {detail}"
+    elif _chain(exc) & _BROKEN:
+        where = base_url or f"the {provider} API"
+        text = (
+            f"the connection to {where} broke off before the reply was complete ({_short(_root(exc))}); "
+            "nothing of the unfinished reply was run. Send the request again."
+        )
+    elif names & _SILENT:
+        where = base_url or f"the {provider} API"
+        text = f"{where} sent nothing in time ({detail}); raise request_timeout if the server is just slow."
     elif names & _CONNECT:
         where = base_url or f"the {provider} API"
         text = f"cannot reach {where} ({detail}); is the server running and the URL right?"
@@ -49,6 +76,16 @@ def describe_error(exc: BaseException, spec: str | None, settings: Settings | No
     else:
         text = f"{name}: {detail}"
     return f"{model}: {text}"
+
+
+def _root(exc: BaseException) -> BaseException:
+    """The first cause of `exc` (e.g. httpx2's "incomplete chunked read" under the SDK's error)."""
+    for _ in range(50):
+        cause = exc.__cause__ or exc.__context__
+        if cause is None:
+            break
+        exc = cause
+    return exc
 
 
 def _short(text: Any, limit: int = 200) -> str:

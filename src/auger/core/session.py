@@ -20,7 +20,7 @@ from auger.core.provider_errors import describe_error
 from auger.core.session_safety import SessionSafety
 from auger.core.stream import StreamTranslator, call_key
 from auger.core.text import clean_text
-from auger.errors import AugerError, UsageError
+from auger.errors import AugerError, ProviderError, UsageError
 
 if TYPE_CHECKING:
     from auger.core.compact import Compaction
@@ -30,6 +30,7 @@ log = logging.getLogger("auger.session")
 
 ApprovalPolicy = Callable[[ev.ApprovalRequested, AugerContext], ev.ApprovalDecision]
 _DONE = object()
+_BROKEN_OFF = "[interrupted: the reply broke off here]"  # after the kept text of a failed model call
 
 
 def headless_policy(request: ev.ApprovalRequested, ctx: AugerContext) -> ev.ApprovalDecision:
@@ -241,17 +242,19 @@ class Session:
                 reason = "turn_limit"
         except asyncio.CancelledError:
             reason = "cancelled"
-            await self._keep_partial(translator.partial_text)
+            await self._keep_partial(translator.partial_text, "[interrupted]")
             put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
         except GraphRecursionError:
             reason = "turn_limit"
             put(ev.Error(f"Stopped after too many steps (max_turns={self.max_turns}).", "turn_limit"))
-        except AugerError as exc:
+        except AugerError as exc:  # incl. a reply that did not finish, a request_timeout
             reason = "error"
-            put(ev.Error(str(exc), type(exc).__name__))
+            await self._keep_partial(translator.partial_text, _BROKEN_OFF)
+            put(ev.Error(str(exc), "provider" if isinstance(exc, ProviderError) else type(exc).__name__))
         except Exception as exc:  # provider/network failures: one clear line, traceback to the log
             log.exception("turn failed")
             reason = "error"
+            await self._keep_partial(translator.partial_text, _BROKEN_OFF)
             put(ev.Error(describe_error(exc, self.model_spec, self.settings), "provider"))
         finally:
             self._pending.clear()
@@ -307,8 +310,9 @@ class Session:
             except Exception:
                 log.exception("turn hook %s failed", getattr(hook, "__name__", hook))
 
-    async def _keep_partial(self, text: str) -> None:
-        """Save the answer streamed so far, so the thread shows what the user saw."""
+    async def _keep_partial(self, text: str, mark: str) -> None:
+        """Save the answer streamed so far (text only: a half-made tool call never enters the
+        thread), followed by `mark`, so the thread shows what the user saw."""
         if not text.strip():
             return
         from langchain_core.messages import AIMessage
@@ -316,7 +320,7 @@ class Session:
         try:
             text = self.safety.redactor.text(text)
             await self.graph.aupdate_state(
-                self.config, {"messages": [AIMessage(content=text + "\n\n[interrupted]")]}
+                self.config, {"messages": [AIMessage(content=f"{text}\n\n{mark}")]}
             )
         except Exception:  # the turn is already over; the thread stays as it was
             log.exception("could not save the partial answer")

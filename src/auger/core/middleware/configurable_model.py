@@ -9,6 +9,9 @@ A subagent defined with its own `model` gets an instance with `pinned` set: it a
 spec (the context's params still apply). Every AI message a call produces is tagged with the
 effective spec in `response_metadata["auger_model_spec"]`, so the checkpointed history records
 which model wrote what (ResumeStateMiddleware reads it; provider_history relies on it).
+
+Every call is also where a reply that did not finish (a cut stream, tool-call arguments that
+are not complete JSON) is refused before it enters the thread: `auger.core.complete_reply`.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResp
 from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
+
+from auger.core.complete_reply import StreamedToolCalls, ensure_complete, watch
 
 ModelFactory = Callable[[str, dict[str, Any]], BaseChatModel]
 SPEC_KEY = "auger_model_spec"
@@ -63,7 +68,8 @@ class ConfigurableModelMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     def effective_spec(self, ctx: Any) -> str | None:
         return self._pinned or getattr(ctx, "model_spec", None) or self._default_spec
 
-    def _model_for(self, request: ModelRequest) -> tuple[BaseChatModel | None, str | None]:
+    def model_for(self, request: ModelRequest) -> tuple[BaseChatModel | None, str | None]:
+        """The model this call should use (None: the graph's own) and its spec."""
         ctx = getattr(request.runtime, "context", None)
         spec = self.effective_spec(ctx)
         params = context_params(ctx)
@@ -74,16 +80,21 @@ class ConfigurableModelMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             self._cache[key] = self._factory(spec, params)
         return self._cache[key], spec
 
+    def _prepare(self, request: ModelRequest) -> tuple[ModelRequest, str | None, StreamedToolCalls]:
+        model, spec = self.model_for(request)
+        watched, streamed = watch(model if model is not None else request.model)
+        return request.override(model=watched), spec, streamed
+
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
     ) -> ModelResponse:
-        model, spec = self._model_for(request)
-        response = handler(request.override(model=model) if model is not None else request)
+        call, spec, streamed = self._prepare(request)
+        response = ensure_complete(handler(call), streamed, spec)
         return tag_response(response, spec)  # type: ignore[no-any-return]
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelResponse:
-        model, spec = self._model_for(request)
-        response = await handler(request.override(model=model) if model is not None else request)
+        call, spec, streamed = self._prepare(request)
+        response = ensure_complete(await handler(call), streamed, spec)
         return tag_response(response, spec)  # type: ignore[no-any-return]

@@ -1,0 +1,57 @@
+"""AugerSummarizationMiddleware: automatic compaction with the model in use now.
+
+deepagents builds its SummarizationMiddleware from the graph's default model, so after `/model`
+the conversation would still be summarised by — and compacted at 85% of the window of — the
+thread's first model (which may not even be reachable any more). This middleware takes the
+SDK's slot by name ("SummarizationMiddleware", in the main agent and the general-purpose
+subagent) and keeps one deepagents summarization middleware per model: each call asks
+ConfigurableModelMiddleware which model the call uses (same spec, params and cache as the call
+itself) and hands the call to that model's instance, built with deepagents' own defaults for it.
+The `_summarization_event` state is shared by all of them, so a compaction made under one model
+stands under the next; `/compact` (auger.core.compact) uses the current model the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from deepagents.middleware.summarization import SummarizationState, create_summarization_middleware
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.language_models import BaseChatModel
+
+from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
+
+
+class AugerSummarizationMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    state_schema = SummarizationState
+
+    def __init__(
+        self, default_model: BaseChatModel, backend: Any, switch: ConfigurableModelMiddleware
+    ) -> None:
+        super().__init__()
+        self._backend = backend
+        self._switch = switch
+        self._default = create_summarization_middleware(default_model, backend)
+        self._by_model: dict[int, tuple[BaseChatModel, Any]] = {}  # id -> (model, its middleware)
+
+    @property
+    def name(self) -> str:
+        return "SummarizationMiddleware"  # replaces the SDK's in its slot
+
+    def for_request(self, request: ModelRequest) -> Any:
+        """The summarization middleware of the model this call uses."""
+        model, _ = self._switch.model_for(request)
+        if model is None:  # the graph's own model
+            return self._default
+        if id(model) not in self._by_model:  # models are cached by the switch: one entry per model
+            self._by_model[id(model)] = (model, create_summarization_middleware(model, self._backend))
+        return self._by_model[id(model)][1]
+
+    def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
+        return self.for_request(request).wrap_model_call(request, handler)
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> Any:
+        return await self.for_request(request).awrap_model_call(request, handler)
