@@ -11,11 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auger.core.host_paths import normalise
-from auger.core.permission_rules import RuleError, covers, escape, parse_rule, subject_for
-from auger.core.permissions import PermissionEngine, Verdict, rule_for_call
-from auger.core.session_safety import add_rule
-from auger.core.shellparse import analyse
+from auger.core.safety.host_paths import normalise
+from auger.core.safety.permissions import PermissionEngine, Verdict, add_rule, rule_for_call
+from auger.core.safety.rules import RuleError, covers, escape, parse_rule, subject_for
+from auger.core.safety.shell_parser import analyse
 from auger.settings import load_settings
 
 
@@ -341,7 +340,7 @@ def test_rule_for_call_always_allows_its_path(name: str, segments: list[str], le
 
 @given(st.text(max_size=20))
 def test_escape_matches_exactly(text: str) -> None:
-    from auger.core.permission_rules import _command_regex
+    from auger.core.safety.rules import _command_regex
 
     assert _command_regex(escape(text)).fullmatch(" ".join(text.split()))
 

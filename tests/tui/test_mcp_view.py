@@ -9,8 +9,8 @@ from pathlib import Path
 
 from conftest_tui import Tui, ready, tui, turn, wait_for  # noqa: F401
 
-from auger.core.mcp_config import TrustStore
-from auger.tui.boot import BootOptions, session_factory
+from auger.cli.agents import local
+from auger.core.mcp.config import TrustStore
 from auger.tui.widgets.messages import InfoBlock
 
 SERVER = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
@@ -22,13 +22,13 @@ def _project_mcp(tui: Tui) -> None:
 
 
 def _status(app) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    return {s["name"]: s["status"] for s in app.session.mcp.status()}
+    return {s["name"]: s["status"] for s in app.session.runtime.mcp.status()}
 
 
 async def test_project_servers_wait_for_trust_then_start(tui: Tui) -> None:
     _project_mcp(tui)
     tui.llm.add({"text": "hello"})
-    app = tui.app(factory=session_factory(BootOptions()))
+    app = tui.app(factory=local())
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None or app.boot_error is not None)
         await ready(pilot)

@@ -1,5 +1,5 @@
 """The TUI's Pilot tests once more, through RemoteSession against a real `auger serve` subprocess:
-the same app (`make_app(settings, auger.remote.session_factory(url, token))`), the same assertions."""
+the same app (`make_app(settings, auger.cli.agents.remote(url, token))`), the same assertions."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import test_commands
 import test_turns
 from conftest_tui import Tui
 
-from auger.remote import session_factory
+from auger.cli.agents import remote
 from auger.tui import make_app
 from auger.tui.app import AugerApp
 from conftest import AugerEnv
@@ -34,8 +34,8 @@ class RemoteTui(Tui):
     server: Server
 
     def app(self, *, thread_id: str | None = None, factory: Any = None, **flags: Any) -> AugerApp:
-        remote = session_factory(self.server.url, self.server.token)
-        return make_app(self.settings(**flags), factory or remote, thread_id=thread_id)
+        factory = factory or remote(self.server.url, self.server.token)
+        return make_app(self.settings(**flags), factory, thread_id=thread_id)
 
 
 @pytest.fixture

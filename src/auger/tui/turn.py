@@ -151,7 +151,7 @@ class TurnView:
         self.app.usage_totals["input"] += event.input_tokens
         self.app.usage_totals["output"] += event.output_tokens
         if event.parent_id is None:
-            self.app.refresh_status()
+            await self.app.refresh_thread()  # the context size, and the title once the thread is saved
 
     async def _notice(self, event: ev.Notice) -> None:
         await self.transcript.add(Notice(event.message, event.level))

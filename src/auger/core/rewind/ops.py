@@ -5,7 +5,7 @@ Both read the turn records from the thread database and the snapshots from the p
 under the store's shared lock (housekeeping cannot collect what they read). `rewind_files`
 checks everything first — the turn exists, the store and every needed file version are there,
 nothing was changed by hand since (unless forced) — and only then writes; the conversation part
-of a rewind is `thread_ops.truncate_thread`.
+of a rewind is `threads.index.truncate_thread`.
 """
 
 from __future__ import annotations

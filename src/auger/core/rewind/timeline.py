@@ -12,10 +12,10 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from auger.core import thread_checkpoints
 from auger.core.rewind import records, trees
 from auger.core.rewind.records import TurnRecord
 from auger.core.rewind.trees import Change, Reader
+from auger.core.threads import checkpoints as thread_checkpoints
 from auger.errors import ThreadError, UsageError
 
 

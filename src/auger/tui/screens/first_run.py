@@ -82,8 +82,8 @@ class FirstRunScreen(Screen["Settings | None"]):
 
 def save_model(settings: Settings, spec: str, base_url: str | None) -> Settings:
     """Write `model` (and the provider's base_url) to the user config; return reloaded settings."""
-    from auger.config_cmd import write_user_setting
-    from auger.core.models import parse_spec
+    from auger.cli.config import write_user_setting
+    from auger.core.models.specs import parse_spec
     from auger.settings import load_settings
 
     provider = spec.partition(":")[0]
