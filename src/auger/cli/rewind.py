@@ -5,25 +5,19 @@ cuts the conversation back to before turn N (`--conversation`), or both (the def
 first — a refusal (a file changed by hand since, the snapshots missing) leaves files and
 conversation as they were. Exit codes: 0 done, 2 usage (no such turn) or files changed by hand
 (use --force), 1 snapshots missing or damaged, or the thread busy in another auger — a rewind
-holds the thread's writer lease (`auger.core.threads.lease`), so no turn starts meanwhile.
+holds the thread's writer lease (`auger.core.rewind.thread_rewind`), so no turn starts meanwhile.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from auger.core.rewind.options import RewindOptions
-from auger.core.threads.lease import ThreadBusyError, hostname
-from auger.core.threads.store import ThreadStore
-
 if TYPE_CHECKING:
-    from auger.core.rewind.ops import FilesRewind
+    from auger.core.rewind.thread_rewind import Rewound
+    from auger.core.threads.store import ThreadStore
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -44,51 +38,32 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     diff.add_argument("--turn", metavar="N", type=int, help="only user turn N (default: the whole thread)")
 
 
-def _options(root: Path) -> RewindOptions:
-    """The [rewind] settings of the thread's project (not of the folder the command runs in)."""
-    from auger.settings import load_settings
-
-    return RewindOptions.from_settings(load_settings(cwd=root))
-
-
 def rewind(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
-    from auger.core.rewind import ops
+    import asyncio
+
+    from auger.core.rewind.thread_rewind import rewind_thread
 
     thread_id = store.resolve(args.id)
-    home = store.path.parent
-    with _holding(store, thread_id):
-        turns = ops.check_turn(store.path, thread_id, args.to)
-        if not args.conversation:
-            done = ops.rewind_files(
-                home, store.path, thread_id, args.to, _options, force=args.force, dry_run=args.dry_run
-            )
-            _print_files(done)
-        if not args.files:
-            _conversation(store, thread_id, args.to, turns, dry_run=args.dry_run)
+    done = asyncio.run(
+        rewind_thread(
+            store,
+            thread_id,
+            args.to,
+            files=not args.conversation,
+            conversation=not args.files,
+            force=args.force,
+            dry_run=args.dry_run,
+        )
+    )
+    _print(done)
     return 0
 
 
-@contextmanager
-def _holding(store: ThreadStore, thread_id: str) -> Iterator[None]:
-    """The thread's writer lease for the rewind: refused while another auger runs a turn on it."""
-    owner = f"{hostname()}:{os.getpid()}:rewind"
-    busy = store.claim_lease(thread_id, owner)
-    if busy is not None:
-        raise ThreadBusyError(
-            f"Thread {thread_id} is busy in another auger ({busy.describe()}); nothing was changed.",
-            hint="Rewind it when its turn is over.",
-        )
-    try:
-        yield
-    finally:
-        store.release_lease(thread_id, owner)
-
-
 def diff(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
-    from auger.core.rewind import ops
+    from auger.core.rewind.thread_rewind import thread_diff
 
     thread_id = store.resolve(args.id)
-    text = ops.thread_diff(store.path.parent, store.path, thread_id, args.turn, _options)
+    text = thread_diff(store, thread_id, args.turn)
     if text:
         sys.stdout.write(text)
     else:
@@ -97,27 +72,22 @@ def diff(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     return 0
 
 
-def _print_files(done: FilesRewind) -> None:
-    if not done.steps:
+def _print(done: Rewound) -> None:
+    if done.files is not None:
+        _print_files(done)
+    if done.removed_turns is not None:
+        span = f"turn {done.turn}" if done.turn == done.turns else f"turns {done.turn}-{done.turns}"
+        if done.dry_run:
+            print(f"Would remove user {span} from the conversation.")
+        else:
+            print(f"Removed user {span} from the conversation ({done.left} left).")
+
+
+def _print_files(done: Rewound) -> None:
+    if not done.files:
         print(f"Files: nothing to undo from turn {done.turn} on.")
         return
     verb = "Would change" if done.dry_run else "Changed"
-    print(f"{verb} {len(done.steps)} file(s) back to before turn {done.turn}:")
-    for step in done.steps:
-        print(
-            f"  {step.verb:<9} {step.path}"
-            + ("  (your changes overwritten)" if step.path in done.forced else "")
-        )
-
-
-def _conversation(store: ThreadStore, thread_id: str, to: int, turns: int, *, dry_run: bool) -> None:
-    import asyncio
-
-    from auger.core.threads.index import truncate_thread
-
-    span = f"turn {to}" if to == turns else f"turns {to}-{turns}"
-    if dry_run:
-        print(f"Would remove user {span} from the conversation.")
-        return
-    asyncio.run(truncate_thread(store, thread_id, to - 1))
-    print(f"Removed user {span} from the conversation ({to - 1} left).")
+    print(f"{verb} {len(done.files)} file(s) back to before turn {done.turn}:")
+    for step in done.files:
+        print(f"  {step.verb:<9} {step.path}" + ("  (your changes overwritten)" if step.forced else ""))
