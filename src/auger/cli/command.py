@@ -19,7 +19,10 @@ STARTED = time.monotonic()  # headless --timeout counts from here (the process s
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     # name -> (module, help)
     "config": ("auger.cli.config", "show or change settings (auger config show | set KEY VALUE)"),
-    "threads": ("auger.cli.threads", "list, search, show, rename, fork, delete and prune threads"),
+    "threads": (
+        "auger.cli.threads",
+        "list, search, show, rename, fork, rewind, diff, delete and prune threads",
+    ),
     "mcp": ("auger.cli.mcp", "MCP servers: list, get, add, remove"),
     "hooks": ("auger.cli.hooks", "list lifecycle hooks, trust this project's hooks"),
     "serve": ("auger.cli.serve", "serve the agent over HTTP"),

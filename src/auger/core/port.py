@@ -32,6 +32,7 @@ from auger.core.operations import (
     McpServerInfo,
     ModelChoice,
     Operation,
+    Rewound,
     ShellResult,
 )
 from auger.core.threads.store import LiveThread, ThreadInfo
@@ -144,6 +145,10 @@ class AgentPort(Protocol):
     async def rename_thread(self, title: str, thread_id: str | None = None) -> LiveThread: ...
     async def fork_thread(self, thread_id: str | None = None, at: int | None = None) -> str: ...
     async def delete_thread(self, thread_id: str) -> None: ...
+    async def rewind(
+        self, to: int, *, files: bool = True, conversation: bool = True, force: bool = False
+    ) -> Rewound: ...
+    async def diff(self, turn: int | None = None) -> str: ...
     async def mcp_trust(self) -> str: ...
     async def mcp_restart(self, name: str) -> str: ...
 
@@ -218,6 +223,16 @@ class PortCalls:
 
     async def delete_thread(self, thread_id: str) -> None:
         await self.call(ops.DELETE_THREAD, ops.ThreadRef(thread_id))
+
+    async def rewind(
+        self, to: int, *, files: bool = True, conversation: bool = True, force: bool = False
+    ) -> Rewound:
+        """Undo this thread's user turns `to`.. (files, conversation or both)."""
+        request = ops.Rewind(self.thread_id, to, files, conversation, force)
+        return await self.call(ops.REWIND, request)
+
+    async def diff(self, turn: int | None = None) -> str:
+        return (await self.call(ops.DIFF, ops.ThreadDiff(self.thread_id, turn))).text
 
     async def mcp_trust(self) -> str:
         return (await self.call(ops.MCP_TRUST, ops.NoArgs())).text

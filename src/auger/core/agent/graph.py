@@ -32,11 +32,14 @@ outermost first):
                                  write_file / edit_file on project paths and execute run in the front end.
 10. McpToolsMiddleware         — (when MCP servers are configured) offers the tools of the servers
                                  connected now and runs their calls, asking approval if needed.
-11. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
-12. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
+11. RewindMiddleware           — snapshots the project before the turn's first file-changing
+                                 tool call (`auger.core.rewind`); innermost of the tool wrappers,
+                                 so refused or rejected calls cost nothing.
+12. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
+13. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
 
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
-dangling-tool-call patching) and its tail after 1-10: skills (11), prompt caching, memory (12),
+dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
 human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
 `auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
 > approval mode), unsupported content. Subagents get 1 (or a pinned model) and the roles of
@@ -231,6 +234,7 @@ def create_cli_agent(
     from auger.core.backends.factory import make_backend
     from auger.core.backends.mounts import with_mounts
     from auger.core.catalog.memory import memory_sources
+    from auger.core.middleware.rewind import RewindMiddleware
 
     default_spec = settings.model
     if model is None:
@@ -248,6 +252,7 @@ def create_cli_agent(
         from auger.core.middleware.mcp_tools import McpToolsMiddleware
 
         middleware.append(McpToolsMiddleware(mcp))
+    middleware.append(RewindMiddleware())  # after MCP: it sees the MCP tool (read-only or not)
     return create_deep_agent(
         model=model,
         tools=list(tools),

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from auger.core import events as ev
 from auger.core.agent.context import AugerContext
 from auger.core.models.provider_errors import describe_error
+from auger.core.rewind.recorder import TurnRecorder, finish_turn, turn_recorder
 from auger.core.safety.redaction import StreamRedactor
 from auger.core.session.approvals import decide
 from auger.core.session.stream import StreamTranslator, call_key
@@ -31,6 +32,14 @@ DONE = object()  # the last item a turn puts on its queue
 BROKEN_OFF = "[interrupted: the reply broke off here]"  # after the kept text of a failed model call
 
 
+def _recorder(session: Session) -> TurnRecorder | None:
+    """The turn's rewind recorder; None for a chat the thread index does not see (nothing to rewind)."""
+    runtime = session.runtime
+    if runtime.index is None or not session.record:
+        return None
+    return turn_recorder(runtime.settings, runtime.threads, session.thread_id)
+
+
 class Turn:
     def __init__(self, session: Session, options: TurnOptions, queue: asyncio.Queue[Any]) -> None:
         self.session = session
@@ -39,6 +48,7 @@ class Turn:
         self.max_turns = options.max_turns or session.runtime.settings.max_turns
         self.verdicts: dict[str, Any] = {}  # per tool call, so HITL's `when` answers the same on resume
         self.originals: dict[str, Any] = {}  # per tool call: (stored, as written) args (AugerContext)
+        self.rewind = _recorder(session)  # snapshots on the first file change (auger.core.rewind)
         self._redactor = StreamRedactor(session.runtime.redactor)
         self._queue = queue
 
@@ -87,6 +97,8 @@ class Turn:
             await session.keep_partial(self.translator.partial_text, BROKEN_OFF)
             put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
         session.pending.clear()
+        for event in await finish_turn(self.rewind):  # the "after" snapshot: FilesChanged
+            put(event)
         self._drain_notices()
         if held:  # a turn refused for a busy thread wrote nothing to index
             await session.turn_ended()
@@ -157,6 +169,7 @@ class Turn:
             approve=self._approve,
             files=self.options.files,
             terminal=self.options.terminal,
+            rewind=self.rewind,
         )
 
     async def _approve(self, action: dict[str, Any]) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """LangGraph's `checkpoints`/`writes` rows, handled as plain SQL (no LangGraph import).
 
 A fork copies the source thread's main-graph checkpoints verbatim up to the end of a user turn,
-so it carries the state (messages, todos, model) as it was at that point; deleting a thread
-removes its rows. Every function runs inside the caller's write transaction.
+so it carries the state (messages, todos, model) as it was at that point; a rewind cuts a thread
+in place just before a user turn (the same state a fork at the turn before would have); deleting
+a thread removes its rows. Every function runs inside the caller's write transaction.
 """
 
 from __future__ import annotations
@@ -36,6 +37,30 @@ def copy_turns(cur: sqlite3.Cursor, source_id: str, new_id: str, at_turn: int | 
     return at_turn
 
 
+def input_checkpoints(cur: sqlite3.Cursor | sqlite3.Connection, thread_id: str) -> list[str]:
+    """The input checkpoint of each user turn, oldest first (user turn N is item N-1)."""
+    return [cid for cid, source in _root_chain(cur, thread_id) if source == "input"]
+
+
+def truncate_turns(cur: sqlite3.Cursor, thread_id: str, keep: int) -> str:
+    """Remove user turns keep+1.. of the thread (every checkpoint from that turn's input on, in
+    every namespace, and their writes); returns the first removed checkpoint id."""
+    chain = _root_chain(cur, thread_id)
+    inputs = [i for i, (_, source) in enumerate(chain) if source == "input"]
+    if not 0 <= keep < len(inputs):
+        raise UsageError(f"Thread {thread_id} has {len(inputs)} user turn(s); cannot cut after turn {keep}.")
+    cut = chain[inputs[keep]][0]
+    for table in ("checkpoints", "writes"):  # ids are time-ordered: later turns and their subagents
+        cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_id >= ?", (thread_id, cut))
+    if inputs[keep] > 0:  # like a fork: the kept end has no task pending
+        last = chain[inputs[keep] - 1][0]
+        cur.execute(
+            "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
+            (thread_id, last),
+        )
+    return cut
+
+
 def delete_checkpoints(cur: sqlite3.Cursor, thread_id: str) -> None:
     """Remove the thread's checkpoints and writes (if LangGraph has created its tables yet)."""
     for table in ("checkpoints", "writes"):
@@ -43,7 +68,7 @@ def delete_checkpoints(cur: sqlite3.Cursor, thread_id: str) -> None:
             cur.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
 
 
-def _root_chain(cur: sqlite3.Cursor, thread_id: str) -> list[tuple[str, str | None]]:
+def _root_chain(cur: sqlite3.Cursor | sqlite3.Connection, thread_id: str) -> list[tuple[str, str | None]]:
     """The main-graph checkpoints of a thread, oldest first: (checkpoint_id, metadata source)."""
     rows = cur.execute(
         "SELECT checkpoint_id, parent_checkpoint_id, metadata FROM checkpoints"

@@ -96,3 +96,10 @@ async def fork_thread(store: ThreadStore, source_id: str, at_turn: int | None = 
     messages = await read_history(store.path, new_id)
     await index_messages(store, new_id, messages)
     return new_id
+
+
+async def truncate_thread(store: ThreadStore, thread_id: str, keep: int) -> None:
+    """Remove user turns keep+1.. from the thread in place (`auger threads rewind`), then index
+    what is left again so search and the message count match the conversation."""
+    await asyncio.to_thread(store.truncate, thread_id, keep)
+    await index_messages(store, thread_id, await read_history(store.path, thread_id))

@@ -9,6 +9,8 @@ migration recorded in `auger_migrations`. Append to `MIGRATIONS`; never edit one
   with an external-content FTS5 index over it for full-text search (`auger.core.threads.search`).
 * `auger_leases`   — the writer of each thread while its turn runs: owner, pid, host, expiry
   (`auger.core.threads.lease`: one writer per thread across processes).
+* `auger_rewind_turns` — per thread and user turn (LangGraph's input checkpoint of the turn) that
+  changed files: the project snapshot before and after it (`auger.core.rewind.records`).
 
 Standard library only (the `auger threads` commands import this on their fast path).
 """
@@ -82,6 +84,22 @@ MIGRATIONS: list[tuple[str, str]] = [
             acquired_at REAL NOT NULL,
             expires_at REAL NOT NULL
         );
+        """,
+    ),
+    (
+        "0004_rewind",
+        """
+        CREATE TABLE auger_rewind_turns (
+            thread_id TEXT NOT NULL,
+            checkpoint_id TEXT NOT NULL,
+            root TEXT NOT NULL,
+            before_tree TEXT NOT NULL,
+            after_tree TEXT,
+            bytes INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (thread_id, checkpoint_id)
+        );
+        CREATE INDEX auger_rewind_turns_root ON auger_rewind_turns(root);
         """,
     ),
 ]

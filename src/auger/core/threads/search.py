@@ -77,3 +77,13 @@ def search_rows(
         snippet, at = (" ".join(snip[0].split()), snip[1]) if snip else ("", None)
         out.append((tuple(info), snippet, at))
     return out
+
+
+def reset_index(cur: sqlite3.Cursor, thread_id: str) -> None:
+    """Forget a thread's indexed messages (its conversation was cut: index it again from scratch)."""
+    row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
+    if row is not None:
+        cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
+        cur.execute(
+            "UPDATE auger_threads SET last_message_id = NULL, message_count = 0 WHERE key = ?", (row[0],)
+        )

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auger.core.backends.mounts import artifacts_dir
+from auger.core.rewind import records as rewind_records
 from auger.core.threads import checkpoints as thread_checkpoints
 from auger.core.threads import lease as thread_lease
 from auger.core.threads import schema as thread_schema
@@ -379,6 +380,7 @@ class ThreadStore:
 
     def _delete(self, cur: sqlite3.Cursor, thread_id: str) -> None:
         thread_checkpoints.delete_checkpoints(cur, thread_id)
+        rewind_records.delete_thread(cur, thread_id)  # its snapshots are collected by housekeeping
         row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
         if row is not None:
             cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
@@ -397,6 +399,14 @@ class ThreadStore:
                 for thread_id in ids:
                     self._delete(cur, thread_id)
         return ids
+
+    def truncate(self, thread_id: str, keep: int) -> None:
+        """Cut the conversation after user turn `keep` (0: nothing left), in place: checkpoints,
+        the turns' rewind records, and the search index (rebuilt by `threads.index.truncate_thread`)."""
+        with self._write() as cur:
+            cut = thread_checkpoints.truncate_turns(cur, thread_id, keep)
+            rewind_records.delete_from(cur, thread_id, cut)
+            thread_search.reset_index(cur, thread_id)
 
     # -- the writer lease (auger.core.threads.lease) ------------------------------------------
     def claim_lease(self, thread_id: str, owner: str) -> thread_lease.Holder | None:
@@ -421,6 +431,7 @@ class ThreadStore:
         was at that point; the source is not touched."""
         with self._write() as cur:
             at_turn = thread_checkpoints.copy_turns(cur, source_id, new_id, at_turn)
+            rewind_records.copy_to_fork(cur, source_id, new_id)  # turns 1..at_turn can be rewound
             src = cur.execute(
                 "SELECT title, cwd, root, git_branch, model FROM auger_threads WHERE id = ?", (source_id,)
             ).fetchone() or ("", "", "", None, None)
