@@ -155,7 +155,8 @@ async def test_load_of_an_unknown_session_is_a_clear_error(auger_env: AugerEnv) 
 
 async def test_the_editors_mcp_servers_join_the_users(auger_env: AugerEnv) -> None:
     server = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
-    auger_env.llm.add({"tool_calls": [{"name": "add", "args": {"a": 20, "b": 22}}]}, {"text": "It is 42."})
+    call = {"name": "mcp__calc__add", "args": {"a": 20, "b": 22}}  # MCP tools are mcp__SERVER__TOOL
+    auger_env.llm.add({"tool_calls": [call]}, {"text": "It is 42."})
     client = RecordingClient("allow_once")
     async with spawn(auger_env, client) as (conn, _proc):
         await conn.initialize(protocol_version=1)
@@ -163,7 +164,7 @@ async def test_the_editors_mcp_servers_join_the_users(auger_env: AugerEnv) -> No
         new = await conn.new_session(cwd=str(auger_env.project), mcp_servers=[calc])
         done = await conn.prompt(session_id=new.session_id, prompt=text_prompt("add 20 and 22"))
     assert done.stop_reason == "end_turn"
-    assert "add" in [t["function"]["name"] for t in auger_env.llm.requests[0]["tools"]]
+    assert "mcp__calc__add" in [t["function"]["name"] for t in auger_env.llm.requests[0]["tools"]]
     [result] = [u for u in client.of("tool_call_update") if u.status == "completed"]
     assert "42" in result.content[0].content.text
 
