@@ -419,10 +419,12 @@ def test_mcp_tools_snapshot_unless_read_only(auger_env: AugerEnv) -> None:
     server = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
     mcp = {"mcpServers": {"calc": {"command": sys.executable, "args": [str(server)]}}}
     (auger_env.home / "mcp.json").write_text(json.dumps(mcp))
-    read_only = turn(auger_env, "read only", {"name": "getenv", "args": {"name": "HOME"}}, resume=False)
+    read_only = turn(
+        auger_env, "read only", {"name": "mcp__calc__getenv", "args": {"name": "HOME"}}, resume=False
+    )
     assert [e["status"] for e in read_only if e["type"] == "tool_call_finished"] == ["success"]
     assert changed(read_only) == [] and not (auger_env.home / "snapshots").exists()
-    writes = turn(auger_env, "may write", {"name": "add", "args": {"a": 1, "b": 2}})
+    writes = turn(auger_env, "may write", {"name": "mcp__calc__add", "args": {"a": 1, "b": 2}})
     assert [e["status"] for e in writes if e["type"] == "tool_call_finished"] == ["success"]
     assert [(e["turn"], e["paths"]) for e in changed(writes)] == [(2, [])]
 

@@ -208,6 +208,8 @@ class AugerApp(AppBase):
         try:
             self.thread = await self.session.thread_info()
             self.catalogue = await self.session.catalogue()
+            if any(server.status in ("starting", "connecting") for server in self.catalogue.mcp or []):
+                self.set_timer(1.0, self.refresh_agent)  # its prompts join the menu once it connects
             if not self.model_choices:  # for `/model <Tab>`; /model reads them again
                 self.model_choices = [c.spec for c in await self.session.models()]
         except AugerError as exc:
