@@ -41,7 +41,7 @@ def test_new_sessions_with_a_file_change_between_send_the_same_system_prompt_and
     assert auger_env.run("-n", "what is here?").returncode == 0
     first, second = auger_env.llm.requests
     assert _prefix(first) == _prefix(second)
-    assert first["tools"] and "## Local context" in _prefix(first)[0] + json.dumps(first["messages"])
+    assert first["tools"] and "untracked" not in _prefix(first)[0]
     # the facts still reach the model, fresh, right after the stable prefix
     note_1, note_2 = (json.dumps(r["messages"][1]) for r in (first, second))
     assert "0 changed, 0 untracked" in note_1 and "1 changed, 1 untracked" in note_2
@@ -59,3 +59,21 @@ def test_the_next_turn_of_a_thread_resends_the_same_prefix_after_a_file_change(a
     # everything the first request sent is the start of the second, byte for byte
     assert second["messages"][: len(first["messages"])] == first["messages"]
     assert "notes.txt" not in json.dumps(second["messages"])  # the thread's facts are kept
+
+
+def test_anthropic_requests_put_cache_breakpoints_on_the_stable_prefix(auger_env: AugerEnv) -> None:
+    _repo(auger_env)
+    auger_env.env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=f"http://127.0.0.1:{auger_env.llm.port}")
+    auger_env.write_config(model="anthropic:claude-sonnet-4-5")
+    auger_env.llm.add({"text": "one"}, {"text": "two"})
+    assert auger_env.run("-n", "what is here?").returncode == 0
+    (auger_env.project / "notes.txt").write_text("new\n")
+    assert auger_env.run("-n", "what is here?").returncode == 0
+    first, second = auger_env.llm.requests
+    assert (first["system"], first["tools"]) == (second["system"], second["tools"])
+    # breakpoints: the last tool, the system prompt (after the skills, after memory), the message tail
+    assert "cache_control" in first["tools"][-1] and first["cache_control"]["type"] == "ephemeral"
+    marked = [block for block in first["system"] if "cache_control" in block]
+    assert len(marked) == 2 and "cache_control" in first["system"][-1]
+    assert "untracked" not in json.dumps(first["system"])
+    assert "1 untracked" in json.dumps(second["messages"][0])

@@ -14,9 +14,10 @@ order hooks run before a model call (wrap_model_call: outermost first):
 2b. WireContentMiddleware      — send only what any provider takes: valid Unicode, tool results
                                  of text and images (links, audio, blobs as a line of text).
 3. ResumeStateMiddleware       — keep `_context_tokens` and `_model_spec` in checkpointed state.
-4. LocalContextMiddleware      — project facts (git, kinds, test command, layout) in the system
-                                 prompt; detected through the backend, cached in state, refreshed
-                                 after a summarization.
+4. LocalContextMiddleware      — project facts (git, kinds, test command, layout) as a note in
+                                 front of the first user message (never in the system prompt, so
+                                 it stays cacheable); detected through the backend, cached in
+                                 state, refreshed after a summarization.
 5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`).
 6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
 7. HooksMiddleware             — PreToolUse/PostToolUse(/Failure), SubagentStart/Stop hooks
