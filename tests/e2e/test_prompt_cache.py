@@ -63,7 +63,9 @@ def test_the_next_turn_of_a_thread_resends_the_same_prefix_after_a_file_change(a
 
 def test_anthropic_requests_put_cache_breakpoints_on_the_stable_prefix(auger_env: AugerEnv) -> None:
     _repo(auger_env)
-    auger_env.env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=f"http://127.0.0.1:{auger_env.llm.port}")
+    auger_env.env.update(
+        ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=f"http://127.0.0.1:{auger_env.llm.port}"
+    )
     auger_env.write_config(model="anthropic:claude-sonnet-4-5")
     auger_env.llm.add({"text": "one"}, {"text": "two"})
     assert auger_env.run("-n", "what is here?").returncode == 0

@@ -20,6 +20,9 @@ order hooks run before a model call (wrap_model_call: outermost first):
                                  state, refreshed after a summarization.
 5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`).
 6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
+6b. CompactPromptMiddleware    — a model with a window ≤ 16k tokens gets the compact profile:
+                                 short system prompt, one-line tool descriptions, same tools
+                                 (`auger.core.prompt_compact`).
 7. HooksMiddleware             — PreToolUse/PostToolUse(/Failure), SubagentStart/Stop hooks
                                  (`auger.core.hooks`); may block a call or change its input.
 8. PermissionMiddleware        — refuses calls a `[permissions] deny` rule matches (on the final
@@ -95,6 +98,7 @@ def _middleware(
 ) -> list[AgentMiddleware[Any, Any, Any]]:
     from langchain.agents.middleware import TodoListMiddleware
 
+    from auger.core.middleware.compact_prompt import CompactPromptMiddleware
     from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
     from auger.core.middleware.local_context import LocalContextMiddleware
     from auger.core.middleware.provider_history import ProviderHistoryMiddleware
@@ -113,6 +117,7 @@ def _middleware(
         LocalContextMiddleware(backend, str(settings.project_root)),
         TurnLimitMiddleware(),
         TodoListMiddleware(),
+        CompactPromptMiddleware(),
         *_safety(),
     ]
 
