@@ -238,7 +238,9 @@ def _openai_model(
     extra: dict[str, Any] = {"default_headers": headers} if headers else {}
     if ms.base_url is not None:
         extra["base_url"] = ms.base_url
-    return cls(
+    from auger.core.openai_body import send_prebuilt_bodies
+
+    model = cls(
         model=ms.model,
         api_key=api_key,
         use_responses_api=False,
@@ -252,3 +254,4 @@ def _openai_model(
         **extra,
         **params,
     )
+    return send_prebuilt_bodies(model)  # auger.core.openai_body: no per-call re-walk of the body
