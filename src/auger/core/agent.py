@@ -108,8 +108,9 @@ def _middleware(
     from auger.core.middleware.wire_content import WireContentMiddleware
 
     switch = ConfigurableModelMiddleware(model_factory(settings), default_spec)
+    compact = CompactPromptMiddleware()
     return [
-        AugerSummarizationMiddleware(model, backend, switch),  # takes the SDK's slot (see docstring)
+        AugerSummarizationMiddleware(model, backend, switch, compact),  # the SDK's slot (see docstring)
         switch,
         ProviderHistoryMiddleware(),
         WireContentMiddleware(),
@@ -117,7 +118,7 @@ def _middleware(
         LocalContextMiddleware(backend, str(settings.project_root)),
         TurnLimitMiddleware(),
         TodoListMiddleware(),
-        CompactPromptMiddleware(),
+        compact,
         *_safety(),
     ]
 

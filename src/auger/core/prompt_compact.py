@@ -47,6 +47,8 @@ COMPACT_TOOLS = {
 }
 
 _AGENT_LINE = re.compile(r"^- ([\w.-]+): ", re.M)
+SHELL_PATHS_HEADING = "## Shell paths vs. virtual paths"  # deepagents' FilesystemMiddleware block
+_MAPPING = re.compile(r"^- (`[^`]+`) -> (`[^`]+`)", re.M)
 
 
 def window_of(model: Any) -> int | None:
@@ -84,3 +86,14 @@ def bare_schema(schema: Any) -> Any:
     if isinstance(schema, list):
         return [bare_schema(item) for item in schema]
     return schema
+
+
+def compact_shell_paths(text: str) -> str | None:
+    """deepagents' "shell paths vs. virtual paths" block as one line of its host mappings (None:
+    `text` is not that block, or has no mapping)."""
+    if SHELL_PATHS_HEADING not in text:
+        return None
+    pairs = [f"{virtual} is {host}" for virtual, host in _MAPPING.findall(text)]
+    if not pairs:
+        return None
+    return "In shell commands, use host paths: " + "; ".join(pairs) + "."

@@ -2,7 +2,8 @@
 
 On a call whose model has a context window ≤ `auger.core.prompt_compact.COMPACT_WINDOW`, the
 request gets auger's compact system prompt instead of the full one, loses the todo list's long
-guidance (the tool's one-line description says it) and carries the built-in tools with one-line
+guidance (the tool's one-line description says it), has deepagents' shell-paths note as one line
+of its host mappings, and carries the built-in tools with one-line
 descriptions and bare parameter schemas; the memory middleware (12) picks its compact text by
 the same test. The tools stay the same tools: only what the model reads changes, the calls run
 the originals. It sits right after the todo list middleware, the last one that writes the system
@@ -25,25 +26,34 @@ from auger.core.prompt_compact import (
     COMPACT_SYSTEM_PROMPT,
     COMPACT_TOOLS,
     bare_schema,
+    compact_shell_paths,
     compact_task,
     is_compact,
 )
 
-_REPLACED = {SYSTEM_PROMPT: COMPACT_SYSTEM_PROMPT, WRITE_TODOS_SYSTEM_PROMPT: None}
+_REPLACED = {SYSTEM_PROMPT: COMPACT_SYSTEM_PROMPT, WRITE_TODOS_SYSTEM_PROMPT: ""}
+
+
+def _short(text: str) -> str | None:
+    """The compact profile's text for a full-profile system block, "" to drop it, None to keep it."""
+    key = text.removeprefix("\n\n")
+    if key in _REPLACED:
+        return _REPLACED[key] or ""
+    return compact_shell_paths(key)
 
 
 def compact_system(system: SystemMessage | None) -> SystemMessage | None:
-    """The system message with auger's full texts swapped for their compact ones."""
+    """The system message with the full texts swapped for their compact ones."""
     if system is None:
         return None
     blocks: list[Any] = []
     for block in system.content_blocks:
         text = block.get("text") if block.get("type") == "text" else None
-        key = text[2:] if isinstance(text, str) and text.startswith("\n\n") else text
-        if key not in _REPLACED:
+        short = _short(text) if isinstance(text, str) else None
+        if short is None:
             blocks.append(block)
-        elif (short := _REPLACED[key]) is not None:
-            blocks.append({"type": "text", "text": short if key == text else f"\n\n{short}"})
+        elif short:
+            blocks.append({"type": "text", "text": f"\n\n{short}" if blocks else short})
     return SystemMessage(content_blocks=blocks)
 
 
@@ -61,22 +71,29 @@ class CompactPromptMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     def __init__(self) -> None:
         super().__init__()
         self._tools: dict[int, tuple[BaseTool, BaseTool]] = {}  # id(original) -> (original, compact)
+        self._made: set[int] = set()  # ids of the compact copies
 
     def _compact(self, tool: Any) -> Any:
-        if not isinstance(tool, BaseTool):
+        if not isinstance(tool, BaseTool) or id(tool) in self._made:
             return tool
         cached = self._tools.get(id(tool))
         if cached is None or cached[0] is not tool:
             cached = self._tools[id(tool)] = (tool, compact_tool(tool))
+            self._made.add(id(cached[1]))
         return cached[1]
 
-    def _request(self, request: ModelRequest) -> ModelRequest:
-        if not is_compact(request.model):
+    def compacted(self, request: ModelRequest, model: Any) -> ModelRequest:
+        """`request` as the compact profile sends it when the call goes to `model` (else itself).
+        The summarization middleware (0) counts this, so it compacts at the size really sent."""
+        if not is_compact(model):
             return request
         return request.override(
             system_message=compact_system(request.system_message),
             tools=[self._compact(tool) for tool in request.tools],
         )
+
+    def _request(self, request: ModelRequest) -> ModelRequest:
+        return self.compacted(request, request.model)
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
