@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -243,6 +244,37 @@ async def _send(session, prompt: str) -> None:  # type: ignore[no-untyped-def]
         pass
 
 
+async def test_a_turn_is_indexed_from_the_stream_without_reading_the_history(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    settings = _settings(tmp_path, scripted_llm)
+    shell = {"name": "execute", "args": {"command": "printf '%s%s\\n' quagga fish"}}
+    scripted_llm.add({"text": "first"}, {"tool_calls": [shell]}, {"tool_calls": [shell]}, {"text": "done"})
+    session = await create_session(settings, approval_policy=headless_policy)
+    reads = 0
+    real = session.graph.aget_state
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal reads
+        reads += 1
+        return await real(*args, **kwargs)
+
+    try:
+        session.graph.aget_state = counted  # the real graph's reads, counted
+        for prompt in ("turn one", "turn two with tools"):
+            await _send(session, prompt)
+        assert reads == 0  # the index came from what the turn streamed
+        session.graph.aget_state = real
+        history = await session.history()
+        info = session.threads.get(session.thread_id)
+        assert info.message_count == len(history) == 8
+        assert session.threads.last_message_id(session.thread_id) == history[-1].id
+        assert [h.id for h in session.threads.search("quaggafish")] == [session.thread_id]
+        assert [h.id for h in session.threads.search("turn two with tools")] == [session.thread_id]
+    finally:
+        await session.aclose()
+
+
 async def test_turns_update_store_and_fork_keeps_turn_one(tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
     settings = _settings(tmp_path, scripted_llm)
     scripted_llm.add(
@@ -282,7 +314,7 @@ async def test_turns_update_store_and_fork_keeps_turn_one(tmp_path: Path, script
         await _send(session, "fork turn two")
         sent = scripted_llm.requests[-1]["messages"]
         users = [m["content"] for m in sent if m["role"] == "user"]
-        assert users[0] == "turn one" and "turn two" not in users and users[-1] == "fork turn two"
+        assert users[0].endswith("\n\nturn one") and "turn two" not in users and users[-1] == "fork turn two"
         assert store.get(fork_id).message_count == 4
     finally:
         await session.aclose()

@@ -72,6 +72,7 @@ class Session:
         self.always_allow: set[str] = set()
         self.approval_policy = approval_policy
         self.on_turn_end = on_turn_end
+        self.turn_messages: list[Any] | None = None  # the messages the last turn added (see _run_turn)
         self.on_turn_start = on_turn_start
         self.default_model: Any = None  # the chat model the graph was built with, if given
         self.threads: Any = None  # ThreadStore (auger.core.threads), closed with the session
@@ -242,23 +243,25 @@ class Session:
                 reason = "turn_limit"
         except asyncio.CancelledError:
             reason = "cancelled"
-            await self._keep_partial(translator.partial_text, "[interrupted]")
+            await self._keep_partial(translator, "[interrupted]")
             put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
         except GraphRecursionError:
             reason = "turn_limit"
             put(ev.Error(f"Stopped after too many steps (max_turns={self.max_turns}).", "turn_limit"))
         except AugerError as exc:  # incl. a reply that did not finish, a request_timeout
             reason = "error"
-            await self._keep_partial(translator.partial_text, _BROKEN_OFF)
+            await self._keep_partial(translator, _BROKEN_OFF)
             put(ev.Error(str(exc), "provider" if isinstance(exc, ProviderError) else type(exc).__name__))
         except Exception as exc:  # provider/network failures: one clear line, traceback to the log
             log.exception("turn failed")
             reason = "error"
-            await self._keep_partial(translator.partial_text, _BROKEN_OFF)
+            await self._keep_partial(translator, _BROKEN_OFF)
             put(ev.Error(describe_error(exc, self.model_spec, self.settings), "provider"))
         finally:
             self._pending.clear()
         self._drain_notices(put)
+        # what the turn added, from the stream; None (read the history) when that is not certain
+        self.turn_messages = None if translator.rewrote or reason == "cancelled" else translator.entered
         if held:  # a turn refused for a busy thread wrote nothing to index
             await self._hook(self.on_turn_end, prompt, final=True)
         await self._release_thread()  # before TurnEnded: the next turn may start at once
@@ -308,18 +311,18 @@ class Session:
             except Exception:
                 log.exception("turn hook %s failed", getattr(hook, "__name__", hook))
 
-    async def _keep_partial(self, text: str, mark: str) -> None:
+    async def _keep_partial(self, translator: StreamTranslator, mark: str) -> None:
         """Save the answer streamed so far (text only: a half-made tool call never enters the
         thread), followed by `mark`, so the thread shows what the user saw."""
+        text = translator.partial_text
         if not text.strip():
             return
         from langchain_core.messages import AIMessage
 
         try:
-            text = self.safety.redactor.text(text)
-            await self.graph.aupdate_state(
-                self.config, {"messages": [AIMessage(content=f"{text}\n\n{mark}")]}
-            )
+            message = AIMessage(content=f"{self.safety.redactor.text(text)}\n\n{mark}")
+            await self.graph.aupdate_state(self.config, {"messages": [message]})
+            translator.entered.append(message)
         except Exception:  # the turn is already over; the thread stays as it was
             log.exception("could not save the partial answer")
 
@@ -339,6 +342,7 @@ class Session:
             subgraphs=True,
             durability="sync",  # each step is on disk before the next starts: kill -9 loses one step at most
         )
+        translator.note_input(payload)
         async for ns, mode, data in stream:
             for event in translator.feed(tuple(ns), mode, data):
                 if isinstance(event, ev.Usage) and event.parent_id is None:

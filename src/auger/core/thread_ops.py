@@ -81,6 +81,27 @@ async def index_messages(
     )
 
 
+async def index_added(
+    store: ThreadStore, thread_id: str, added: Sequence[Any], *, model: str | None = None
+) -> None:
+    """Record a turn from the messages it added (as the Session saw them stream by), without
+    reading the thread's history: count = the recorded count + these, index = their text."""
+    texts = [t for m in added if (t := message_text(m)) is not None]
+    ids = [m.id for m in added if getattr(m, "id", None)]
+
+    def record() -> None:
+        info = store.get(thread_id)
+        store.record_turn(
+            thread_id,
+            texts,
+            message_count=(info.message_count if info else 0) + len(added),
+            last_message_id=ids[-1] if ids else store.last_message_id(thread_id),
+            model=model,
+        )
+
+    await asyncio.to_thread(record)
+
+
 def install_hooks(session: Session, store: ThreadStore) -> None:
     """Keep `store` current: a row when a turn starts, count + search index when it ends."""
     settings = session.settings
@@ -98,7 +119,10 @@ def install_hooks(session: Session, store: ThreadStore) -> None:
         )
 
     async def on_turn_end(s: Session, prompt: str) -> None:
-        await index_messages(store, s.thread_id, await s.history(), model=s.model_spec)
+        if s.turn_messages is None:  # not known from the stream: read the thread
+            await index_messages(store, s.thread_id, await s.history(), model=s.model_spec)
+        else:
+            await index_added(store, s.thread_id, s.turn_messages, model=s.model_spec)
 
     session.on_turn_start = on_turn_start
     session.on_turn_end = on_turn_end
