@@ -51,7 +51,7 @@ To call one, reply with <tool_call>{"name": NAME, "arguments": ARGS}</tool_call>
 {%- endfor %}{% endif %}<|im_end|>
 {% endif %}{% endfor %}
 {%- if add_generation_prompt %}<|im_start|>assistant
-{% endif %}"""
+{% endif %}"""  # noqa: E501
 
 
 def gguf_path() -> Path:
