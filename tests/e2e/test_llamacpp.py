@@ -28,6 +28,7 @@ def _git(env: AugerEnv, *args: str) -> None:
     subprocess.run(["git", "-C", str(env.project), *args], check=True, capture_output=True)
 
 
+@pytest.mark.timeout(1200)  # a ~2k-token prompt evaluated on CPU (~1 min idle, far more on a loaded box)
 def test_compact_prompt_and_the_prompt_cache_on_llama_cpp(auger_env: AugerEnv, llama: LlamaServer) -> None:
     _git(auger_env, "init", "-q", "-b", "main")
     (auger_env.project / "app.py").write_text("print('hello')\n")
@@ -38,7 +39,7 @@ def test_compact_prompt_and_the_prompt_cache_on_llama_cpp(auger_env: AugerEnv, l
     )
 
     def ask() -> list[dict[str, object]]:
-        proc = auger_env.run("-n", QUESTION, "--output-format", "stream-json", timeout=600)
+        proc = auger_env.run("-n", QUESTION, "--output-format", "stream-json", timeout=1100)
         return auger_env.events(proc)
 
     events, first, _ = llama.evaluated(ask)
