@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from conftest import AUGER, AugerEnv
+from conftest_llm import typed
 from serve_harness import TOKEN, Server, start_server
 
 
@@ -189,7 +190,7 @@ def test_chat_with_thread_id_continues_the_thread(server: Server) -> None:
     # the client sends only the new message; the thread remembers the rest
     _, second = server.chat({"messages": [_user("what colour?")], "thread_id": "web-chat-1"})
     assert _types(second)[-2:] == ["finish", "[DONE]"]
-    users = [m["content"] for m in server.env.llm.requests[-1]["messages"] if m["role"] == "user"]
+    users = [typed(m["content"]) for m in server.env.llm.requests[-1]["messages"] if m["role"] == "user"]
     assert users == ["my colour is blue", "what colour?"]
     listed = server.env.run("threads", "list", "--json")
     assert listed.returncode == 0, listed.stderr
