@@ -103,7 +103,7 @@ class Runner:
         if note:
             from deepagents.backends import LocalShellBackend
 
-            from auger.core.project_facts import detect
+            from auger.core.agent.project_facts import detect
 
             backend = LocalShellBackend(root_dir=self.project, virtual_mode=True, inherit_env=True)
             text = f"{detect(backend, str(self.project))}\n\n{QUESTION}"

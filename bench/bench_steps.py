@@ -66,7 +66,7 @@ class Server:
 
 
 async def _session(tmp: Path, port: int) -> Any:
-    from auger.core.session import create_session
+    from auger.core.runtime import open_session
     from auger.settings import load_settings
 
     home, project = tmp / "home", tmp / "project"
@@ -79,13 +79,15 @@ async def _session(tmp: Path, port: int) -> Any:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AUGER_")}
     env.update(AUGER_HOME=str(home), HOME=str(tmp))
     settings = load_settings(cwd=project, env=env, flags={"mode": "yolo", "max_turns": 10_000})
-    return await create_session(settings)
+    return await open_session(settings)
 
 
 async def _turn(session: Any, prompt: str = "bench") -> float:
     """auger CPU seconds of one turn."""
+    from auger.core.port import TurnOptions
+
     cpu = time.process_time()
-    async for event in session.send(prompt):
+    async for event in session.send(prompt, TurnOptions("yolo")):
         if type(event).__name__ == "Error":
             raise RuntimeError(f"turn failed: {event}")
     return time.process_time() - cpu

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from deepagents.backends import LocalShellBackend
 
-from auger.core.project_facts import detect
+from auger.core.agent.project_facts import detect
 from conftest import AugerEnv
 from llama_server import LlamaServer
 

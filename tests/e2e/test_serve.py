@@ -174,7 +174,9 @@ def test_stateless_chat_sends_history_and_leaves_no_thread(server: Server) -> No
     _, parts = server.chat({"messages": history})
     assert parts[0]["messageMetadata"]["threadId"] is None
     sent = [
-        (m["role"], m["content"]) for m in server.env.llm.requests[-1]["messages"] if m["role"] != "system"
+        (m["role"], typed(m["content"]) if m["role"] == "user" else m["content"])
+        for m in server.env.llm.requests[-1]["messages"]
+        if m["role"] != "system"
     ]
     assert sent == [("user", "my name is Bob"), ("assistant", "Hi Bob!"), ("user", "what is my name?")]
     with server.client() as c:

@@ -1,6 +1,6 @@
 """CompactPromptMiddleware: the compact prompt profile for models with a small window.
 
-On a call whose model has a context window ≤ `auger.core.prompt_compact.COMPACT_WINDOW`, the
+On a call whose model has a context window ≤ `auger.core.agent.prompt_compact.COMPACT_WINDOW`, the
 request gets auger's compact system prompt instead of the full one, loses the todo list's long
 guidance (the tool's one-line description says it), has deepagents' shell-paths note as one line
 of its host mappings, and carries the built-in tools with one-line
@@ -21,8 +21,8 @@ from langchain_core.messages import SystemMessage
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from auger.core.prompt import SYSTEM_PROMPT
-from auger.core.prompt_compact import (
+from auger.core.agent.prompt import SYSTEM_PROMPT
+from auger.core.agent.prompt_compact import (
     COMPACT_SYSTEM_PROMPT,
     COMPACT_TOOLS,
     bare_schema,

@@ -8,7 +8,7 @@ request (in the request only; state keeps the message as typed), so it comes aft
 prefix. A separate user message would break chat templates that require user/assistant to
 alternate.
 
-Detected (see `auger.core.project_facts`) through the agent's backend, so a sandboxed agent
+Detected (see `auger.core.agent.project_facts`) through the agent's backend, so a sandboxed agent
 describes the sandbox it works in. The result is cached in checkpointed state (`_local_context`)
 and detected again only when the thread has none yet or the history has been summarised since:
 deepagents' summarization records each compaction in `_summarization_event` (its `cutoff_index`
@@ -26,7 +26,7 @@ from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
-from auger.core.project_facts import detect
+from auger.core.agent.project_facts import detect
 
 CONTEXT_KEY = "_local_context"
 MARK_KEY = "_local_context_mark"

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, cast
 from deepagents.middleware._utils import append_to_system_message
 from deepagents.middleware.memory import MemoryMiddleware
 
-from auger.core.memory import memory_files, read_memory_file
-from auger.core.prompt_compact import COMPACT_MEMORY_PROMPT, is_compact
+from auger.core.agent.prompt_compact import COMPACT_MEMORY_PROMPT, is_compact
+from auger.core.catalog.memory import memory_files, read_memory_file
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest
@@ -46,7 +46,7 @@ store secrets (API keys, tokens, passwords)."""
 
 def read_memory(settings: Settings) -> tuple[list[str], dict[str, str]]:
     """(sources, contents): every slot's agent path, and the text of those that exist (binary ones
-    skipped, big ones capped: `auger.core.memory.read_memory_file`)."""
+    skipped, big ones capped: `auger.core.catalog.memory.read_memory_file`)."""
     sources: list[str] = []
     contents: dict[str, str] = {}
     for memory in memory_files(settings):

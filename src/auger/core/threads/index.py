@@ -1,0 +1,146 @@
+"""Keeping the thread store current: a row when a turn starts (title, project, branch, model),
+the message count and the search index of the new messages when it ends, and both for a fork.
+
+`ThreadIndex` is the Runtime's turn observer: every Session of the Runtime calls it (unless the
+session records nothing, like the server's stateless chats)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from auger.core.threads.history import content_text, read_history
+from auger.core.threads.search import IndexedMessage
+from auger.core.threads.store import ThreadStore, git_branch
+
+if TYPE_CHECKING:
+    from auger.settings import Settings
+
+ROLES = {"human": "user", "ai": "assistant", "tool": "tool"}
+ARGS_CHARS = 2_000
+
+
+def message_text(msg: Any) -> IndexedMessage | None:
+    """What search indexes for one message: user and assistant text (plus tool calls), tool output."""
+    role = ROLES.get(getattr(msg, "type", ""))
+    if role is None:
+        return None
+    text = content_text(getattr(msg, "content", ""))
+    if role == "assistant":
+        calls = [
+            f"{c.get('name')} {json.dumps(c.get('args'), ensure_ascii=False, default=str)[:ARGS_CHARS]}"
+            for c in getattr(msg, "tool_calls", None) or []
+        ]
+        text = "\n".join(p for p in (text, *calls) if p)
+    return IndexedMessage(role, text)
+
+
+def messages_after(messages: Sequence[Any], last_id: str | None) -> Sequence[Any]:
+    """The messages after the one with id `last_id` (all of them if it is not found)."""
+    if last_id is not None:
+        for i in range(len(messages) - 1, -1, -1):
+            if getattr(messages[i], "id", None) == last_id:
+                return messages[i + 1 :]
+    return messages
+
+
+async def index_messages(
+    store: ThreadStore, thread_id: str, messages: Sequence[Any], *, model: str | None = None
+) -> float:
+    """Record the count and index every message not indexed yet. Returns the row's new `updated_at`."""
+    last = await asyncio.to_thread(store.last_message_id, thread_id)
+    texts = [t for m in messages_after(messages, last) if (t := message_text(m)) is not None]
+    last_id = getattr(messages[-1], "id", None) if messages else last
+    return await asyncio.to_thread(
+        store.record_turn,
+        thread_id,
+        texts,
+        message_count=len(messages),
+        last_message_id=last_id,
+        model=model,
+    )
+
+
+async def index_added(
+    store: ThreadStore, thread_id: str, added: Sequence[Any], *, model: str | None = None
+) -> float:
+    """Record a turn from the messages it added (as the Session saw them stream by), without
+    reading the thread's history: count = the recorded count + these, index = their text.
+    Only right when the index was current before the turn (`ThreadIndex.needs_history`).
+    Returns the row's new `updated_at`."""
+    texts = [t for m in added if (t := message_text(m)) is not None]
+    ids = [m.id for m in added if getattr(m, "id", None)]
+
+    def record() -> float:
+        info = store.get(thread_id)
+        return store.record_turn(
+            thread_id,
+            texts,
+            message_count=(info.message_count if info else 0) + len(added),
+            last_message_id=ids[-1] if ids else store.last_message_id(thread_id),
+            model=model,
+        )
+
+    return await asyncio.to_thread(record)
+
+
+class ThreadIndex:
+    """Registers a thread when a turn starts; counts and indexes its messages when it ends.
+
+    A turn's messages can be indexed from what it streamed (`turn_added`) only if the index held
+    everything before it: its row is as this index last wrote it at the end of the previous turn.
+    A thread this index has not written yet, a turn killed before its end (in any process), a
+    failed or cancelled indexing, or another process's turn leave it otherwise, and the turn reads
+    the history (`turn_ended`), which indexes what was missed. So the history is read once per
+    thread and Runtime, not on every turn."""
+
+    def __init__(self, store: ThreadStore, settings: Settings) -> None:
+        self.store = store
+        self.cwd = str(settings.cwd)
+        self.root = Path(settings.project_root)
+        self._written: dict[str, float] = {}  # thread id -> the `updated_at` this index last wrote
+        self._current: set[str] = set()  # threads whose index held everything when their turn started
+
+    def needs_history(self, thread_id: str) -> bool:
+        """Whether the turn now ending must be indexed from the thread's history."""
+        return thread_id not in self._current
+
+    async def turn_started(self, thread_id: str, prompt: str, model: str | None) -> None:
+        self._current.discard(thread_id)
+        before = await asyncio.to_thread(
+            self.store.begin_turn,
+            thread_id,
+            prompt=prompt,
+            cwd=self.cwd,
+            root=str(self.root),
+            model=model,
+            git_branch=git_branch(self.root),
+        )
+        if before is not None and before == self._written.get(thread_id):
+            self._current.add(thread_id)
+
+    async def turn_ended(self, thread_id: str, messages: Sequence[Any], model: str | None) -> None:
+        """The turn is over and `messages` is the thread's whole history."""
+        self._current.discard(thread_id)
+        self._written.pop(thread_id, None)  # if this fails, the next turn reads the history again
+        self._written[thread_id] = await index_messages(self.store, thread_id, messages, model=model)
+
+    async def turn_added(self, thread_id: str, added: Sequence[Any], model: str | None) -> None:
+        """The turn is over and added `added` (known from the stream; the history is not read)."""
+        self._current.discard(thread_id)
+        self._written.pop(thread_id, None)
+        self._written[thread_id] = await index_added(self.store, thread_id, added, model=model)
+
+
+async def fork_thread(store: ThreadStore, source_id: str, at_turn: int | None = None) -> str:
+    """A new thread holding `source_id`'s history up to user turn `at_turn` (None: all of it);
+    its parent and fork point are recorded. Returns the new id."""
+    new_id = uuid.uuid4().hex
+    await asyncio.to_thread(store.fork, source_id, at_turn, new_id=new_id)
+    messages = await read_history(store.path, new_id)
+    await index_messages(store, new_id, messages)
+    return new_id
