@@ -63,7 +63,8 @@ holds the wall time at which each streamed reply's first text chunk was sent (la
     python tests/llm_server.py --script FILE.json --port 0 --log FILE.jsonl [--api-key K]
 
 prints ``PORT=<n>`` as its first stdout line, then serves on 127.0.0.1 until killed.
-In-process: ``with ScriptedLLM(script=[...]) as llm: llm.base_url; llm.requests; llm.add(...)``.
+In-process: ``with ScriptedLLM(script=[...]) as llm: llm.base_url; llm.requests; llm.add(...)``;
+``llm.bodies`` are the raw request bodies, byte for byte.
 """
 
 from __future__ import annotations
@@ -161,6 +162,7 @@ class Script:
         self._lock = threading.Lock()
         self._pending: list[Response] = []
         self.requests: list[dict[str, Any]] = []
+        self.bodies: list[bytes] = []  # each chat request's body as received, byte for byte
         self.served: list[Response] = []
         self.first_tokens: list[float] = []  # time.time() each streamed reply's first text chunk was sent
         self.log_path = Path(log_path) if log_path else None
@@ -342,6 +344,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._send_error(400, "Request body is not valid JSON")
         if not self._authorized():
             return self.server.script.record(body, {"error": 401, "auth": True})
+        self.server.script.bodies.append(raw)
         resp = self.server.script.take(body)
         if resp.get("delay"):
             self.server.stopping.wait(float(resp["delay"]))
@@ -477,6 +480,11 @@ class ScriptedLLM:
     def requests(self) -> list[dict[str, Any]]:
         """Bodies of every chat request received, in order."""
         return self.script.requests
+
+    @property
+    def bodies(self) -> list[bytes]:
+        """The raw body of every chat request answered, as the client sent it."""
+        return list(self.script.bodies)
 
     @property
     def served(self) -> list[Response]:

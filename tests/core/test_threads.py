@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -245,6 +246,40 @@ async def _send(session, prompt: str) -> None:  # type: ignore[no-untyped-def]
         pass
 
 
+async def test_a_turn_is_indexed_from_the_stream_without_reading_the_history(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    settings = _settings(tmp_path, scripted_llm)
+    shell = {"name": "execute", "args": {"command": "printf '%s%s\\n' quagga fish"}}
+    scripted_llm.add({"text": "first"}, {"tool_calls": [shell]}, {"tool_calls": [shell]}, {"text": "done"})
+    session = await open_session(settings)
+    graph = session.runtime.graph
+    reads = 0
+    real = graph.aget_state
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal reads
+        reads += 1
+        return await real(*args, **kwargs)
+
+    try:
+        graph.aget_state = counted  # the real graph's reads, counted
+        await _send(session, "turn one")  # a thread this Runtime has not indexed yet: read once
+        assert reads == 1
+        await _send(session, "turn two with tools")
+        assert reads == 1  # the index came from what the turn streamed
+        graph.aget_state = real
+        history = await session.messages()
+        store = session.runtime.threads
+        info = store.get(session.thread_id)
+        assert info is not None and info.message_count == len(history) == 8
+        assert store.last_message_id(session.thread_id) == history[-1].id
+        assert [h.id for h in store.search("quaggafish")] == [session.thread_id]
+        assert [h.id for h in store.search("turn two with tools")] == [session.thread_id]
+    finally:
+        await session.aclose()
+
+
 async def test_turns_update_store_and_fork_keeps_turn_one(tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
     settings = _settings(tmp_path, scripted_llm)
     scripted_llm.add(
@@ -300,7 +335,7 @@ async def test_turns_update_store_and_fork_keeps_turn_one(tmp_path: Path, script
         await _send(session, "fork turn two")
         sent = scripted_llm.requests[-1]["messages"]
         users = [m["content"] for m in sent if m["role"] == "user"]
-        assert users[0] == "turn one" and "turn two" not in users and users[-1] == "fork turn two"
+        assert users[0].endswith("\n\nturn one") and "turn two" not in users and users[-1] == "fork turn two"
         assert store.get(fork_id).message_count == 4
     finally:
         await session.aclose()
@@ -380,7 +415,7 @@ def test_cli_errors_name_the_thread_and_exit_2(tmp_path: Path, capsys: pytest.Ca
 
 
 class StuckIndex:
-    """A thread index that hangs in `turn_started` or `turn_ended` until cancelled."""
+    """A thread index that hangs in `turn_started` or `turn_ended`/`turn_added` until cancelled."""
 
     def __init__(self) -> None:
         self.hang_start, self.hang_end = True, False
@@ -395,6 +430,12 @@ class StuckIndex:
         if self.hang_end:
             self.entered.set()
             await self.never.wait()
+
+    def needs_history(self, thread_id: str) -> bool:
+        return False
+
+    async def turn_added(self, thread_id: str, added: object, model: str | None) -> None:
+        await self.turn_ended(thread_id, added, model)
 
 
 async def test_a_cancel_during_the_thread_index_still_ends_the_turn(

@@ -10,6 +10,7 @@ from conftest_tui import Tui, ready, replies, send_nowait, submit, tui, turn, wa
 from auger.cli.agents import LocalOptions, local
 from auger.tui.screens.history_search import HistorySearch
 from auger.tui.widgets.messages import ShellBlock, UserMessage
+from conftest_llm import typed
 
 
 async def test_enter_sends_shift_enter_and_ctrl_j_add_lines(tui: Tui) -> None:
@@ -115,7 +116,9 @@ async def test_prompts_typed_during_a_turn_are_queued_in_order(tui: Tui) -> None
         assert app.prompt.text == ""  # the input is free while the turn runs
         await wait_for(pilot, lambda: len(replies(app)) == 3 and not app.busy)
         await app.workers.wait_for_complete()
-        users = [[m["content"] for m in r["messages"] if m["role"] == "user"][-1] for r in tui.llm.requests]
+        users = [
+            [typed(m["content"]) for m in r["messages"] if m["role"] == "user"][-1] for r in tui.llm.requests
+        ]
         assert users == ["first", "second", "third"]
         assert not [m for m in app.transcript.query(UserMessage) if m.has_class("-queued")]
 

@@ -15,11 +15,15 @@ outermost first):
 2b. WireContentMiddleware      — send only what any provider takes: valid Unicode, tool results
                                  of text and images (links, audio, blobs as a line of text).
 3. ResumeStateMiddleware       — keep `_context_tokens` and `_model_spec` in checkpointed state.
-4. LocalContextMiddleware      — project facts (git, kinds, test command, layout) in the system
-                                 prompt; detected through the backend, cached in state, refreshed
-                                 after a summarization.
+4. LocalContextMiddleware      — project facts (git, kinds, test command, layout) as a note in
+                                 front of the first user message (never in the system prompt, so
+                                 it stays cacheable); detected through the backend, cached in
+                                 state, refreshed after a summarization.
 5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`).
 6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
+6b. CompactPromptMiddleware    — a model with a window ≤ 16k tokens gets the compact profile:
+                                 short system prompt, one-line tool descriptions, same tools
+                                 (`auger.core.agent.prompt_compact`).
 7. HooksMiddleware             — PreToolUse/PostToolUse(/Failure), SubagentStart/Stop hooks
                                  (`auger.core.safety.hook_runner`); may block a call or change its input.
 8. PermissionMiddleware        — refuses calls a `[permissions] deny` rule matches (on the final
@@ -111,13 +115,14 @@ class Stack:
     local_context: Any  # 4
     turn_limit: Any  # 5
     todos: Any  # 6
+    compact: Any  # 6b: CompactPromptMiddleware (0 sizes a call with it)
     safety: tuple[Any, ...]  # 7-9b
     skills: Any  # 11
     memory: Any  # 12
 
     def main(self) -> list[AgentMiddleware[Any, Any, Any]]:
         head = [self.summarization, self.model, self.history, self.wire, self.resume, self.local_context]
-        return [*head, self.turn_limit, self.todos, *self.safety]
+        return [*head, self.turn_limit, self.todos, self.compact, *self.safety]
 
     def subagent(self, model: Any) -> list[AgentMiddleware[Any, Any, Any]]:
         roles = [getattr(self, role) for role in SUBAGENT_ROLES]
@@ -131,6 +136,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
     from langchain.agents.middleware import TodoListMiddleware
 
     from auger.core.middleware.client_tools import ClientToolsMiddleware
+    from auger.core.middleware.compact_prompt import CompactPromptMiddleware
     from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
     from auger.core.middleware.hooks import HooksMiddleware
     from auger.core.middleware.local_context import LocalContextMiddleware
@@ -146,8 +152,9 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
     from auger.core.middleware.wire_content import WireContentMiddleware
 
     switch = ConfigurableModelMiddleware(model_factory(settings), settings.model)
+    compact = CompactPromptMiddleware()
     return Stack(
-        summarization=AugerSummarizationMiddleware(model, backend, switch),  # takes the SDK's slot
+        summarization=AugerSummarizationMiddleware(model, backend, switch, compact),  # the SDK's slot
         model=switch,
         history=ProviderHistoryMiddleware(),
         wire=WireContentMiddleware(),
@@ -155,6 +162,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
         local_context=LocalContextMiddleware(backend, str(settings.project_root)),
         turn_limit=TurnLimitMiddleware(),
         todos=TodoListMiddleware(),
+        compact=compact,
         # tool-call safety, outermost first: hooks (may change or block the input), permission rules
         # (deny; on the final input), redaction (secrets out of results and replies),
         # truthful results; innermost, the front end's files/terminal when it offers them (ACP)

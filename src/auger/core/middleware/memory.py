@@ -11,13 +11,16 @@ the contents changed (keeping the prompt cache warm). Its `name` is "MemoryMiddl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from deepagents.middleware._utils import append_to_system_message
 from deepagents.middleware.memory import MemoryMiddleware
 
+from auger.core.agent.prompt_compact import COMPACT_MEMORY_PROMPT, is_compact
 from auger.core.catalog.memory import memory_files, read_memory_file
 
 if TYPE_CHECKING:
+    from langchain.agents.middleware import ModelRequest
     from langchain_core.runnables import RunnableConfig
 
     from auger.settings import Settings
@@ -74,3 +77,11 @@ class AugerMemoryMiddleware(MemoryMiddleware):  # type: ignore[type-arg]
 
     async def abefore_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> Any:  # type: ignore[override]
         return self._load(state)
+
+    def modify_request(self, request: ModelRequest) -> ModelRequest:  # type: ignore[override]
+        """The compact profile's shorter memory text for a model with a small window."""
+        if not is_compact(request.model):
+            return super().modify_request(request)
+        contents = cast("dict[str, str]", request.state.get("memory_contents") or {})
+        memory = self._format_agent_memory(contents, COMPACT_MEMORY_PROMPT)
+        return request.override(system_message=append_to_system_message(request.system_message, memory))

@@ -57,7 +57,9 @@ def _openai(ms: ModelSpec, params: dict[str, Any], env: Mapping[str, str], timeo
         api_key = api_key or "not-needed"
     if headers := params.pop("headers", None):
         extra["default_headers"] = headers
-    return cls(  # type: ignore[no-any-return]
+    from auger.core.models.openai_body import send_prebuilt_bodies
+
+    model = cls(
         model=ms.model,
         api_key=api_key,
         use_responses_api=False,
@@ -71,6 +73,7 @@ def _openai(ms: ModelSpec, params: dict[str, Any], env: Mapping[str, str], timeo
         **extra,
         **params,
     )
+    return send_prebuilt_bodies(model)  # type: ignore[no-any-return]  # no per-call re-walk of the body
 
 
 def _anthropic(

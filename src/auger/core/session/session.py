@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from auger.core import events as ev
@@ -24,6 +24,8 @@ from auger.core.threads.writer_lease import WriterLease
 from auger.errors import BusyError, NotFoundError, UsageError
 
 if TYPE_CHECKING:
+    from langchain_core.messages import AIMessage
+
     from auger.core.operations import Operation
     from auger.core.port import AgentPort, TurnOptions
     from auger.core.runtime import Runtime
@@ -215,23 +217,28 @@ class Session(PortCalls):
             except Exception:  # the index catches up next turn; the turn goes on
                 log.exception("recording the turn's start failed")
 
-    async def turn_ended(self) -> None:
-        """Count and index the turn's messages. A cancel here is absorbed: the turn still ends."""
+    async def turn_ended(self, added: Sequence[Any] | None = None) -> None:
+        """Count and index the turn's messages: `added`, the ones the turn streamed into the
+        thread, or (None) the whole history read back. A cancel here is absorbed: the turn still ends."""
         index = self.runtime.index
         if index is None or not self.record:
             return
         try:
-            await index.turn_ended(self.thread_id, await self.messages(), self.model_spec)
+            if added is None or index.needs_history(self.thread_id):
+                await index.turn_ended(self.thread_id, await self.messages(), self.model_spec)
+            else:
+                await index.turn_added(self.thread_id, added, self.model_spec)
         except asyncio.CancelledError:
             log.warning("turn-end indexing cancelled; the thread index catches up next turn")
         except Exception:
             log.exception("indexing the turn failed")
 
-    async def keep_partial(self, text: str, mark: str) -> None:
+    async def keep_partial(self, text: str, mark: str) -> AIMessage | None:
         """Save the answer streamed so far (text only: a half-made tool call never enters the
-        thread), followed by `mark`, so the thread shows what the user saw."""
+        thread), followed by `mark`, so the thread shows what the user saw. Returns the message
+        saved, or None."""
         if not text.strip():
-            return
+            return None
         from langchain_core.messages import AIMessage
 
         try:
@@ -240,6 +247,8 @@ class Session(PortCalls):
             await self.runtime.graph.aupdate_state(self.config(), {"messages": [content]})
         except Exception:  # the turn is already over; the thread stays as it was
             log.exception("could not save the partial answer")
+            return None
+        return content
 
 
 def _check(session: Session) -> AgentPort:  # mypy: Session implements the port

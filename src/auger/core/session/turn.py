@@ -82,28 +82,36 @@ class Turn:
             reason = await self._loop(prompt)
         except asyncio.CancelledError:
             reason = "cancelled"
-            await session.keep_partial(self.translator.partial_text, "[interrupted]")
+            await self._keep_partial("[interrupted]")
             put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
         except GraphRecursionError:
             reason = "turn_limit"
             put(ev.Error(f"Stopped after too many steps (max_turns={self.max_turns}).", "turn_limit"))
         except AugerError as exc:  # incl. a reply that did not finish, a request_timeout
             reason = "error"
-            await session.keep_partial(self.translator.partial_text, BROKEN_OFF)
+            await self._keep_partial(BROKEN_OFF)
             put(ev.Error(str(exc), "provider" if isinstance(exc, ProviderError) else type(exc).__name__))
         except Exception as exc:  # provider/network failures: one clear line, traceback to the log
             log.exception("turn failed")
             reason = "error"
-            await session.keep_partial(self.translator.partial_text, BROKEN_OFF)
+            await self._keep_partial(BROKEN_OFF)
             put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
         session.pending.clear()
         for event in await finish_turn(self.rewind):  # the "after" snapshot: FilesChanged
             put(event)
         self._drain_notices()
         if held:  # a turn refused for a busy thread wrote nothing to index
-            await session.turn_ended()
+            # what the turn added, from the stream; None (read the history) when that is not certain
+            added = None if self.translator.rewrote or reason == "cancelled" else self.translator.entered
+            await session.turn_ended(added)
         await session.release_thread()  # before TurnEnded: the next turn may start at once
         self._finish(ev.TurnEnded(reason, session.thread_id, self.translator.final_text))
+
+    async def _keep_partial(self, mark: str) -> None:
+        """Keep the answer streamed so far in the thread (and count it as added by the turn)."""
+        kept = await self.session.keep_partial(self.translator.partial_text, mark)
+        if kept is not None:
+            self.translator.entered.append(kept)
 
     async def _loop(self, prompt: str) -> ev.EndReason:
         from auger.core.mcp.server_requests import SessionRequests
@@ -147,6 +155,7 @@ class Turn:
             subgraphs=True,
             durability="sync",  # each step is on disk before the next starts: kill -9 loses one step at most
         )
+        self.translator.note_input(payload)
         async for ns, mode, data in stream:
             for event in self.translator.feed(tuple(ns), mode, data):
                 if isinstance(event, ev.Usage) and event.parent_id is None:

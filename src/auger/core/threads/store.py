@@ -314,11 +314,13 @@ class ThreadStore:
         root: str,
         model: str | None,
         git_branch: str | None = None,
-    ) -> None:
+    ) -> float | None:
         """Register the thread (title = first prompt) before its turn runs, so even a turn killed
-        half-way leaves a thread to list and resume."""
+        half-way leaves a thread to list and resume. Returns the row's `updated_at` before this
+        (None: a new thread), which tells whether anything touched it since a known write."""
         now = time.time()
         with self._write() as cur:
+            before = cur.execute("SELECT updated_at FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
             cur.execute(
                 "INSERT INTO auger_threads (id, title, cwd, root, git_branch, model, created_at, updated_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE"
@@ -327,6 +329,7 @@ class ThreadStore:
                 " title = CASE WHEN title = '' THEN excluded.title ELSE title END",
                 (thread_id, make_title(prompt), cwd, root, git_branch, model, now, now),
             )
+        return None if before is None else float(before[0])
 
     def record_turn(
         self,
@@ -336,8 +339,9 @@ class ThreadStore:
         message_count: int,
         last_message_id: str | None,
         model: str | None = None,
-    ) -> None:
-        """After a turn: message count, model, time, and the new messages' text for search."""
+    ) -> float:
+        """After a turn: message count, model, time, and the new messages' text for search.
+        Returns the `updated_at` written."""
         now = time.time()
         with self._write() as cur:
             row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
@@ -353,6 +357,7 @@ class ThreadStore:
                 (message_count, last_message_id, now, model, row[0]),
             )
             thread_search.index_messages(cur, row[0], new_messages, now)
+        return now
 
     def rename(self, thread_id: str, title: str) -> None:
         title = " ".join(title.split())
