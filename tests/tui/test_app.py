@@ -55,6 +55,24 @@ async def test_first_run_without_a_model_explains_and_saves_one(tui: Tui) -> Non
     assert 'model = "local:scripted-model"' in saved and tui.llm.base_url in saved
 
 
+async def test_first_run_enter_rereads_a_model_configured_from_another_shell(tui: Tui) -> None:
+    config = tui.env.home / "config.toml"
+    configured = config.read_text()  # the scripted server as model and provider
+    config.write_text("")
+    tui.llm.add({"text": "found it"})
+    app = tui.app()
+    async with app.run_test(size=(100, 50)) as pilot:
+        assert isinstance(app.screen, FirstRunScreen)
+        await pilot.press("enter")
+        assert "Still no model configured" in str(app.screen.query_one("#first-run-error").render())
+        config.write_text(configured)  # `auger config set model ...` in another terminal
+        await pilot.press("enter")
+        await ready(pilot)
+        assert not isinstance(app.screen, FirstRunScreen)
+        await turn(pilot, "hello")
+        assert replies(app) == ["found it"]
+
+
 async def test_resume_shows_the_saved_conversation(tui: Tui) -> None:
     tui.llm.add(
         {"tool_calls": [{"name": "ls", "args": {"path": "/"}}]},

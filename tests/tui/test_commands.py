@@ -109,6 +109,16 @@ async def test_mode_command_and_shift_tab_cycle(tui: Tui) -> None:
         assert app.status.mode == "auto-edit"
 
 
+async def test_mode_without_an_argument_shows_the_mode_and_changes_nothing(tui: Tui) -> None:
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/mode")
+        assert app.session.mode == "manual" and app.status.mode == "manual"  # type: ignore[union-attr]
+        assert notices(app)[-1].startswith("Approval mode: manual (ask before")
+        assert "/mode auto-edit" in notices(app)[-1]
+
+
 async def test_threads_picker_resumes_a_thread(tui: Tui) -> None:
     tui.llm.add({"text": "about apples"}, {"text": "about pears"}, {"text": "back to apples"})
     app = tui.app()

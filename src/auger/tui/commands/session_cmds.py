@@ -63,18 +63,18 @@ def _complete_mode(app: AugerApp, partial: str) -> list[Completion]:
 
 @command(
     "mode",
-    "Approval mode: manual, auto-edit or yolo (Shift+Tab cycles)",
+    "Show the approval mode, or set it: manual, auto-edit or yolo (Shift+Tab cycles)",
     args="[manual|auto-edit|yolo]",
     complete=_complete_mode,
     needs_session=False,
 )
 async def mode_cmd(app: AugerApp, arg: str) -> None:
-    if not arg:
-        app.action_cycle_mode()
-    else:
+    if arg:
         app.set_mode(arg.strip())
     mode = app.session.mode if app.session else app.settings.mode
-    app.notice(f"Approval mode: {mode} ({MODE_HELP.get(mode, '')}).")
+    others = ", ".join(f"/mode {m}" for m in MODES if m != mode)
+    hint = "" if arg else f" Change it with {others} or Shift+Tab."
+    app.notice(f"Approval mode: {mode} ({MODE_HELP.get(mode, '')}).{hint}")
 
 
 @command("tokens", "Context use: tokens in the window and this session's usage")

@@ -37,7 +37,8 @@ auger config set model local:qwen3-coder
 ```
 
 **3. Right here** — type a model below (and a base URL for a local server) and press Enter;
-it is saved to your user config (`{config}`).
+it is saved to your user config (`{config}`). Configured it from another shell? Press Enter
+with the field empty: auger reads the config again.
 """
 
 
@@ -69,12 +70,24 @@ class FirstRunScreen(Screen["Settings | None"]):
         url = self.query_one("#url", Input).value.strip()
         error = self.query_one("#first-run-error", Static)
         if not spec:
-            error.update("Type a model as provider:model first.")
+            self._reread(error)
             return
         try:
             self.dismiss(save_model(self.settings, spec, url or None))
         except AugerError as exc:
             error.update(str(exc))
+
+    def _reread(self, error: Static) -> None:
+        """Enter with nothing typed: the model may have been configured from another shell."""
+        try:
+            settings = reload_settings(self.settings)
+        except AugerError as exc:
+            error.update(str(exc))
+            return
+        if settings.model:
+            self.dismiss(settings)
+        else:
+            error.update("Still no model configured: type one as provider:model, or set one and press Enter.")
 
     def action_quit_setup(self) -> None:
         self.dismiss(None)
@@ -84,7 +97,6 @@ def save_model(settings: Settings, spec: str, base_url: str | None) -> Settings:
     """Write `model` (and the provider's base_url) to the user config; return reloaded settings."""
     from auger.config_cmd import write_user_setting
     from auger.core.models import parse_spec
-    from auger.settings import load_settings
 
     provider = spec.partition(":")[0]
     if not base_url:
@@ -94,4 +106,11 @@ def save_model(settings: Settings, spec: str, base_url: str | None) -> Settings:
             raise AugerError("Write the model as provider:model (e.g. local:qwen3-coder).")
         write_user_setting(settings.home, f"providers.{provider}.base_url", base_url)
     write_user_setting(settings.home, "model", spec)
+    return reload_settings(settings)
+
+
+def reload_settings(settings: Settings) -> Settings:
+    """The settings read again from the files and environment (same folder, same auger home)."""
+    from auger.settings import load_settings
+
     return load_settings(cwd=settings.cwd, env={**os.environ, "AUGER_HOME": str(settings.home)})
