@@ -73,6 +73,25 @@ async def test_first_run_enter_rereads_a_model_configured_from_another_shell(tui
         assert replies(app) == ["found it"]
 
 
+def _headless(tui: Tui, *args: str) -> str:
+    proc = tui.env.run(*args, "--output-format", "json")
+    assert proc.returncode == 0, proc.stderr
+    return str(json.loads(proc.stdout)["thread_id"])
+
+
+async def test_r_without_an_id_resumes_the_thread_last_used_here(tui: Tui) -> None:
+    tui.llm.add({"text": "older"}, {"text": "newer"}, {"text": "back in the older one"})
+    older = _headless(tui, "-n", "first thread")
+    newer = _headless(tui, "-n", "second thread")
+    app = tui.app(thread_id=older)  # opened and quit without a turn: it was used last
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        assert app.session.thread_id == older  # type: ignore[union-attr]
+    assert newer != older
+    assert _headless(tui, "-r", "-n", "again") == older
+    assert "first thread" in str(tui.llm.requests[-1]["messages"])
+
+
 async def test_resume_shows_the_saved_conversation(tui: Tui) -> None:
     tui.llm.add(
         {"tool_calls": [{"name": "ls", "args": {"path": "/"}}]},

@@ -143,6 +143,8 @@ class Session:
         self.context_tokens = 0
         if thread_id is None:
             return
+        if self.threads is not None:
+            self.threads.touch(thread_id)
         values = (await self.graph.aget_state(self.config)).values or {}
         self.context_tokens = int(values.get("_context_tokens") or 0)
         recorded = values.get("_model_spec")

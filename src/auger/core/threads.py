@@ -296,6 +296,12 @@ class ThreadStore:
             )
             thread_search.index_messages(cur, row[0], new_messages, now)
 
+    def touch(self, thread_id: str) -> None:
+        """The thread was opened (resumed): it counts as used now, so `auger -r` with no id comes
+        back to it even when no turn ran before quitting."""
+        with self._write() as cur:
+            cur.execute("UPDATE auger_threads SET updated_at = ? WHERE id = ?", (time.time(), thread_id))
+
     def rename(self, thread_id: str, title: str) -> None:
         title = " ".join(title.split())
         if not title:
@@ -383,7 +389,8 @@ def open_store(settings: Settings) -> ThreadStore:
 
 
 def resolve_thread(settings: Settings, ref: str | None) -> str:
-    """`auger -r [ID]`: None or "" = this project's newest thread; else an id or unique prefix."""
+    """`auger -r [ID]`: None or "" = the thread last used in this project (a turn ran in it, or it
+    was resumed); else an id or unique prefix."""
     with open_store(settings) as store:
         if ref:
             return store.resolve(ref)
