@@ -245,6 +245,7 @@ class Session:
         except asyncio.CancelledError:
             reason = "cancelled"
             await self._keep_partial(translator.partial_text, "[interrupted]")
+            await self._count_unreported()
             put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
         except GraphRecursionError:
             reason = "turn_limit"
@@ -252,11 +253,13 @@ class Session:
         except AugerError as exc:  # incl. a reply that did not finish, a request_timeout
             reason = "error"
             await self._keep_partial(translator.partial_text, _BROKEN_OFF)
+            await self._count_unreported()
             put(ev.Error(str(exc), "provider" if isinstance(exc, ProviderError) else type(exc).__name__))
         except Exception as exc:  # provider/network failures: one clear line, traceback to the log
             log.exception("turn failed")
             reason = "error"
             await self._keep_partial(translator.partial_text, _BROKEN_OFF)
+            await self._count_unreported()
             put(ev.Error(describe_error(exc, self.model_spec, self.settings), "provider"))
         finally:
             self._pending.clear()
@@ -324,6 +327,21 @@ class Session:
             )
         except Exception:  # the turn is already over; the thread stays as it was
             log.exception("could not save the partial answer")
+
+    async def _count_unreported(self) -> None:
+        """A turn cut short reports no usage: estimate what it added to the context (the prompt,
+        tool results, the partial answer), so the context meter and a resume count it."""
+        from auger.core.middleware.resume_state import CONTEXT_TOKENS, estimated_context
+
+        try:
+            values = (await self.graph.aget_state(self.config)).values or {}
+            known = int(values.get(CONTEXT_TOKENS) or 0)
+            tokens = estimated_context(list(values.get("messages") or []), known)
+            if tokens > known:
+                await self.graph.aupdate_state(self.config, {CONTEXT_TOKENS: tokens})
+            self.context_tokens = max(tokens, self.context_tokens)
+        except Exception:  # the turn is over either way; the meter keeps the last report
+            log.exception("could not estimate the context of an interrupted turn")
 
     def _drain_notices(self, put: Callable[[Any], None]) -> None:
         while self.notices:
