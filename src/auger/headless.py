@@ -158,7 +158,8 @@ async def run_headless(
     """`started`: when the process started (time.monotonic); `--timeout` counts from it, so MCP
     servers that are slow to start and building the agent count too."""
     from auger.core.mcp import mcp_manager
-    from auger.core.session import create_session, headless_policy
+    from auger.core.session import create_session
+    from auger.core.unattended import headless_policy
 
     printer = _Printer(output_format, out or sys.stdout, err or sys.stderr)
     mcp = mcp_manager(settings, extra=mcp_extra, trust_project=trust_project_mcp) if use_mcp else None

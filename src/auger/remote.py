@@ -362,7 +362,7 @@ async def run_remote_headless(
     `--timeout` counts from `started` (the process start)."""
     import sys
 
-    from auger.core.session import headless_policy
+    from auger.core.unattended import headless_policy
     from auger.headless import _Printer, run_turn
 
     session = await session_factory(url, token, approval_policy=headless_policy)(settings, resume)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from auger.core.session import Session, create_session, headless_policy
+from auger.core.session import Session, create_session
+from auger.core.unattended import headless_policy
 from auger.settings import load_settings
 from conftest_llm import ScriptedLLM
 from session_helpers import scripted_settings

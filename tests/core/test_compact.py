@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.session import Session, create_session, headless_policy
+from auger.core.session import Session, create_session
+from auger.core.unattended import headless_policy
 from auger.errors import UsageError
 from auger.settings import Settings
 from conftest_llm import ScriptedLLM

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.session import create_session, headless_policy
+from auger.core.session import create_session
+from auger.core.unattended import headless_policy
 from auger.core.thread_ops import fork_thread, messages_after, read_history
 from auger.core.thread_schema import MIGRATIONS
 from auger.core.thread_search import IndexedMessage, fts_query

@@ -33,19 +33,6 @@ _DONE = object()
 _BROKEN_OFF = "[interrupted: the reply broke off here]"  # after the kept text of a failed model call
 
 
-def headless_policy(request: ev.ApprovalRequested, ctx: AugerContext) -> ev.ApprovalDecision:
-    """No human to ask: whatever needs approval (the mode, an ask rule, a protected path — the
-    request's description says which) is refused, and the refusal is explained to the model."""
-    why = request.description or f"{request.name} needs approval in {ctx.mode!r} mode."
-    return ev.ApprovalDecision(
-        "reject",
-        f"Not run: {why} auger is running without a human (headless), so nobody can approve it. "
-        "Do not retry it; finish what you can without it and say what is left. The user can allow it "
-        "with --mode auto-edit or --mode yolo or an allow rule in [permissions], except a protected "
-        "path (.git/, .auger/, ~/.ssh, AUGER_HOME): only a human approves that, in an interactive auger.",
-    )
-
-
 class Session:
     def __init__(
         self,

@@ -248,9 +248,9 @@ class Api:
         except ApiError:
             lease.release()
             raise
-        from auger.core.session import headless_policy
+        from auger.core.unattended import serve_policy
 
-        session.approval_policy = headless_policy  # nobody to ask: the server's --mode decides
+        session.approval_policy = serve_policy  # nobody to ask: the server's --mode decides
         session.mode = self.pool.mode
         headers = vercel.HEADERS
         return sse_response(self._ui_frames(lease, chat), headers=headers, on_close=lease.release)
