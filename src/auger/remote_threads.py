@@ -12,6 +12,7 @@ import builtins
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from auger.core.thread_search import unmarked
 from auger.errors import AugerError, ThreadError
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ def info_from_dict(row: dict[str, Any]) -> ThreadInfo:
         message_count=int(row.get("message_count") or 0),
         parent_id=row.get("parent_id"),
         fork_turn=row.get("fork_turn"),
-        snippet=row.get("snippet"),
+        snippet=unmarked(row["snippet"]) if row.get("snippet") is not None else None,
         snippet_at=_time(row["snippet_at"]) if row.get("snippet_at") else None,
     )
 

@@ -114,7 +114,9 @@ def test_protected_paths_are_never_written_without_asking(auger_env: AugerEnv) -
     assert [d["status"] for d in done] == ["rejected", "rejected"]
     assert "protected path (.git/)" in tool_messages(auger_env)[0]
     assert "protected path (.auger/)" in tool_messages(auger_env)[1]
-    assert "--mode" not in tool_messages(auger_env)[0] and "Only a human approves" in tool_messages(auger_env)[0]
+    assert (
+        "--mode" not in tool_messages(auger_env)[0] and "Only a human approves" in tool_messages(auger_env)[0]
+    )
 
 
 def test_malformed_rule_is_a_config_error(auger_env: AugerEnv) -> None:

@@ -9,7 +9,7 @@ import sys
 from conftest_tui import Tui, ready, replies, tui, turn, wait_for  # noqa: F401
 
 from auger.tui.screens.first_run import FirstRunScreen
-from auger.tui.widgets.messages import AssistantMessage, UserMessage
+from auger.tui.widgets.messages import AssistantMessage, Notice, UserMessage
 from auger.tui.widgets.tool_row import ToolRow
 from auger.tui.widgets.transcript import PrunedNote
 
@@ -113,6 +113,8 @@ async def test_resume_shows_the_saved_conversation(tui: Tui) -> None:
         assert resumed.transcript.query_one(ToolRow).status == "success"
         assert replies(resumed) == ["Listed the **files**."]
         assert resumed.last_reply == "Listed the **files**."
+        shown = [str(n.render()) for n in resumed.transcript.query(Notice)]
+        assert shown == [f"Resumed thread {thread[:8]}: 1 turn so far."]  # one notice, "1 turn"
         await turn(pilot, "again")
         assert "list files" in str(tui.llm.requests[-1]["messages"])
     assert resumed.resume_hint() == f"auger -r {thread}"

@@ -142,6 +142,7 @@ async def test_threads_picker_resumes_a_thread(tui: Tui) -> None:
         await app.workers.wait_for_complete()
         assert [m.text for m in app.transcript.query(UserMessage)] == ["tell me about apples"]
         assert replies(app) == ["about apples"]
+        assert notices(app) == [f"Resumed thread {first[:8]}: 1 turn so far."]  # one notice, not two
         await turn(pilot, "and more?")
         sent = str(tui.llm.requests[-1]["messages"])
         assert "tell me about apples" in sent and "pears" not in sent
@@ -192,6 +193,8 @@ async def test_rename_and_fork(tui: Tui) -> None:
         store = app.session.threads  # type: ignore[union-attr]
         assert store.get(fork).parent_id == original
         assert replies(app) == ["original answer"]  # the fork carries the conversation
+        said = f"Forked thread {original[:8]} into {fork[:8]}; you are now in the fork: 1 turn so far."
+        assert notices(app)[-1] == said and not any(n.startswith("Resumed") for n in notices(app))
         await turn(pilot, "continue")
         assert "start here" in str(tui.llm.requests[-1]["messages"])
 

@@ -126,7 +126,9 @@ async def test_escape_interrupts_and_keeps_the_partial_answer(tui: Tui) -> None:
 
 
 async def test_context_meter_counts_an_interrupted_turn(tui: Tui) -> None:
-    tui.llm.add({"text": "short", "prompt_tokens": 1000}, {"text": "Long. ", "text_tokens": 20000, "rate": 400})
+    tui.llm.add(
+        {"text": "short", "prompt_tokens": 1000}, {"text": "Long. ", "text_tokens": 20000, "rate": 400}
+    )
     app = tui.app()
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)

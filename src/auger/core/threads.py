@@ -52,7 +52,7 @@ class ThreadInfo:
     message_count: int
     parent_id: str | None
     fork_turn: int | None
-    snippet: str | None = None  # search results: the newest matching message, marks around hits
+    snippet: str | None = None  # search results: the newest matching message, hits marked (thread_search)
     snippet_at: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -64,6 +64,8 @@ class ThreadInfo:
                 out[key] = iso(out[key])
         if self.snippet is None:
             del out["snippet"], out["snippet_at"]
+        else:
+            out["snippet"] = thread_search.marked_snippet(self.snippet)  # hits as **word**
         return out
 
 

@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from auger.core.text import counted
 from auger.core.thread_ops import content_text
 from auger.core.threads import ThreadInfo, iso
 
@@ -19,7 +20,7 @@ def _clip(text: str, lines: int) -> str:
     rows = text.rstrip("\n").splitlines()
     if len(rows) <= lines:
         return "\n".join(rows)
-    return "\n".join([*rows[:lines], f"… ({len(rows) - lines} more lines)"])
+    return "\n".join([*rows[:lines], f"… ({counted(len(rows) - lines, 'more line')})"])
 
 
 def _args(call: dict[str, Any]) -> str:

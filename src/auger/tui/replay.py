@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from auger.core.text import counted
 from auger.tui.widgets.messages import AssistantMessage, Notice, UserMessage
 from auger.tui.widgets.tool_row import ToolRow
 
@@ -49,12 +50,13 @@ def blocks(messages: list[Any], root: Any, limit: int) -> list[Widget]:
                 status = "error" if getattr(msg, "status", "success") == "error" else "success"
                 done.finish(status, text, None)
     if len(out) > limit:
-        note = Notice(f"{len(out) - limit} earlier blocks not shown (/export writes them all).")
+        note = Notice(f"{counted(len(out) - limit, 'earlier block')} not shown (/export writes them all).")
         out = [note, *out[-limit:]]
     return out
 
 
-async def replay(app: AugerApp, messages: list[Any]) -> None:
+async def replay(app: AugerApp, messages: list[Any]) -> int:
+    """Show `messages` in the transcript; returns the number of user turns in them."""
     widgets = blocks(messages, app.settings.project_root, app.transcript.budget)
     last = ""
     for msg in reversed(messages):
@@ -64,5 +66,4 @@ async def replay(app: AugerApp, messages: list[Any]) -> None:
     if widgets:
         await app.transcript.add(*widgets)
     app.last_reply = last
-    if messages:
-        app.notice(f"Resumed: {sum(1 for m in messages if getattr(m, 'type', '') == 'human')} turns so far.")
+    return sum(1 for m in messages if getattr(m, "type", "") == "human")

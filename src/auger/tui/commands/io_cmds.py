@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from auger.tui import format as fmt
 from auger.tui import services
 from auger.tui.commands.registry import command
 
@@ -26,7 +27,7 @@ async def export_cmd(app: AugerApp, arg: str) -> None:
     if not target.is_absolute():
         target = app.settings.cwd / target
     await asyncio.to_thread(target.write_text, text, encoding="utf-8")
-    app.notice(f"Exported {len(messages)} messages to {target}")
+    app.notice(f"Exported {fmt.counted(len(messages), 'message')} to {target}")
 
 
 @command("copy", "Copy the last reply to the clipboard", needs_session=False)
@@ -35,7 +36,7 @@ async def copy_cmd(app: AugerApp, arg: str) -> None:
         app.notice("Nothing to copy yet.", "warning")
         return
     app.copy_to_clipboard(app.last_reply)
-    app.notice(f"Copied the last reply ({len(app.last_reply)} characters).")
+    app.notice(f"Copied the last reply ({fmt.counted(len(app.last_reply), 'character')}).")
 
 
 @command("editor", "Write the prompt in $EDITOR (also Ctrl+G)", needs_session=False)

@@ -112,7 +112,8 @@ async def compact_cmd(app: AugerApp, arg: str) -> None:
         app.notice(text, level)
     app.refresh_status()
     await app.write_info(
-        f"**Compacted** {done.summarized} messages: context {fmt.tokens(done.tokens_before)} → "
+        f"**Compacted** {fmt.counted(done.summarized, 'message')}: "
+        f"context {fmt.tokens(done.tokens_before)} → "
         f"~{fmt.tokens(done.tokens_after)} tokens. The model now sees this summary:\n\n"
         + "\n".join(f"> {line}" for line in done.summary.splitlines())
     )
