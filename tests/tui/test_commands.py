@@ -222,6 +222,30 @@ async def test_skill_is_completed_and_invoked(tui: Tui) -> None:
         assert "`/greet`" in info(app) and "Greet someone warmly" in info(app)
 
 
+LONG_SKILL = (
+    "Review the staged changes for bugs, missing tests and unclear names, then write a short report "
+    "grouped by file with the most important finding first and a suggested fix for each one"
+)
+
+
+async def test_skill_descriptions_use_the_width_available(tui: Tui) -> None:
+    write_skill(tui.env.project, "review", LONG_SKILL, "Review the diff.")
+    app = tui.app()
+    async with app.run_test(size=(240, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/skills")
+        row = next(line for line in shown(app) if "/review" in line)
+        assert LONG_SKILL in row  # whole, on one line: the terminal is wide enough
+        await turn(pilot, "/help")
+        assert any(LONG_SKILL in line for line in shown(app))
+    narrow = tui.app()
+    async with narrow.run_test(size=(80, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/skills")
+        words = " ".join(shown(narrow)).split()
+        assert "…" not in words and set(LONG_SKILL.split()) <= set(words)  # wrapped, not cut
+
+
 async def test_info_commands(tui: Tui) -> None:
     (tui.env.project / "AGENTS.md").write_text("Use tabs.\n")
     app = tui.app()
