@@ -31,6 +31,7 @@ class BuiltinProvider:
     module: str  # import name
     key_envs: tuple[str, ...] = ()  # any one of these must be set (empty: no key needed)
     prefixes: tuple[str, ...] = ()  # bare model names starting with these belong here
+    extra: str = ""  # auger's pip extra that installs `package` (pyproject.toml), if it is optional
 
 
 BUILTIN: dict[str, BuiltinProvider] = {
@@ -52,8 +53,9 @@ BUILTIN: dict[str, BuiltinProvider] = {
             "langchain_google_genai",
             ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
             ("gemini",),
+            "google",
         ),
-        BuiltinProvider("ollama", "langchain-ollama", "langchain_ollama", (), ()),
+        BuiltinProvider("ollama", "langchain-ollama", "langchain_ollama", (), (), "ollama"),
     )
 }
 
@@ -154,7 +156,7 @@ def check_credentials(ms: ModelSpec, env: Mapping[str, str] | None = None) -> No
             )
         return
     bp = BUILTIN[ms.provider]
-    _require_module(bp.module, bp.package)
+    _require_module(bp.module, bp.package, bp.extra)
     if bp.key_envs and not any(env.get(k) for k in bp.key_envs):
         raise ModelError(
             f"Model {ms.spec} needs an API key: {' or '.join(bp.key_envs)} is not set.",
@@ -162,9 +164,15 @@ def check_credentials(ms: ModelSpec, env: Mapping[str, str] | None = None) -> No
         )
 
 
-def _require_module(module: str, package: str) -> None:
+def _require_module(module: str, package: str, extra: str = "") -> None:
     if importlib.util.find_spec(module) is None:
-        raise ModelError(f"The provider package {package!r} is not installed.", hint=f"pip install {package}")
+        hint = f"pip install {package}"
+        if extra:
+            hint = (
+                f'Install auger with its {extra} extra: pipx install "auger[{extra}]" (from a checkout: '
+                f'pip install ".[{extra}]"), or into auger\'s environment: {hint}'
+            )
+        raise ModelError(f"The provider package {package!r} is not installed.", hint=hint)
 
 
 def resolve_request_timeout(
