@@ -246,7 +246,7 @@ def _openai_model(
     extra: dict[str, Any] = {"default_headers": headers} if headers else {}
     if ms.base_url is not None:
         extra["base_url"] = ms.base_url
-    return cls(
+    model = cls(
         model=ms.model,
         api_key=api_key,
         use_responses_api=False,
@@ -260,3 +260,6 @@ def _openai_model(
         **extra,
         **params,
     )
+    from auger.core.openai_chunks import raw_chunks
+
+    return raw_chunks(model)  # streamed chunks stay dicts: half the cost of a fast stream
