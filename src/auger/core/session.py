@@ -351,6 +351,9 @@ class Session:
                 if isinstance(event, ev.Usage) and event.parent_id is None:
                     self.context_tokens = event.context_tokens or self.context_tokens
                 put(event)
+            # One socket read can hold hundreds of chunks, which the stream hands over without
+            # suspending: yield, so a front end in this event loop (the TUI's keys) runs between them.
+            await asyncio.sleep(0)
 
     async def _answer_interrupts(self, translator: StreamTranslator, put: Callable[[Any], None]) -> Any:
         if not translator.interrupts:
