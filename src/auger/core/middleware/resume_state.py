@@ -57,7 +57,11 @@ def estimated_context(messages: list[Any], known: int) -> int:
     start = 0
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if isinstance(message, AIMessage) and (message.usage_metadata or {}).get("total_tokens"):
+        if (
+            isinstance(message, AIMessage)
+            and message.usage_metadata
+            and message.usage_metadata.get("total_tokens")
+        ):
             start = index + 1
             break
     later = messages[start:]
