@@ -1,4 +1,4 @@
-"""Streamed chat-completion chunks reach langchain as dicts (auger.core.openai_chunks): the same
+"""Streamed chat-completion chunks reach langchain as dicts (auger.core.models.openai_chunks): the same
 message as the SDK's models gave — text, reasoning, tool calls, usage, finish reason — without
 building a pydantic model per chunk."""
 
@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from auger.core.models import build_chat_model, parse_spec
+from auger.core.models.providers import build_chat_model
+from auger.core.models.specs import parse_spec
 from auger.settings import ProviderSettings
 from llm_server import ScriptedLLM
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from auger.core import events as ev
-from auger.core.session import create_session
+from auger.core.runtime import open_session as open_local
 from conftest import AugerEnv
 from llm_server import ScriptedLLM
-from session_helpers import drive, open_session, scripted_settings
+from session_helpers import drive, open_session, options, scripted_settings
 
 WRITE = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/a.txt", "content": "A\n"}}]}
 SHELL = {"tool_calls": [{"name": "execute", "args": {"command": "echo shell-ran"}}]}
@@ -67,7 +67,7 @@ async def test_resolve_approval_by_request_id(auger_env: AugerEnv, project_cwd: 
     auger_env.llm.add(WRITE, {"text": "ok"})
     session = await open_session(auger_env)
     try:
-        async for event in session.send("write"):
+        async for event in session.send("write", options(session)):
             if isinstance(event, ev.ApprovalRequested):
                 await session.resolve_approval(event.request_id, ev.ApprovalDecision("reject"))
     finally:
@@ -80,11 +80,11 @@ async def test_cancel_stops_the_turn_and_keeps_what_was_done(auger_env: AugerEnv
     session = await open_session(auger_env, mode="yolo")
     seen: list[ev.Event] = []
     try:
-        async for event in session.send("write then think forever"):
+        async for event in session.send("write then think forever", options(session)):
             seen.append(event)
             if isinstance(event, ev.ToolCallFinished):
                 asyncio.get_running_loop().call_later(0.3, session.cancel)
-        history = await session.history()
+        history = await session.messages()
     finally:
         await session.aclose()
     assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].reason == "cancelled"
@@ -100,7 +100,7 @@ async def test_model_switch_applies_to_next_turn_of_same_thread(
     session = await open_session(auger_env)
     try:
         await drive(session, "turn one", [])
-        session.set_model("local:other-model")
+        await session.set_model("local:other-model")
         seen = await drive(session, "turn two", [])
     finally:
         await session.aclose()
@@ -132,10 +132,10 @@ async def test_cancel_mid_answer_keeps_partial_text_and_thread_continues(
     auger_env.llm.add({"text_tokens": 4000, "rate": 400}, {"text": "after"})
     session = await open_session(auger_env)
     try:
-        async for event in session.send("long answer"):
+        async for event in session.send("long answer", options(session)):
             if isinstance(event, ev.TextDelta):
                 session.cancel()
-        history = await session.history()
+        history = await session.messages()
         assert type(history[-1]).__name__ == "AIMessage"
         assert "[interrupted]" in str(history[-1].content)
         seen = await drive(session, "next", [])
@@ -153,7 +153,7 @@ async def test_cancel_drops_a_slow_front_ends_backlog(auger_env: AugerEnv, proje
     after_cancel: list[ev.Event] = []
     deltas = 0
     try:
-        async for event in session.send("long answer"):
+        async for event in session.send("long answer", options(session)):
             await asyncio.sleep(0.002)  # a front end that renders slower than the model streams
             if deltas >= 20:
                 after_cancel.append(event)
@@ -173,7 +173,7 @@ async def test_a_fast_stream_lets_the_event_loop_run_between_chunks(
     """An unthrottled reply arrives many chunks per socket read; the TUI shares the loop, so the
     Session must not hand over a whole read's chunks without letting other tasks (keys) run."""
     scripted_llm.add({"text": "Start. ", "text_tokens": 6000})
-    session = await create_session(scripted_settings(tmp_path, scripted_llm))
+    session = await open_local(scripted_settings(tmp_path, scripted_llm))
     runs: list[int] = []
     deltas = 0
 
@@ -184,7 +184,7 @@ async def test_a_fast_stream_lets_the_event_loop_run_between_chunks(
 
     ticker = asyncio.create_task(other_task())
     try:
-        async for event in session.send("go"):
+        async for event in session.send("go", options(session)):
             if isinstance(event, ev.TextDelta):
                 deltas += 1
     finally:

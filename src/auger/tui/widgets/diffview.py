@@ -8,7 +8,7 @@ from typing import ClassVar
 from textual.content import Content
 from textual.widget import Widget
 
-from auger.core.text import counted
+from auger.core.port import counted
 from auger.tui.diffs import DiffLine
 
 _MARK = {"add": "+", "del": "-", "ctx": " ", "hunk": " "}
