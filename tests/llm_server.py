@@ -18,7 +18,8 @@ matching **scripted response**; a script is a list of dicts:
     ``finish_reason`` is ``"tool_calls"``.
 ``{"text_tokens": N, "rate": tokens_per_s}``
     A long reply of N one-word tokens (after ``text``, if any) in chunks of a few words; ``rate`` is optional
-    (without it there is no artificial delay).  ``rate`` also throttles any other stream.
+    (without it there is no artificial delay).  ``rate`` also throttles any other stream, on a schedule
+    from its start (a late wake-up on a busy machine is made up, so the rate holds on average).
 ``{"error": 401|429|500|..., "message": "...", "retry_after": s}``
     HTTP error with an OpenAI-style ``{"error": {...}}`` body.
 ``{"garbage": true}``
@@ -398,6 +399,7 @@ class Handler(BaseHTTPRequestHandler):
         rate = float(resp.get("rate") or 0)
         self._start_stream()
         self._keepalive(resp)
+        started, sent = time.perf_counter(), 0
         first_text = True
         for delta, n_tokens in self._deltas(resp, calls):
             choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}
@@ -405,8 +407,9 @@ class Handler(BaseHTTPRequestHandler):
                 first_text = False
                 self.server.script.first_tokens.append(time.time())
             self._sse({**base, "object": "chat.completion.chunk", "choices": [choice], **maybe_usage})
-            if rate and n_tokens:
-                time.sleep(n_tokens / rate)
+            sent += n_tokens
+            if rate and n_tokens:  # on a schedule from the start: a late wake-up is made up, not added
+                time.sleep(max(0.0, started + sent / rate - time.perf_counter()))
         if self._interrupted(resp):
             return None
         final: dict[str, Any] = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": finish}

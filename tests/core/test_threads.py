@@ -89,12 +89,23 @@ def test_search_finds_text_of_tool_results_with_snippet(store: ThreadStore) -> N
     _turn(store, "b1", "hello", root="/b", texts=("nothing here",))
     hits = store.search("zebrafish")
     assert [h.id for h in hits] == ["a1"]
-    assert hits[0].snippet and "**zebrafish**" in hits[0].snippet and hits[0].snippet_at
+    assert hits[0].snippet and hits[0].snippet_at
+    assert "**zebrafish**" in hits[0].to_dict()["snippet"]  # the JSON form marks hits with **
     assert store.search("zebrafish", root="/b") == []
     assert store.list(search="ZEBRAFISH txt", root="/a")[0].id == "a1"  # every word, any case
     assert store.search('"; drop table -- (') == []  # punctuation is not FTS syntax
     assert store.search("") == []
     assert fts_query("a-b c") == '"a" "b" "c"'
+
+
+def test_search_hits_are_told_apart_from_markdown_in_the_message(store: ThreadStore) -> None:
+    from auger.core.threads.search import snippet_parts
+
+    _turn(store, "a1", "notes", root="/a", texts=("a **bold** claim about zebrafish here",))
+    (hit,) = store.search("zebrafish")
+    parts = snippet_parts(hit.snippet or "")
+    assert [text for text, is_hit in parts if is_hit] == ["zebrafish"]
+    assert "".join(text for text, _ in parts) == "a **bold** claim about zebrafish here"
 
 
 def test_resolve_prefix_ambiguous_and_unknown(store: ThreadStore) -> None:

@@ -160,6 +160,8 @@ def test_chat_approvals_follow_the_server_mode(auger_env: AugerEnv) -> None:
         srv.stop()
     refused = [p for p in parts if p != "[DONE]" and p["type"] == "tool-output-error"]
     assert refused and refused[0]["toolCallId"] == "call_m" and "manual" in refused[0]["errorText"]
+    said = str(auger_env.llm.requests[-1]["messages"])
+    assert "start auger serve with --mode auto-edit" in said and "headless" not in said
     assert not (auger_env.project / "m.txt").exists()
     assert _types(parts)[-2:] == ["finish", "[DONE]"]
 

@@ -88,6 +88,8 @@ def test_two_folders_list_search_and_resume(auger_env: AugerEnv, tmp_path: Path)
     (hit,) = _threads(auger_env, "--all", "--search", "zebrafish")
     assert hit["id"] == ta["id"] and "**zebrafish**" in hit["snippet"]
     assert _threads(auger_env, "--search", "zebrafish", cwd=other) == []
+    shown = auger_env.run("threads", "list", "--all", "--search", "zebrafish").stdout  # a pipe: plain words
+    assert "zebrafish" in shown and "**" not in shown
 
     # -r continues this folder's thread; -r PREFIX any thread
     auger_env.llm.add({"text": "continued"})

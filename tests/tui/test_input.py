@@ -151,6 +151,10 @@ async def test_ctrl_c_twice_quits_and_ctrl_d_on_empty_input_quits(tui: Tui) -> N
         app.prompt.load_text("some text")
         await pilot.press("ctrl+c")
         assert app.is_running and app.prompt.text == ""  # the first press clears and warns
+        assert str(app.status.render()).startswith("Press Ctrl+C again to quit.")
+        await pilot.pause()
+        assert not app.status.region.overlaps(app.prompt.region)
+        assert not app.screen.query("Toast")  # no toast on top of the prompt's border
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: not app.is_running)
     assert app.return_code == 0

@@ -85,6 +85,15 @@ def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | No
         return 0
 
 
+def _highlighted(snippet: str) -> str:
+    """Search hits in bold on a terminal; plain words in a pipe (no markup either way)."""
+    from auger.core.threads.search import marked_snippet
+
+    if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+        return marked_snippet(snippet, "\x1b[1m", "\x1b[22m")
+    return marked_snippet(snippet, "", "")
+
+
 def _local(ts: float) -> str:
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
 
@@ -117,12 +126,13 @@ def _print_list(
     for t in threads:
         fork = f"  (fork of {t.parent_id[:8]} @{t.fork_turn})" if t.parent_id else ""
         snap = f"  [{_size(sizes[t.id])} snapshots]" if sizes.get(t.id) else ""
+        msgs = "msg " if t.message_count == 1 else "msgs"
         title = t.title or "Untitled"
-        print(f"{t.id[:12]}  {_local(t.updated_at)}  {t.message_count:>4} msgs  {title}{fork}{snap}")
+        print(f"{t.id[:12]}  {_local(t.updated_at)}  {t.message_count:>4} {msgs}  {title}{fork}{snap}")
         if all_projects:
             print(f"{'':14}{t.cwd}")
         if t.snippet is not None:
-            print(f"{'':14}… {t.snippet}")
+            print(f"{'':14}… {_highlighted(t.snippet)}")
     return 0
 
 

@@ -107,6 +107,7 @@ class ApprovalRequested(Event):
     description: str = ""  # why it needs approval: the ask rule, protected path or mode
     parent_id: str | None = None
     suggested_rule: str = ""  # the "always allow" rule for this call, e.g. "execute(git status *)"
+    decided_by: str = "mode"  # what asks: "mode", "rule" (an ask rule) or "protected" (a protected path)
     future: asyncio.Future[ApprovalDecision] | None = field(
         default=None, compare=False, repr=False, metadata={"wire": False}
     )

@@ -35,6 +35,9 @@ from auger.core.operations import (
     Rewound,
     ShellResult,
 )
+from auger.core.safety.unattended import headless_policy, serve_policy
+from auger.core.text import counted
+from auger.core.threads.search import snippet_parts
 from auger.core.threads.store import LiveThread, ThreadInfo
 
 if TYPE_CHECKING:
@@ -58,7 +61,10 @@ __all__ = [
     "ShellResult",
     "ThreadInfo",
     "TurnOptions",
+    "counted",  # "1 turn", "2 turns": the wording front ends share with the core
     "headless_policy",
+    "serve_policy",
+    "snippet_parts",  # the hits of a search result's `ThreadInfo.snippet`, to highlight
 ]
 
 Req = TypeVar("Req")
@@ -98,19 +104,6 @@ class ClientTerminal(Protocol):
     `TurnOptions.terminal`; `call_id` is the `execute` call's (to show the terminal in its row)."""
 
     async def run(self, command: str, cwd: str, call_id: str, timeout: float | None) -> CommandResult: ...
-
-
-def headless_policy(request: ev.ApprovalRequested, mode: str) -> ev.ApprovalDecision:
-    """No human to ask: whatever needs approval (the mode, an ask rule, a protected path — the
-    request's description says which) is refused, and the refusal is explained to the model."""
-    why = request.description or f"{request.name} needs approval in {mode!r} mode."
-    return ev.ApprovalDecision(
-        "reject",
-        f"Not run: {why} auger is running without a human (headless), so nobody can approve it. "
-        "Do not retry it; finish what you can without it and say what is left. The user can allow it "
-        "with --mode auto-edit or --mode yolo or an allow rule in [permissions], except a protected "
-        "path (.git/, .auger/, ~/.ssh, AUGER_HOME): only a human approves that, in an interactive auger.",
-    )
 
 
 class AgentPort(Protocol):

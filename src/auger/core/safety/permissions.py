@@ -61,6 +61,7 @@ class Verdict:
     action: Action
     reason: str  # e.g. 'deny rule "execute(rm -rf *)"' or "mode 'manual' asks before execute"
     rules: tuple[str, ...] = ()
+    by: Literal["mode", "rule", "protected"] = "mode"  # what decided: the mode, a rule, a protected path
 
 
 def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> str:
@@ -190,7 +191,7 @@ class PermissionEngine:
         """The deny verdict for this call, if a deny rule matches it."""
         sub = self.subject(name, args, mcp)
         hit = next((r for r in self.rules["deny"] if touches(r, sub)), None)
-        return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,)) if hit else None
+        return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,), "rule") if hit else None
 
     def evaluate(
         self,
@@ -206,19 +207,19 @@ class PermissionEngine:
         sub = self.subject(name, args, mcp)
         hit = next((r for r in self.rules["deny"] if touches(r, sub)), None)
         if hit is not None:
-            return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,))
+            return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,), "rule")
         protected = self.protected_reason(sub)
         if protected is not None:
-            return Verdict("ask", protected)
+            return Verdict("ask", protected, by="protected")
         hit = next((r for r in self.rules["ask"] if touches(r, sub)), None)
         if hit is not None:
-            return Verdict("ask", f'ask rule "{hit.text}"', (hit.text,))
+            return Verdict("ask", f'ask rule "{hit.text}"', (hit.text,), "rule")
         used = covers(self.rules["allow"], sub)
         if used:
-            return Verdict("allow", _named("allow rule", used), used)
+            return Verdict("allow", _named("allow rule", used), used, "rule")
         used = covers(_grant_rules(tuple(grants)), sub)
         if used:
-            return Verdict("allow", _named("rule you allowed in this thread", used), used)
+            return Verdict("allow", _named("rule you allowed in this thread", used), used, "rule")
         return mode_verdict(name, mode, gated)
 
 

@@ -60,6 +60,7 @@ async def decide(session: Session, action: dict[str, Any], options: TurnOptions,
         description=str(action.get("description") or ""),
         parent_id=action.get("parent"),
         suggested_rule=suggested_rule(session, name, args),
+        decided_by=str(action.get("decided_by") or "mode"),  # the verdict's `by` (Turn)
         future=asyncio.get_running_loop().create_future(),
     )
     decision = _granted(session, request) or await session.lifecycle.permission_request(

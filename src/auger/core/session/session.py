@@ -150,6 +150,7 @@ class Session(PortCalls):
         self.context_tokens = 0
         if thread_id is None:
             return
+        self.runtime.threads.touch(thread_id)  # opening it counts as using it: `auger -r` comes back here
         values = await self.state()
         self.context_tokens = int(values.get("_context_tokens") or 0)
         recorded = values.get("_model_spec")
@@ -249,6 +250,21 @@ class Session(PortCalls):
             log.exception("could not save the partial answer")
             return None
         return content
+
+    async def count_unreported(self) -> None:
+        """A turn cut short reports no usage: estimate what it added to the context (the prompt,
+        tool results, the partial answer), so the context meter and a resume count it."""
+        from auger.core.middleware.resume_state import CONTEXT_TOKENS, estimated_context
+
+        try:
+            values = await self.state()
+            known = int(values.get(CONTEXT_TOKENS) or 0)
+            tokens = estimated_context(list(values.get("messages") or []), known)
+            if tokens > known:
+                await self.runtime.graph.aupdate_state(self.config(), {CONTEXT_TOKENS: tokens})
+            self.context_tokens = max(tokens, self.context_tokens)
+        except Exception:  # the turn is over either way; the meter keeps the last report
+            log.exception("could not estimate the context of an interrupted turn")
 
 
 def _check(session: Session) -> AgentPort:  # mypy: Session implements the port

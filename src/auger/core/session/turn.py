@@ -83,6 +83,7 @@ class Turn:
         except asyncio.CancelledError:
             reason = "cancelled"
             await self._keep_partial("[interrupted]")
+            await session.count_unreported()
             put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
         except GraphRecursionError:
             reason = "turn_limit"
@@ -90,11 +91,13 @@ class Turn:
         except AugerError as exc:  # incl. a reply that did not finish, a request_timeout
             reason = "error"
             await self._keep_partial(BROKEN_OFF)
+            await session.count_unreported()
             put(ev.Error(str(exc), "provider" if isinstance(exc, ProviderError) else type(exc).__name__))
         except Exception as exc:  # provider/network failures: one clear line, traceback to the log
             log.exception("turn failed")
             reason = "error"
             await self._keep_partial(BROKEN_OFF)
+            await session.count_unreported()
             put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
         session.pending.clear()
         for event in await finish_turn(self.rewind):  # the "after" snapshot: FilesChanged
@@ -161,6 +164,9 @@ class Turn:
                 if isinstance(event, ev.Usage) and event.parent_id is None:
                     session.context_tokens = event.context_tokens or session.context_tokens
                 self.put(event)
+            # One socket read can hold hundreds of chunks, which the stream hands over without
+            # suspending: yield, so a front end in this event loop (the TUI's keys) runs between them.
+            await asyncio.sleep(0)
 
     def _context(self) -> AugerContext:
         session, runtime = self.session, self.session.runtime
@@ -198,6 +204,10 @@ class Turn:
             for req in requests:
                 call_id, parent = translator.running_call(str(req.get("name")), dict(req.get("args") or {}))
                 action = {**req, "id": req.get("id") or call_id, "parent": parent}
+                verdict = self.verdicts.get(
+                    str(action["id"])
+                )  # what asks (the mode, a rule, a protected path)
+                action["decided_by"] = getattr(verdict, "by", "mode")
                 decision = await decide(self.session, action, self.options, self.put)
                 if decision["type"] == "reject":
                     translator.rejected.append(call_key(str(req.get("name")), dict(req.get("args") or {})))

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from auger.core.text import counted
 from auger.errors import ThreadError, UsageError
 
 
@@ -28,7 +29,7 @@ def copy_turns(cur: sqlite3.Cursor, source_id: str, new_id: str, at_turn: int | 
     if at_turn is not None and at_turn < 1:
         raise UsageError(f"--at must be at least 1 (got {at_turn}).")
     if at_turn is not None and at_turn > turns:
-        raise UsageError(f"Thread {source_id} has {turns} user turn(s); cannot fork at {at_turn}.")
+        raise UsageError(f"Thread {source_id} has {counted(turns, 'user turn')}; cannot fork at {at_turn}.")
     if at_turn is None or at_turn == turns:
         cut, at_turn = len(chain), turns
     else:

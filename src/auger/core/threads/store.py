@@ -56,7 +56,7 @@ class ThreadInfo:
     message_count: int
     parent_id: str | None
     fork_turn: int | None
-    snippet: str | None = None  # search results: the newest matching message, marks around hits
+    snippet: str | None = None  # search results: the newest matching message, hits marked (thread_search)
     snippet_at: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -67,6 +67,8 @@ class ThreadInfo:
             out[key] = iso(out[key]) if out[key] else None  # 0: not saved yet
         if self.snippet is None:
             del out["snippet"], out["snippet_at"]
+        else:
+            out["snippet"] = thread_search.marked_snippet(self.snippet)  # hits as **word**
         return out
 
 
@@ -108,7 +110,7 @@ class LiveThread(ThreadInfo):
             message_count=int(row.get("message_count") or 0),
             parent_id=row.get("parent_id"),
             fork_turn=row.get("fork_turn"),
-            snippet=row.get("snippet"),
+            snippet=thread_search.unmarked(row["snippet"]) if row.get("snippet") is not None else None,
             snippet_at=_timestamp(row["snippet_at"]) if row.get("snippet_at") else None,
             busy=bool(row.get("busy")),
             mode=row.get("mode"),
@@ -359,6 +361,12 @@ class ThreadStore:
             thread_search.index_messages(cur, row[0], new_messages, now)
         return now
 
+    def touch(self, thread_id: str) -> None:
+        """The thread was opened (resumed): it counts as used now, so `auger -r` with no id comes
+        back to it even when no turn ran before quitting."""
+        with self._write() as cur:
+            cur.execute("UPDATE auger_threads SET updated_at = ? WHERE id = ?", (time.time(), thread_id))
+
     def rename(self, thread_id: str, title: str) -> None:
         title = " ".join(title.split())
         if not title:
@@ -456,7 +464,8 @@ def open_store(settings: Settings) -> ThreadStore:
 
 
 def resolve_thread(settings: Settings, ref: str | None) -> str:
-    """`auger -r [ID]`: None or "" = this project's newest thread; else an id or unique prefix."""
+    """`auger -r [ID]`: None or "" = the thread last used in this project (a turn ran in it, or it
+    was resumed); else an id or unique prefix."""
     with open_store(settings) as store:
         if ref:
             return store.resolve(ref)

@@ -27,7 +27,9 @@ KEYS_HELP = [
 
 
 def _cell(text: str) -> str:
-    return one_line(text, 90)
+    """A description for a table cell: one line, whole (the table wraps it to the width there is;
+    only a runaway one is cut)."""
+    return one_line(" ".join(text.split()), 600)
 
 
 async def _catalogue(app: AugerApp) -> Catalogue | None:
