@@ -87,6 +87,22 @@ def build_parser() -> Any:
     p.add_argument(
         "--trust-project-hooks", action="store_true", help="run this project's hooks (see: auger hooks)"
     )
+    p.add_argument(
+        "--allowed-tools",
+        "--allowedTools",
+        metavar="RULES",
+        action="append",
+        default=[],
+        help='allow these without asking, e.g. "Bash(git status:*) Read" or "execute(pytest *)"',
+    )
+    p.add_argument(
+        "--disallowed-tools",
+        "--disallowedTools",
+        metavar="RULES",
+        action="append",
+        default=[],
+        help='refuse these, e.g. "Bash(git push:*),WebFetch"',
+    )
     p.add_argument("--connect", metavar="URL", help="run the TUI against an `auger serve` server")
     p.add_argument("--token", metavar="TOKEN", help="bearer token for --connect")
     return p
@@ -107,6 +123,8 @@ NO_ARGS: dict[str, Any] = {
     "mcp_config": [],
     "trust_project_mcp": False,
     "trust_project_hooks": False,
+    "allowed_tools": [],
+    "disallowed_tools": [],
     "connect": None,
     "token": None,
 }
@@ -121,6 +139,7 @@ def parse_args(argv: Sequence[str]) -> Any:
 
 
 def flags_from_args(args: Any) -> dict[str, Any]:
+    from auger.core.claude_tools import split_tool_list
     from auger.errors import UsageError
 
     if args.max_turns is not None and args.max_turns < 1:
@@ -130,6 +149,10 @@ def flags_from_args(args: Any) -> dict[str, Any]:
     flags = {"model": args.model, "mode": args.mode, "max_turns": args.max_turns, "timeout": args.timeout}
     if args.sandbox:
         flags["sandbox.enabled"] = True
+    for kind, given in (("allow", args.allowed_tools), ("deny", args.disallowed_tools)):
+        rules = [rule for text in given for rule in split_tool_list(text)]
+        if rules:
+            flags[f"permissions.{kind}"] = rules
     return {k: v for k, v in flags.items() if v is not None}
 
 

@@ -57,6 +57,7 @@ class Verdict:
     action: Action
     reason: str  # e.g. 'deny rule "execute(rm -rf *)"' or "mode 'manual' asks before execute"
     rules: tuple[str, ...] = ()
+    by: str = ""  # what decided: "rule" | "protected" | "grant" | "mode" | "hook"
 
 
 def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> str:
@@ -139,13 +140,15 @@ class PermissionEngine:
 
     @classmethod
     def from_settings(cls, settings: Any) -> PermissionEngine:
+        from auger.core.claude_settings import permission_rules, read_settings
         from auger.core.mounts import mount_routes
 
         table = settings.data.get("permissions") or {}
+        claude, _ = permission_rules(read_settings(settings.project_root))  # warnings: first turn
         return cls(
-            table.get("allow") or (),
-            table.get("ask") or (),
-            table.get("deny") or (),
+            [*(table.get("allow") or ()), *claude["allow"]],
+            [*(table.get("ask") or ()), *claude["ask"]],
+            [*(table.get("deny") or ()), *claude["deny"]],
             root=settings.project_root,
             protected=[settings.home],
             routes=mount_routes(settings),
@@ -202,19 +205,19 @@ class PermissionEngine:
         sub = self.subject(name, args, mcp)
         hit = next((r for r in self.rules["deny"] if touches(r, sub)), None)
         if hit is not None:
-            return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,))
+            return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,), "rule")
         protected = self.protected_reason(sub)
         if protected is not None:
-            return Verdict("ask", protected)
+            return Verdict("ask", protected, by="protected")
         hit = next((r for r in self.rules["ask"] if touches(r, sub)), None)
         if hit is not None:
-            return Verdict("ask", f'ask rule "{hit.text}"', (hit.text,))
+            return Verdict("ask", f'ask rule "{hit.text}"', (hit.text,), "rule")
         used = covers(self.rules["allow"], sub)
         if used:
-            return Verdict("allow", _named("allow rule", used), used)
+            return Verdict("allow", _named("allow rule", used), used, "rule")
         used = covers(_grant_rules(tuple(grants)), sub)
         if used:
-            return Verdict("allow", _named("rule you allowed in this thread", used), used)
+            return Verdict("allow", _named("rule you allowed in this thread", used), used, "grant")
         return mode_verdict(name, mode, gated)
 
 
@@ -236,12 +239,12 @@ def _grant_rules(grants: tuple[str, ...]) -> list[Rule]:
 
 def mode_verdict(name: str, mode: str, gated: bool) -> Verdict:
     if not gated:
-        return Verdict("allow", f"{name} needs no approval")
+        return Verdict("allow", f"{name} needs no approval", by="mode")
     if mode == "yolo":
-        return Verdict("allow", "mode 'yolo' asks for nothing")
+        return Verdict("allow", "mode 'yolo' asks for nothing", by="mode")
     if mode == "auto-edit" and name in FILE_EDIT_TOOLS:
-        return Verdict("allow", "mode 'auto-edit' applies file edits")
-    return Verdict("ask", f"mode '{mode}' asks before {name}")
+        return Verdict("allow", "mode 'auto-edit' applies file edits", by="mode")
+    return Verdict("ask", f"mode '{mode}' asks before {name}", by="mode")
 
 
 def is_gated(name: str, extra: Iterable[str] = ()) -> bool:

@@ -126,6 +126,7 @@ class Session:
             permissions=self.safety.permissions,
             hooks=self.safety.hooks,
             verdicts=self.safety.verdicts,
+            pre_tool=self.safety.pre_tool,
             originals=self.safety.originals,
         )
 

@@ -4,7 +4,8 @@
 
 * `sink(put)` — every event goes through a `StreamRedactor` before a front end sees it;
 * `start_turn` — SessionStart (first turn of a thread) and UserPromptSubmit hooks; the prompt
-  is redacted; hook context becomes an extra message; a block ends the turn with the reason;
+  is redacted; SessionStart context is a message before the prompt, UserPromptSubmit context is
+  attached to the prompt's own message; a block ends the turn with the reason;
 * `after_turn` — Stop hooks; a block continues the turn with the hook's reason (at most
   `MAX_STOP_ROUNDS` times, `stop_hook_active` tells the hook it is a continuation);
 * `decide_first` — before asking a human: a call an "always allow" of this turn now covers is
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auger.core import events as ev
+from auger.core.claude_tools import claude_names
 from auger.core.permissions import PermissionEngine, rule_for_call
 from auger.core.redact import StreamRedactor, configure
 
@@ -69,6 +71,19 @@ def _hook_message(event: str, texts: list[str]) -> Any:
     )
 
 
+def _with_context(message: Any, event: str, texts: list[str]) -> Any:
+    """The prompt's own message with a hook's context attached (one user message, as Claude
+    Code sends it; `additional_kwargs[HOOK_FLAG]` says which hook added to it)."""
+    block = f'<hook-context event="{event}">\n' + "\n\n".join(texts) + "\n</hook-context>"
+    content = message.content
+    if isinstance(content, str):
+        content = f"{content}\n\n{block}"
+    else:
+        content = [*content, {"type": "text", "text": block}]
+    kwargs = {**message.additional_kwargs, HOOK_FLAG: event}
+    return message.model_copy(update={"content": content, "additional_kwargs": kwargs})
+
+
 class SessionSafety:
     def __init__(self, settings: Settings, hooks: HookRunner | None = None) -> None:
         self.settings = settings
@@ -76,6 +91,7 @@ class SessionSafety:
         self.redactor = configure(settings)
         self.hooks = hooks
         self.verdicts: dict[str, Any] = {}
+        self.pre_tool: dict[str, Any] = {}  # AugerContext.pre_tool
         self.originals: dict[str, Any] = {}  # AugerContext.originals
         self.started = False  # SessionStart ran for this thread
         self.source = "startup"
@@ -111,6 +127,7 @@ class SessionSafety:
     async def start_turn(self, session: Any, message: Any, put: Callable[[Any], None]) -> list[Any] | None:
         """The messages to send for this prompt, or None when a UserPromptSubmit hook blocked it."""
         self.verdicts = {}
+        self.pre_tool = {}
         self.originals = {}
         self._stop_rounds = 0
         message = self._redact_prompt(message, put)
@@ -136,8 +153,8 @@ class SessionSafety:
             put(ev.Error(f"Prompt blocked by a UserPromptSubmit hook: {submit.reason}", "hook_blocked"))
             return None
         if submit.context:
-            extra.append(_hook_message("UserPromptSubmit", submit.context))
-        return [message, *extra]
+            message = _with_context(message, "UserPromptSubmit", submit.context)
+        return [*extra, message]
 
     def redact_prompt(self, prompt: str, put: Callable[[Any], None]) -> str:
         """The prompt with secret values replaced (and a Notice saying so)."""
@@ -224,7 +241,7 @@ class SessionSafety:
             self._payload(
                 session, tool_name=request.name, tool_input=request.args, tool_use_id=request.call_id
             ),
-            [request.name],
+            [request.name, *claude_names(request.name)],
         )
         self._notices(result, put)
         if result.blocked or result.permission == "deny":

@@ -31,8 +31,9 @@ def user_message(prompt: str, settings: Settings) -> tuple[Any, list[str]]:
 
 
 def load_warnings(settings: Settings) -> list[str]:
-    """Skills and subagent definitions that were skipped, memory files skipped or capped, and why
-    (one line each)."""
+    """Skills and subagent definitions that were skipped, memory files skipped or capped, Claude
+    settings files or rules that were ignored, and why (one line each)."""
+    from auger.core.claude_settings import load_warnings as claude_warnings
     from auger.core.memory import memory_warnings
     from auger.core.skills import discover_skills
     from auger.core.subagents import discover_subagents
@@ -41,4 +42,5 @@ def load_warnings(settings: Settings) -> list[str]:
         *discover_skills(settings).warnings,
         *discover_subagents(settings).warnings,
         *memory_warnings(settings),
+        *claude_warnings(settings.project_root),
     ]

@@ -24,6 +24,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
 from auger.core.context import AugerContext
+from auger.core.middleware.pre_tool import hook_verdict
 from auger.core.permissions import Verdict, describe_call, is_gated, mode_verdict, refusal_message
 
 REFUSED_FLAG = "auger_refused"  # additional_kwargs marker on a ToolMessage for a call that never ran
@@ -58,6 +59,7 @@ def tool_verdict(
             name, args, mode=ctx.mode, gated=gated, grants=sorted(ctx.always_allow), mcp=mcp
         )
     if call_id:
+        verdict = hook_verdict(verdict, ctx.pre_tool.get(call_id))
         ctx.verdicts[call_id] = verdict
     return verdict
 
