@@ -29,6 +29,8 @@ order hooks run before a model call (wrap_model_call: outermost first):
                                  a non-zero exit is status "error"; results are valid Unicode.
 10. McpToolsMiddleware         — (when MCP servers are configured) offers the tools of the servers
                                  connected now and runs their calls, asking approval if needed.
+10b. TurnToolsMiddleware       — a turn invoking a skill/command with `allowed-tools` is offered
+                                 and may run only those tools.
 11. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
 12. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
 
@@ -219,6 +221,9 @@ def create_cli_agent(
         from auger.core.middleware.mcp_tools import McpToolsMiddleware
 
         middleware.append(McpToolsMiddleware(mcp))
+    from auger.core.middleware.turn_tools import TurnToolsMiddleware
+
+    middleware.append(TurnToolsMiddleware())  # inside 10: it sees (and limits) MCP tools too
     return create_deep_agent(
         model=model,
         tools=list(tools),

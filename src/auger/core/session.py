@@ -82,6 +82,7 @@ class Session:
         self._cancel_requested = False  # cancel() was called during the running turn
         self.mcp: Any = None  # McpManager, closed with the session
         self.safety = SessionSafety(settings)  # rules, hooks (create_session sets .hooks), redaction
+        self.turn_tools: tuple[str, ...] | None = None  # the running turn's allowed-tools (a skill's)
 
     # -- controls --------------------------------------------------------------------------
     @property
@@ -127,6 +128,7 @@ class Session:
             hooks=self.safety.hooks,
             verdicts=self.safety.verdicts,
             pre_tool=self.safety.pre_tool,
+            turn_tools=self.turn_tools,
             originals=self.safety.originals,
         )
 
@@ -269,7 +271,7 @@ class Session:
 
     def _open_turn(self, prompt: str, put: Callable[[Any], None]) -> tuple[str, Any]:
         """TurnStarted and the first notices; (the prompt as it is kept, the message for it)."""
-        from auger.core.turn_input import load_warnings, user_message
+        from auger.core.turn_input import allowed_tools, load_warnings, user_message
 
         prompt = clean_text(prompt)  # e.g. argv bytes that are not UTF-8: U+FFFD, not a poisoned thread
         put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
@@ -278,6 +280,7 @@ class Session:
         warnings = [] if self._load_warned else load_warnings(self.settings)
         self._load_warned = True
         message, problems = user_message(prompt, self.settings)
+        self.turn_tools = allowed_tools(message)
         for text in [*warnings, *problems]:
             put(ev.Notice(text, "warning"))
         return prompt, message

@@ -30,6 +30,13 @@ def user_message(prompt: str, settings: Settings) -> tuple[Any, list[str]]:
     return HumanMessage(content=prompt), []
 
 
+def allowed_tools(message: Any) -> tuple[str, ...] | None:
+    """The tools a skill invocation limits its turn to (its `allowed-tools`), or None."""
+    marker = (getattr(message, "additional_kwargs", None) or {}).get("auger_skill")
+    tools = marker.get("allowed_tools") if isinstance(marker, dict) else None
+    return tuple(tools) if tools else None
+
+
 def load_warnings(settings: Settings) -> list[str]:
     """Skills and subagent definitions that were skipped, memory files skipped or capped, Claude
     settings files or rules that were ignored, and why (one line each)."""

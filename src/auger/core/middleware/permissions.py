@@ -58,6 +58,11 @@ def tool_verdict(
         verdict = ctx.permissions.evaluate(
             name, args, mode=ctx.mode, gated=gated, grants=sorted(ctx.always_allow), mcp=mcp
         )
+    if ctx.turn_tools is not None and verdict.action != "deny":
+        from auger.core.middleware.turn_tools import turn_allows  # it imports this module
+
+        if not turn_allows(ctx, name, dict(args), mcp):
+            verdict = Verdict("deny", "not in the skill's allowed-tools", by="turn")
     if call_id:
         verdict = hook_verdict(verdict, ctx.pre_tool.get(call_id))
         ctx.verdicts[call_id] = verdict
