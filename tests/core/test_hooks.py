@@ -178,7 +178,7 @@ async def test_pre_compact_hook_runs_before_a_summary(tmp_path: Path) -> None:
     from typing_extensions import TypedDict
 
     from auger.core.context import AugerContext
-    from auger.core.middleware.hooks import install_precompact_hook
+    from auger.core.middleware.precompact_hook import install_precompact_hook
 
     install_precompact_hook()
     install_precompact_hook()  # idempotent

@@ -31,6 +31,8 @@ order hooks run before a model call (wrap_model_call: outermost first):
                                  connected now and runs their calls, asking approval if needed.
 10b. TurnToolsMiddleware       — a turn invoking a skill/command with `allowed-tools` is offered
                                  and may run only those tools.
+10c. FolderMemoryMiddleware    — a subfolder's AGENTS.md / CLAUDE.md joins a file tool's result
+                                 the first time the agent works in that folder.
 11. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
 12. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
 
@@ -125,8 +127,9 @@ def _safety() -> list[AgentMiddleware[Any, Any, Any]]:
     """Tool-call safety, outermost first: hooks (may change or block the input), permission rules
     (deny; checked on the final input), redaction (secrets out of results and replies), truthful
     results (exceptions and non-zero exits are errors the model reads)."""
-    from auger.core.middleware.hooks import HooksMiddleware, install_precompact_hook
+    from auger.core.middleware.hooks import HooksMiddleware
     from auger.core.middleware.permissions import PermissionMiddleware
+    from auger.core.middleware.precompact_hook import install_precompact_hook
     from auger.core.middleware.redaction import RedactionMiddleware
     from auger.core.middleware.tool_results import ToolResultsMiddleware
 
@@ -221,9 +224,11 @@ def create_cli_agent(
         from auger.core.middleware.mcp_tools import McpToolsMiddleware
 
         middleware.append(McpToolsMiddleware(mcp))
+    from auger.core.middleware.folder_memory import FolderMemoryMiddleware
     from auger.core.middleware.turn_tools import TurnToolsMiddleware
 
     middleware.append(TurnToolsMiddleware())  # inside 10: it sees (and limits) MCP tools too
+    middleware.append(FolderMemoryMiddleware(settings))
     return create_deep_agent(
         model=model,
         tools=list(tools),

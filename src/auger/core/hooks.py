@@ -45,6 +45,7 @@ class HookResult:
     reason: str = ""
     updated_input: dict[str, Any] | None = None
     updated_output: Any = None  # PostToolUse: what the model reads instead of the tool's output
+    updated_prompt: str | None = None  # PreModel: the system prompt to send instead
     context: list[str] = field(default_factory=list)
     permission: str | None = None  # "allow" | "ask" | "deny" (PermissionRequest / PreToolUse)
     permission_reason: str = ""  # permissionDecisionReason
@@ -62,6 +63,8 @@ class HookResult:
             self.updated_input = {**(self.updated_input or {}), **other.updated_input}
         if other.updated_output is not None:
             self.updated_output = other.updated_output  # the last hook's replacement wins
+        if other.updated_prompt is not None:
+            self.updated_prompt = other.updated_prompt
         self.context += other.context
         if _PERMISSION_RANK.get(other.permission or "", 0) > _PERMISSION_RANK.get(self.permission or "", 0):
             self.permission = other.permission  # deny > ask > allow, as Claude Code merges them
@@ -260,6 +263,8 @@ def _apply_specific(
         result.permission = "ask"
     elif permission == "allow" or behavior == "allow":
         result.permission = result.permission or "allow"
+    if isinstance(specific.get("updatedSystemPrompt"), str) and hook.event == "PreModel":
+        result.updated_prompt = specific["updatedSystemPrompt"]
     for key in ("updatedToolOutput", "updatedMCPToolOutput"):
         if specific.get(key) is not None and hook.event == "PostToolUse":
             result.updated_output = _redact_output(specific[key], red)

@@ -13,7 +13,8 @@ user trusts them (like project MCP servers: `HookTrustStore`, asked again when t
 Matchers are regexes on auger's tool names and Claude Code's names for them (`Bash`, `Read`,
 `Edit|MultiEdit|Write`, `mcp__server__tool`; `auger.core.claude_tools`), full match; empty or
 `*` matches all; for SessionStart the source, for PreCompact the trigger, for Subagent* the
-subagent type.
+subagent type, for PreModel/PostModel the model spec, for Notification its type
+(`permission_prompt`, `idle_prompt`).
 Running them is `auger.core.hooks.HookRunner`.
 """
 
@@ -45,6 +46,9 @@ EVENTS = (
     "PreCompact",
     "Stop",
     "SessionEnd",
+    "PreModel",  # auger's: around each model call (auger.core.middleware.model_hooks)
+    "PostModel",
+    "Notification",  # waiting for an approval, a turn finished (auger.core.session_safety)
 )
 HOOKS_FILE = "hooks.json"
 TRUST_FILE = "trusted_hooks.json"

@@ -261,6 +261,8 @@ class Session:
             put(ev.Error(describe_error(exc, self.model_spec, self.settings), "provider"))
         finally:
             self._pending.clear()
+        if reason != "cancelled":
+            await self.safety.notify(self, "auger is waiting for your input", "idle_prompt", put)
         self._drain_notices(put)
         if held:  # a turn refused for a busy thread wrote nothing to index
             await self._hook(self.on_turn_end, prompt, final=True)
@@ -386,6 +388,9 @@ class Session:
             decision = self.approval_policy(request, self.context())
         else:
             self._pending[request.request_id] = request
+            await self.safety.notify(
+                self, f"auger needs your permission to use {request.name}", "permission_prompt", put
+            )
             put(request)
             assert request.future is not None
             decision = await request.future

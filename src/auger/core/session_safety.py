@@ -12,6 +12,7 @@
   approved, then PermissionRequest hooks may allow or deny it;
 * `grant` — "always allow": the decision's rule (default: `rule_for_call`) is granted for the
   thread and, if asked, written to the user or project config (`add_rule`);
+* `notify` — Notification hooks: before a human is asked to approve, and when a turn ends;
 * `end_session` — SessionEnd hooks (on close and when switching threads).
 """
 
@@ -270,6 +271,17 @@ class SessionSafety:
             return
         self.permissions.add("allow", rule)
         put(ev.Notice(f'Added allow rule "{rule}" to {path}.'))
+
+    async def notify(self, session: Any, message: str, kind: str, put: Callable[[Any], None]) -> None:
+        """Notification hooks (Claude Code's): `permission_prompt` before a human is asked,
+        `idle_prompt` when a turn has finished. Never raises."""
+        if self.hooks is None or not self.hooks.has("Notification"):
+            return
+        payload = self._payload(session, message=message, notification_type=kind)
+        try:
+            self._notices(await self.hooks.run("Notification", payload, [kind]), put)
+        except Exception:
+            log.exception("Notification hooks failed")
 
     # -- session end -----------------------------------------------------------------------
     async def end_session(self, session: Any, reason: str) -> None:

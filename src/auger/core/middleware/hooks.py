@@ -1,5 +1,6 @@
 """HooksMiddleware: PreToolUse / PostToolUse / PostToolUseFailure (and SubagentStart /
-SubagentStop around `task`) hooks on every tool call. The runner comes from the run context
+SubagentStop around `task`) hooks on every tool call, PreModel / PostModel around every model
+call (`auger.core.middleware.model_hooks`). The runner comes from the run context
 (`AugerContext.hooks`, see `auger.core.hooks`); session-level events are run by the Session.
 
 Hooks get a file tool's path as the host file it reaches (`tool_input.file_path` / `.path`, as
@@ -29,7 +30,7 @@ from auger.core.claude_tools import claude_names
 from auger.core.context import AugerContext
 from auger.core.hooks import HookResult, HookRunner
 from auger.core.host_paths import AgentPaths
-from auger.core.middleware import pre_tool
+from auger.core.middleware import model_hooks, pre_tool
 from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
 from auger.core.middleware.redaction import map_tool_messages
 from auger.core.permission_rules import path_key
@@ -217,12 +218,28 @@ class _ToolRequest:
         self.tool_call, self.tool, self.runtime = tool_call, tool, runtime
 
 
+def _model_base(ctx: AugerContext) -> tuple[dict[str, Any], str]:
+    spec = ctx.model_spec or ""
+    return {"session_id": ctx.thread_id or "", "permission_mode": ctx.mode}, spec
+
+
 class HooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        result = await handler(request)
         runner, ctx = _runner(request)
         if runner is None or ctx is None:
-            return result
+            return await handler(request)
+        base, spec = _model_base(ctx)
+        if runner.has("PreModel"):
+            pre = await runner.run("PreModel", model_hooks.pre_payload(request, base, spec), [spec])
+            _notify(request, pre)
+            model_hooks.check("PreModel", pre)
+            request = model_hooks.modified(request, pre)
+        result = await handler(request)
+        if runner.has("PostModel"):
+            payload = model_hooks.post_payload(pre_tool.reply_message(result), base, spec)
+            post = await runner.run("PostModel", payload, [spec])
+            _notify(request, post)
+            model_hooks.check("PostModel", post)
         reply = _Reply(request, result, runner, ctx)
         for tool_call in reply.calls:
             call = reply.call(tool_call)
@@ -230,10 +247,21 @@ class HooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         return reply.finish()
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        result = handler(request)
         runner, ctx = _runner(request)
         if runner is None or ctx is None:
-            return result
+            return handler(request)
+        base, spec = _model_base(ctx)
+        if runner.has("PreModel"):
+            pre = runner.run_sync("PreModel", model_hooks.pre_payload(request, base, spec), [spec])
+            _notify(request, pre)
+            model_hooks.check("PreModel", pre)
+            request = model_hooks.modified(request, pre)
+        result = handler(request)
+        if runner.has("PostModel"):
+            payload = model_hooks.post_payload(pre_tool.reply_message(result), base, spec)
+            post = runner.run_sync("PostModel", payload, [spec])
+            _notify(request, post)
+            model_hooks.check("PostModel", post)
         reply = _Reply(request, result, runner, ctx)
         for tool_call in reply.calls:
             call = reply.call(tool_call)
@@ -280,64 +308,3 @@ class HooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             stop = call.subagent_payload(_output(result))
             outcomes.append(runner.run_sync("SubagentStop", stop, [call.agent_type]))
         return call.finish(result, *outcomes)
-
-
-# --- PreCompact -----------------------------------------------------------------------------------
-# deepagents' summarization (automatic, and its `compact_conversation` tool) builds its summary in
-# `_create_summary` / `_acreate_summary` of a private class; auger runs the PreCompact hooks just
-# before, reading the hook runner from the run context of the graph step that summarises.
-
-
-def _precompact_runner() -> tuple[HookRunner, AugerContext] | None:
-    try:
-        from langgraph.runtime import get_runtime
-
-        ctx = get_runtime().context
-    except Exception:
-        return None
-    if isinstance(ctx, AugerContext) and isinstance(ctx.hooks, HookRunner) and ctx.hooks.has("PreCompact"):
-        return ctx.hooks, ctx
-    return None
-
-
-def _precompact_notify(result: HookResult) -> None:
-    try:
-        from langgraph.config import get_stream_writer
-
-        writer = get_stream_writer()
-        for message, level in result.notices:
-            writer({"auger_event": "notice", "message": message, "level": level})
-    except Exception:
-        return  # outside a graph step: nothing to tell
-
-
-def _precompact_payload(ctx: AugerContext) -> dict[str, Any]:
-    return {"session_id": ctx.thread_id or "", "trigger": "auto", "custom_instructions": ""}
-
-
-def install_precompact_hook() -> None:
-    """Patch deepagents' summarization once so PreCompact hooks run before each summary."""
-    try:
-        from deepagents.middleware import summarization
-    except ImportError:
-        return
-    cls = getattr(summarization, "_DeepAgentsSummarizationMiddleware", None)
-    if cls is None or getattr(cls, "_auger_precompact", False):
-        return
-    sync_summary, async_summary = cls._create_summary, cls._acreate_summary
-
-    def _create_summary(self: Any, messages: list[Any]) -> str:
-        found = _precompact_runner()
-        if found is not None:
-            _precompact_notify(found[0].run_sync("PreCompact", _precompact_payload(found[1]), ["auto"]))
-        return sync_summary(self, messages)  # type: ignore[no-any-return]
-
-    async def _acreate_summary(self: Any, messages: list[Any]) -> str:
-        found = _precompact_runner()
-        if found is not None:
-            _precompact_notify(await found[0].run("PreCompact", _precompact_payload(found[1]), ["auto"]))
-        return await async_summary(self, messages)  # type: ignore[no-any-return]
-
-    cls._create_summary = _create_summary
-    cls._acreate_summary = _acreate_summary
-    cls._auger_precompact = True
