@@ -36,7 +36,10 @@ def test_a_skill_turn_is_limited_to_its_allowed_tools(auger_env: AugerEnv) -> No
     assert proc.returncode == 0, proc.stderr
     done = [e for e in auger_env.events(proc) if e["type"] == "tool_call_finished"]
     assert [d["status"] for d in done] == ["success", "rejected", "rejected"]
-    assert "not in this skill's allowed-tools (Read, Grep, Glob, Bash(git diff:*)" in done[1]["output"]
+    assert (
+        "not in this skill's (or command's) allowed-tools (Read, Grep, Glob, Bash(git diff:*)"
+        in done[1]["output"]
+    )
     assert not (auger_env.project / "notes.md").exists()
     first = auger_env.llm.requests[0]
     assert {"read_file", "grep", "glob", "ls", "execute"} <= offered(first)

@@ -83,6 +83,7 @@ class Session:
         self.mcp: Any = None  # McpManager, closed with the session
         self.safety = SessionSafety(settings)  # rules, hooks (create_session sets .hooks), redaction
         self.turn_tools: tuple[str, ...] | None = None  # the running turn's allowed-tools (a skill's)
+        self.turn_model: str | None = None  # the running turn's model, when a command names one
 
     # -- controls --------------------------------------------------------------------------
     @property
@@ -118,7 +119,7 @@ class Session:
 
     def context(self) -> AugerContext:
         return AugerContext(
-            model_spec=self.model_spec,
+            model_spec=self.turn_model or self.model_spec,
             model_params=dict(self.model_params),
             mode=self.mode,
             always_allow=frozenset(self.always_allow),
@@ -273,7 +274,7 @@ class Session:
 
     def _open_turn(self, prompt: str, put: Callable[[Any], None]) -> tuple[str, Any]:
         """TurnStarted and the first notices; (the prompt as it is kept, the message for it)."""
-        from auger.core.turn_input import allowed_tools, load_warnings, user_message
+        from auger.core.turn_input import allowed_tools, load_warnings, turn_model, user_message
 
         prompt = clean_text(prompt)  # e.g. argv bytes that are not UTF-8: U+FFFD, not a poisoned thread
         put(ev.TurnStarted(self.thread_id, prompt, self.model_spec))
@@ -283,6 +284,8 @@ class Session:
         self._load_warned = True
         message, problems = user_message(prompt, self.settings)
         self.turn_tools = allowed_tools(message)
+        self.turn_model, warning = turn_model(message, self.settings)
+        problems = [*problems, *([warning] if warning else [])]
         for text in [*warnings, *problems]:
             put(ev.Notice(text, "warning"))
         return prompt, message

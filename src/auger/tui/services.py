@@ -29,7 +29,8 @@ _skill_cache: dict[int, tuple[float, list[tuple[str, str]]]] = {}
 
 
 def skills(app: AugerApp) -> list[tuple[str, str]]:
-    """(name, description) of every skill, cached for a few seconds (read on each keystroke)."""
+    """(name, description) of every skill and custom command, cached for a few seconds (read on
+    each keystroke)."""
     key = id(app)
     hit = _skill_cache.get(key)
     if hit is not None and time.monotonic() - hit[0] < SKILL_TTL:
@@ -39,6 +40,11 @@ def skills(app: AugerApp) -> list[tuple[str, str]]:
     if module is not None and hasattr(module, "list_skills"):
         try:
             found = [(s.name, s.description) for s in module.list_skills(app.settings)]
+            commands = _module("auger.core.commands")  # custom commands run the same way: sent as typed
+            names = {name for name, _ in found}
+            for c in commands.list_commands(app.settings) if commands is not None else []:
+                if c.name not in names:
+                    found.append((c.name, f"{c.description} {c.argument_hint}".strip()))
         except Exception:
             log.exception("listing skills failed")
     _skill_cache[key] = (time.monotonic(), found)

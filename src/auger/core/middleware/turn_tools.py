@@ -77,7 +77,7 @@ class TurnToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         if turn_allows(request.runtime.context, name, args, mcp_identity(request.tool)):
             return None
         allowed = ", ".join(r.text for r in rules) or "none"
-        reason = f"not in this skill's allowed-tools ({allowed})"
+        reason = f"not in this skill's (or command's) allowed-tools ({allowed})"
         return ToolMessage(
             f"Refused: {name} is {reason}. Do the task with those tools, or say what is missing.",
             tool_call_id=call.get("id") or "",
