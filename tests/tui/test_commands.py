@@ -314,7 +314,8 @@ async def test_custom_command_is_completed_and_invoked(tui: Tui) -> None:
     folder = tui.env.project / ".claude" / "commands" / "git"
     folder.mkdir(parents=True)
     (folder / "summary.md").write_text(
-        "---\ndescription: Summarise recent work\nargument-hint: [days]\n---\nSummarise the last $1 days of work.\n"
+        "---\ndescription: Summarise recent work\nargument-hint: [days]\n---\n"
+        "Summarise the last $1 days of work.\n"
     )
     tui.llm.add({"text": "Busy week."})
     app = tui.app()
