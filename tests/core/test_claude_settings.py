@@ -10,12 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.claude_settings import load_warnings
-from auger.core.claude_tools import split_tool_list
-from auger.core.hooks import HookRunner
-from auger.core.hooks_config import HookCommand, load_hooks, trust_project_hooks, untrusted_project_hooks
-from auger.core.permission_rules import covers, parse_rule, subject_for, touches
-from auger.core.permissions import PermissionEngine
+from auger.core.safety.claude_settings import load_warnings
+from auger.core.safety.claude_tools import split_tool_list
+from auger.core.safety.hook_config import (
+    HookCommand,
+    load_hooks,
+    trust_project_hooks,
+    untrusted_project_hooks,
+)
+from auger.core.safety.hook_runner import HookRunner
+from auger.core.safety.permissions import PermissionEngine
+from auger.core.safety.rules import covers, parse_rule, subject_for, touches
 from auger.settings import Settings, load_settings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "claude"

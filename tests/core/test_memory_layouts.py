@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.memory import memory_files, memory_warnings
-from auger.core.memory_imports import MAX_DEPTH, import_names
+from auger.core.catalog.memory import memory_files, memory_warnings
+from auger.core.catalog.memory_imports import MAX_DEPTH, import_names
 from auger.core.middleware.memory import read_memory
 from auger.settings import Settings, load_settings
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.arguments import expand_arguments
-from auger.core.skills import SKILL_KEY, discover_skills, invocation_message
+from auger.core.catalog.arguments import expand_arguments
+from auger.core.catalog.skills import SKILL_KEY, discover_skills, invocation_message
 from auger.settings import Settings, load_settings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "skills"

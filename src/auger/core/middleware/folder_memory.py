@@ -6,7 +6,7 @@ delete, ls, glob, grep) succeeds on a path below the project root, the memory fi
 folders between the root and that path which are not in the prompt yet are appended to the
 tool's result, outermost first, each once per thread (the result's `additional_kwargs
 ["auger_memory"]` lists them; the messages in state tell what was added before). The root's and
-the working directory's chain are memory slots already (`auger.core.memory`). Their `@path`
+the working directory's chain are memory slots already (`auger.core.catalog.memory`). Their `@path`
 imports are followed as for any memory file.
 """
 
@@ -19,10 +19,10 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
-from auger.core.context import AugerContext
-from auger.core.memory import folder_memory, memory_files, read_with_imports
+from auger.core.agent.context import AugerContext
+from auger.core.catalog.memory import folder_memory, memory_files, read_with_imports
 from auger.core.middleware.redaction import map_tool_messages
-from auger.core.permission_rules import FILE_TOOLS, path_key
+from auger.core.safety.rules import FILE_TOOLS, path_key
 
 MEMORY_KEY = "auger_memory"
 

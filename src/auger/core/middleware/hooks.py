@@ -1,10 +1,10 @@
 """HooksMiddleware: PreToolUse / PostToolUse / PostToolUseFailure (and SubagentStart /
 SubagentStop around `task`) hooks on every tool call, PreModel / PostModel around every model
 call (`auger.core.middleware.model_hooks`). The runner comes from the run context
-(`AugerContext.hooks`, see `auger.core.hooks`); session-level events are run by the Session.
+(`AugerContext.hooks`, see `auger.core.safety.hook_runner`); session-level events are run by the Session.
 
 Hooks get a file tool's path as the host file it reaches (`tool_input.file_path` / `.path`, as
-Claude Code's hooks do; resolved by `auger.core.host_paths`, like permissions and protected paths),
+Claude Code's hooks do; resolved by `auger.core.safety.host_paths`, like permissions and protected paths),
 and a host path in `updatedInput` is mapped back to the agent path.
 PreToolUse hooks run when the model's reply arrives, before any approval prompt
 (`auger.core.middleware.pre_tool`): a block or `permissionDecision: "deny"` means the tool is not
@@ -26,15 +26,16 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
-from auger.core.claude_tools import claude_names
-from auger.core.context import AugerContext
-from auger.core.hooks import HookResult, HookRunner
-from auger.core.host_paths import AgentPaths
+from auger.core.agent.context import AugerContext
+from auger.core.mcp.names import legacy_names
 from auger.core.middleware import model_hooks, pre_tool
 from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
 from auger.core.middleware.redaction import map_tool_messages
-from auger.core.permission_rules import path_key
-from auger.core.stream import tool_output_text
+from auger.core.safety.claude_tools import claude_names
+from auger.core.safety.hook_runner import HookResult, HookRunner
+from auger.core.safety.host_paths import AgentPaths
+from auger.core.safety.rules import path_key
+from auger.core.session.stream import tool_output_text
 
 
 def _runner(request: Any) -> tuple[HookRunner | None, AugerContext | None]:
@@ -45,12 +46,13 @@ def _runner(request: Any) -> tuple[HookRunner | None, AugerContext | None]:
 
 
 def tool_subjects(name: str, tool: Any) -> list[str]:
-    """What a tool matcher is matched against: the tool's name, Claude Code's names for it
-    (`Bash` for execute, `Edit`/`MultiEdit` for edit_file, ...), and for MCP tools also
-    `server:tool` and Claude Code's `mcp__server__tool`."""
+    """What a tool matcher is matched against: the tool's name (`mcp__server__tool` for MCP tools),
+    Claude Code's names for it (`Bash` for execute, `Edit`/`MultiEdit` for edit_file, ...), and for
+    MCP tools also `server:tool` and the names matchers used before (`auger.core.mcp.names`)."""
     ident = mcp_identity(tool)
-    mcp = [f"{ident[0]}:{ident[1]}", f"mcp__{ident[0]}__{ident[1]}"] if ident else []
-    return [name, *claude_names(name), *mcp]
+    if ident is None:
+        return [name, *claude_names(name)]
+    return [name, f"{ident[0]}:{ident[1]}", f"mcp__{ident[0]}__{ident[1]}", *legacy_names(*ident)]
 
 
 def _notify(request: Any, result: HookResult) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepagents.middleware.memory import MemoryMiddleware
 
-from auger.core.memory import memory_files, read_with_imports
+from auger.core.catalog.memory import memory_files, read_with_imports
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -43,7 +43,7 @@ store secrets (API keys, tokens, passwords)."""
 
 def read_memory(settings: Settings) -> tuple[list[str], dict[str, str]]:
     """(sources, contents): every slot's agent path, and the text of those that exist with their
-    `@path` imports (binary ones skipped, big ones capped: `auger.core.memory.read_memory_file`)."""
+    `@path` imports (binary ones skipped, big ones capped: `auger.core.catalog.memory.read_memory_file`)."""
     sources: list[str] = []
     contents: dict[str, str] = {}
     for memory in memory_files(settings):

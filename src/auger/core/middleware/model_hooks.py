@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from auger.core.hooks import HookResult
+from auger.core.safety.hook_runner import HookResult
 from auger.errors import AugerError
 
 MAX_MESSAGES = 200

@@ -24,8 +24,8 @@ from typing import Any
 from langchain.agents.middleware.types import ExtendedModelResponse, ModelResponse
 from langchain_core.messages import AIMessage
 
-from auger.core.hooks import HookResult
-from auger.core.permissions import Verdict
+from auger.core.safety.hook_runner import HookResult
+from auger.core.safety.permissions import Verdict
 
 
 def hook_verdict(verdict: Verdict, pre: HookResult | None) -> Verdict:

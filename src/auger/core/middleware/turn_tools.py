@@ -15,10 +15,10 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import ToolMessage
 
-from auger.core.context import AugerContext
+from auger.core.agent.context import AugerContext
 from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
 from auger.core.middleware.tool_allowlist import tool_name
-from auger.core.permission_rules import Rule, covers, parse_rule, subject_for
+from auger.core.safety.rules import Rule, covers, parse_rule, subject_for
 
 
 def _rules(request: Any) -> list[Rule] | None:
