@@ -140,7 +140,6 @@ def parse_args(argv: Sequence[str]) -> Any:
 
 
 def flags_from_args(args: Any) -> dict[str, Any]:
-    from auger.core.safety.claude_tools import split_tool_list
     from auger.errors import UsageError
 
     if args.max_turns is not None and args.max_turns < 1:
@@ -151,9 +150,12 @@ def flags_from_args(args: Any) -> dict[str, Any]:
     if args.sandbox:
         flags["sandbox.enabled"] = True
     for kind, given in (("allow", args.allowed_tools), ("deny", args.disallowed_tools)):
-        rules = [rule for text in given for rule in split_tool_list(text)]
-        if rules:
-            flags[f"permissions.{kind}"] = rules
+        if given:  # only then: a bare `auger` imports nothing of auger.core before the TUI paints
+            from auger.core.safety.claude_tools import split_tool_list
+
+            rules = [rule for text in given for rule in split_tool_list(text)]
+            if rules:
+                flags[f"permissions.{kind}"] = rules
     return {k: v for k, v in flags.items() if v is not None}
 
 
