@@ -111,6 +111,13 @@ async def test_modes_models_and_commands_are_advertised(auger_env: AugerEnv) -> 
     skill = auger_env.home / "skills" / "greet"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: greet\ndescription: Say hello nicely\n---\nSay hello.\n")
+    commands_dir = (
+        auger_env.project / ".claude" / "commands" / "git"
+    )  # a custom command, Claude Code's format
+    commands_dir.mkdir(parents=True)
+    (commands_dir / "log.md").write_text(
+        "---\ndescription: Summarise the log\nargument-hint: [days]\n---\nDo it.\n"
+    )
     auger_env.llm.add({"text": "edited"})
     client = RecordingClient()
     async with spawn(auger_env, client) as (conn, _proc):
@@ -124,6 +131,8 @@ async def test_modes_models_and_commands_are_advertised(auger_env: AugerEnv) -> 
         commands = await client.wait_for(is_kind("available_commands_update"))
         names = [c.name for c in commands.available_commands]
         assert "greet" in names and "compact" in names
+        custom = next(c for c in commands.available_commands if c.name == "git:log")
+        assert custom.description == "Summarise the log" and custom.input.root.hint == "[days]"
 
         changed = await conn.set_config_option(
             config_id="model", session_id=new.session_id, value="local:other-model"

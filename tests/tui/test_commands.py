@@ -349,3 +349,25 @@ async def test_a_picker_opened_during_a_turn_does_not_disturb_it(tui: Tui) -> No
         assert replies(app)[0].startswith("Long answer.") and len(replies(app)[0]) > 600 * 4
         assert not [n for n in app.transcript.query(Notice) if n.has_class("-error")]
         assert app.status.context_tokens > 0
+
+
+async def test_custom_command_is_completed_and_invoked(tui: Tui) -> None:
+    folder = tui.env.project / ".claude" / "commands" / "git"
+    folder.mkdir(parents=True)
+    (folder / "summary.md").write_text(
+        "---\ndescription: Summarise recent work\nargument-hint: [days]\n---\n"
+        "Summarise the last $1 days of work.\n"
+    )
+    tui.llm.add({"text": "Busy week."})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        app.prompt.focus()
+        await pilot.press(*"/git:")
+        menu = app.prompt.menu
+        assert menu.is_open and menu.current is not None
+        assert [c.value for c in menu.current.items] == ["/git:summary "]
+        await pilot.press("tab", *"7", "enter")
+        await app.workers.wait_for_complete()
+        assert tui.last_user_text() == "Summarise the last 7 days of work."
+        assert [m.text for m in app.transcript.query(UserMessage)] == ["/git:summary 7"]

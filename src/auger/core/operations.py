@@ -247,6 +247,16 @@ class SkillInfo:
 
 
 @dataclass(frozen=True)
+class CommandInfo:
+    """A custom slash command (`auger.core.catalog.commands`): `/name args`, sent as typed."""
+
+    name: str  # `review`, or `git:commit` for a file in a subfolder
+    description: str
+    source: str  # user | project
+    args_hint: str = ""
+
+
+@dataclass(frozen=True)
 class SubagentInfo:
     name: str
     description: str
@@ -279,6 +289,7 @@ class Catalogue:
     memory: list[MemoryFileInfo]
     tools: list[str]
     mcp: list[McpServerInfo] | None  # None: MCP is not running
+    commands: list[CommandInfo] = field(default_factory=list)  # custom commands (none of a skill's name)
 
 
 @dataclass(frozen=True)
@@ -342,7 +353,12 @@ AGENT_INFO = Op(
     "agent_info", "GET", "/version", NoArgs, AgentInfo, "Server version, protocol, default model and mode"
 )
 CATALOGUE = Op(
-    "catalogue", "GET", "/catalogue", NoArgs, Catalogue, "Skills, subagents, memory files, tools, MCP servers"
+    "catalogue",
+    "GET",
+    "/catalogue",
+    NoArgs,
+    Catalogue,
+    "Skills, custom commands, subagents, memory files, tools, MCP servers",
 )
 MODELS = Op(
     "models",

@@ -25,7 +25,10 @@ outermost first):
                                  short system prompt, one-line tool descriptions, same tools
                                  (`auger.core.agent.prompt_compact`).
 7. HooksMiddleware             — PreToolUse/PostToolUse(/Failure), SubagentStart/Stop hooks
-                                 (`auger.core.safety.hook_runner`); may block a call or change its input.
+                                 (`auger.core.safety.hook_runner`); may block a call or change its input;
+                                 PreModel/PostModel around the model call (`middleware/model_hooks.py`)
+                                 and the reply's PreToolUse hooks as it arrives, before HITL asks
+                                 (`middleware/pre_tool.py`).
 8. PermissionMiddleware        — refuses calls a `[permissions] deny` rule matches (on the final
                                  input, after hooks), telling the model and the user which rule.
 9. RedactionMiddleware         — secret env values out of tool results and model replies before
@@ -36,6 +39,10 @@ outermost first):
                                  write_file / edit_file on project paths and execute run in the front end.
 10. McpToolsMiddleware         — (when MCP servers are configured) offers the tools of the servers
                                  connected now and runs their calls, asking approval if needed.
+10b. TurnToolsMiddleware       — a turn invoking a skill/command with `allowed-tools` is offered
+                                 and may run only those tools.
+10c. FolderMemoryMiddleware    — a subfolder's AGENTS.md / CLAUDE.md joins a file tool's result
+                                 the first time the agent works in that folder.
 11. RewindMiddleware           — snapshots the project before the turn's first file-changing
                                  tool call (`auger.core.rewind`); innermost of the tool wrappers,
                                  so refused or rejected calls cost nothing.
@@ -260,6 +267,11 @@ def create_cli_agent(
         from auger.core.middleware.mcp_tools import McpToolsMiddleware
 
         middleware.append(McpToolsMiddleware(mcp))
+    from auger.core.middleware.folder_memory import FolderMemoryMiddleware
+    from auger.core.middleware.turn_tools import TurnToolsMiddleware
+
+    middleware.append(TurnToolsMiddleware())  # inside 10: it sees (and limits) MCP tools too
+    middleware.append(FolderMemoryMiddleware(settings))
     middleware.append(RewindMiddleware())  # after MCP: it sees the MCP tool (read-only or not)
     return create_deep_agent(
         model=model,

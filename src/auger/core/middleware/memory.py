@@ -17,7 +17,7 @@ from deepagents.middleware._utils import append_to_system_message
 from deepagents.middleware.memory import MemoryMiddleware
 
 from auger.core.agent.prompt_compact import COMPACT_MEMORY_PROMPT, is_compact
-from auger.core.catalog.memory import memory_files, read_memory_file
+from auger.core.catalog.memory import memory_files, read_with_imports
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest
@@ -45,13 +45,13 @@ store secrets (API keys, tokens, passwords)."""
 
 
 def read_memory(settings: Settings) -> tuple[list[str], dict[str, str]]:
-    """(sources, contents): every slot's agent path, and the text of those that exist (binary ones
-    skipped, big ones capped: `auger.core.catalog.memory.read_memory_file`)."""
+    """(sources, contents): every slot's agent path, and the text of those that exist with their
+    `@path` imports (binary ones skipped, big ones capped: `auger.core.catalog.memory.read_memory_file`)."""
     sources: list[str] = []
     contents: dict[str, str] = {}
     for memory in memory_files(settings):
         sources.append(memory.virtual_path)
-        if memory.exists and (text := read_memory_file(memory.path).text) is not None:
+        if memory.exists and (text := read_with_imports(memory.path, settings)[0]) is not None:
             contents[memory.virtual_path] = text
     return sources, contents
 

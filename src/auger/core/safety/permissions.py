@@ -61,7 +61,7 @@ class Verdict:
     action: Action
     reason: str  # e.g. 'deny rule "execute(rm -rf *)"' or "mode 'manual' asks before execute"
     rules: tuple[str, ...] = ()
-    by: Literal["mode", "rule", "protected"] = "mode"  # what decided: the mode, a rule, a protected path
+    by: Literal["mode", "rule", "protected", "grant", "hook", "turn"] = "mode"  # what decided
 
 
 def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> str:
@@ -145,12 +145,14 @@ class PermissionEngine:
     @classmethod
     def from_settings(cls, settings: Any) -> PermissionEngine:
         from auger.core.backends.mounts import mount_routes
+        from auger.core.safety.claude_settings import permission_rules, read_settings
 
         table = settings.data.get("permissions") or {}
+        claude, _ = permission_rules(read_settings(settings.project_root))  # warnings: first turn
         return cls(
-            table.get("allow") or (),
-            table.get("ask") or (),
-            table.get("deny") or (),
+            [*(table.get("allow") or ()), *claude["allow"]],
+            [*(table.get("ask") or ()), *claude["ask"]],
+            [*(table.get("deny") or ()), *claude["deny"]],
             root=settings.project_root,
             protected=[settings.home],
             routes=mount_routes(settings),
@@ -219,7 +221,7 @@ class PermissionEngine:
             return Verdict("allow", _named("allow rule", used), used, "rule")
         used = covers(_grant_rules(tuple(grants)), sub)
         if used:
-            return Verdict("allow", _named("rule you allowed in this thread", used), used, "rule")
+            return Verdict("allow", _named("rule you allowed in this thread", used), used, "grant")
         return mode_verdict(name, mode, gated)
 
 
@@ -241,12 +243,12 @@ def _grant_rules(grants: tuple[str, ...]) -> list[Rule]:
 
 def mode_verdict(name: str, mode: str, gated: bool) -> Verdict:
     if not gated:
-        return Verdict("allow", f"{name} needs no approval")
+        return Verdict("allow", f"{name} needs no approval", by="mode")
     if mode == "yolo":
-        return Verdict("allow", "mode 'yolo' asks for nothing")
+        return Verdict("allow", "mode 'yolo' asks for nothing", by="mode")
     if mode == "auto-edit" and name in FILE_EDIT_TOOLS:
-        return Verdict("allow", "mode 'auto-edit' applies file edits")
-    return Verdict("ask", f"mode '{mode}' asks before {name}")
+        return Verdict("allow", "mode 'auto-edit' applies file edits", by="mode")
+    return Verdict("ask", f"mode '{mode}' asks before {name}", by="mode")
 
 
 def is_gated(name: str, extra: Iterable[str] = ()) -> bool:

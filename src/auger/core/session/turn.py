@@ -49,6 +49,9 @@ class Turn:
         self.verdicts: dict[str, Any] = {}  # per tool call, so HITL's `when` answers the same on resume
         self.originals: dict[str, Any] = {}  # per tool call: (stored, as written) args (AugerContext)
         self.rewind = _recorder(session)  # snapshots on the first file change (auger.core.rewind)
+        self.pre_tool: dict[str, Any] = {}  # per tool call: what its PreToolUse hooks said (AugerContext)
+        self.turn_tools: tuple[str, ...] | None = None  # a skill's / command's allowed-tools
+        self.turn_model: str | None = None  # the model a command names for its turn
         self._redactor = StreamRedactor(session.runtime.redactor)
         self._queue = queue
 
@@ -102,6 +105,10 @@ class Turn:
         session.pending.clear()
         for event in await finish_turn(self.rewind):  # the "after" snapshot: FilesChanged
             put(event)
+        if reason != "cancelled":
+            await session.lifecycle.notify(
+                session.thread_id, self.options.mode, "auger is waiting for your input", "idle_prompt", put
+            )
         self._drain_notices()
         if held:  # a turn refused for a busy thread wrote nothing to index
             # what the turn added, from the stream; None (read the history) when that is not certain
@@ -119,11 +126,13 @@ class Turn:
     async def _loop(self, prompt: str) -> ev.EndReason:
         from auger.core.mcp.server_requests import SessionRequests
         from auger.core.mcp.user_message import mcp_message
-        from auger.core.session.turn_input import user_message
+        from auger.core.session.turn_input import allowed_tools, turn_model, user_message
 
         session, translator = self.session, self.translator
         message, warnings = user_message(prompt, session.runtime.settings)
-        for text in warnings:
+        self.turn_tools = allowed_tools(message)  # the turn may use only these (TurnToolsMiddleware)
+        self.turn_model, warning = turn_model(message, session.runtime.settings)
+        for text in [*warnings, *([warning] if warning else [])]:
             self.put(ev.Notice(text, "warning"))
         message = self._redact_message(message)
         mcp = session.runtime.mcp
@@ -171,7 +180,7 @@ class Turn:
     def _context(self) -> AugerContext:
         session, runtime = self.session, self.session.runtime
         return AugerContext(
-            model_spec=session.model_spec,
+            model_spec=self.turn_model or session.model_spec,
             model_params=dict(session.model_params),
             mode=self.options.mode,
             always_allow=frozenset(session.grants),
@@ -180,6 +189,8 @@ class Turn:
             permissions=runtime.permissions,
             hooks=runtime.hooks,
             verdicts=self.verdicts,
+            pre_tool=self.pre_tool,
+            turn_tools=self.turn_tools,
             originals=self.originals,
             approve=self._approve,
             files=self.options.files,
