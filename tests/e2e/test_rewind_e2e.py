@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import AUGER, AugerEnv
+from conftest_llm import typed
 
 
 def write(path: str, content: str) -> dict[str, Any]:
@@ -67,7 +68,7 @@ def folders(root: Path) -> set[str]:
 
 
 def user_prompts(request: dict[str, Any]) -> list[str]:
-    return [str(m["content"]) for m in request["messages"] if m["role"] == "user"]
+    return [typed(m["content"]) for m in request["messages"] if m["role"] == "user"]
 
 
 def seed(root: Path) -> None:

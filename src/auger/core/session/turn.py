@@ -85,22 +85,19 @@ class Turn:
             reason = await self._loop(prompt)
         except asyncio.CancelledError:
             reason = "cancelled"
-            await self._keep_partial("[interrupted]")
-            await session.count_unreported()
+            await self._cut_short("[interrupted]")
             put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
         except GraphRecursionError:
             reason = "turn_limit"
             put(ev.Error(f"Stopped after too many steps (max_turns={self.max_turns}).", "turn_limit"))
         except AugerError as exc:  # incl. a reply that did not finish, a request_timeout
             reason = "error"
-            await self._keep_partial(BROKEN_OFF)
-            await session.count_unreported()
+            await self._cut_short(BROKEN_OFF)
             put(ev.Error(str(exc), "provider" if isinstance(exc, ProviderError) else type(exc).__name__))
         except Exception as exc:  # provider/network failures: one clear line, traceback to the log
             log.exception("turn failed")
             reason = "error"
-            await self._keep_partial(BROKEN_OFF)
-            await session.count_unreported()
+            await self._cut_short(BROKEN_OFF)
             put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
         session.pending.clear()
         for event in await finish_turn(self.rewind):  # the "after" snapshot: FilesChanged
@@ -117,11 +114,15 @@ class Turn:
         await session.release_thread()  # before TurnEnded: the next turn may start at once
         self._finish(ev.TurnEnded(reason, session.thread_id, self.translator.final_text))
 
-    async def _keep_partial(self, mark: str) -> None:
-        """Keep the answer streamed so far in the thread (and count it as added by the turn)."""
+    async def _cut_short(self, mark: str) -> None:
+        """A turn cut short: keep the answer streamed so far in the thread (and count it as added
+        by the turn), and report the context it is estimated to hold now (no provider reported it),
+        so every front end's meter — remote ones too — counts it."""
         kept = await self.session.keep_partial(self.translator.partial_text, mark)
         if kept is not None:
             self.translator.entered.append(kept)
+        if tokens := await self.session.count_unreported():
+            self.put(ev.Usage(context_tokens=tokens, model=self.session.model_spec))
 
     async def _loop(self, prompt: str) -> ev.EndReason:
         from auger.core.mcp.server_requests import SessionRequests

@@ -1,5 +1,5 @@
 """An approval asked inline in the transcript: `y` approve, `n` reject (then an optional message to
-the agent), `a` always allow the offered rule in this thread, `A` also save it to the project (`p`) or
+the agent), `a` always allow the offered rule in this thread, `A` allow and save it to the project (`p`) or
 user (`u`) config, Esc reject."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from auger.tui import format as fmt
 from auger.tui.diffs import tool_diff
 from auger.tui.widgets.diffview import DiffView
 
-HINT = "y approve · n reject · a always allow {rule} in this thread · A also save it · Esc reject"
+HINT = "y approve · n/Esc reject · a always allow {rule} in this thread · A and save it"
 SAVE_HINT = "Save allow rule {rule} to: p project config (.auger/config.toml) · u user config · Esc back"
 SCOPE_WORDS = {"project": "saved to the project config", "user": "saved to the user config"}
 
