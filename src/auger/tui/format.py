@@ -22,7 +22,7 @@ _EXIT = re.compile(r"\[Command (?:succeeded|failed) with exit code (-?\d+)\]|Exi
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """"1 turn", "2 turns": the core's wording (`auger.core.port.counted`), imported when first
+    """ "1 turn", "2 turns": the core's wording (`auger.core.port.counted`), imported when first
     used, so nothing of auger.core is imported before the first paint."""
     from auger.core.port import counted as core_counted
 
