@@ -32,7 +32,9 @@ def options(request: ev.ApprovalRequested) -> list[s.PermissionOption]:
     if request.decided_by == "plan":
         return [
             s.PermissionOption(option_id=ACCEPT + "auto-edit", name="Accept, auto-edit", kind="allow_once"),
-            s.PermissionOption(option_id=ACCEPT + "manual", name="Accept, ask before edits", kind="allow_once"),
+            s.PermissionOption(
+                option_id=ACCEPT + "manual", name="Accept, ask before edits", kind="allow_once"
+            ),
             s.PermissionOption(option_id=REJECT, name="Keep planning", kind="reject_once"),
         ]
     always = f"Always allow {request.suggested_rule}" if request.suggested_rule else "Always allow"

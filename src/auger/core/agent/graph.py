@@ -55,10 +55,11 @@ outermost first):
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
 human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
-`auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
-> approval mode), unsupported content. Subagents get 1 (or a pinned model) and the roles of
-`SUBAGENT_ROLES`: 2, 2b, 5, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the general-purpose one also 0 and 11,
-file-defined ones deepagents' default summarization with PreCompact) — see `_subagents()`.
+`auger.core.middleware.permissions.tool_verdict`: deny > plan mode > ask rules/protected paths >
+allow rules > approval mode), unsupported content. Subagents get 1 (or a pinned model) and the roles of
+`SUBAGENT_ROLES`: 2, 2b, 5, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the
+general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
+PreCompact) — see `_subagents()`.
 
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.backends.mounts`
 (`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).

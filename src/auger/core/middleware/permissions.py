@@ -159,7 +159,8 @@ class PermissionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         if verdict is None:
             return None
         where = "" if verdict.by == "plan" else " in [permissions]"
-        _notify(request, f"Refused {call['name']} {describe_call(call['name'], call.get('args') or {})}: {verdict.reason}{where}.")
+        what = f"{call['name']} {describe_call(call['name'], call.get('args') or {})}"
+        _notify(request, f"Refused {what}: {verdict.reason}{where}.")
         return refused(call, verdict)
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
@@ -173,8 +174,7 @@ class PermissionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
 
 def all_tool_names(extra: Sequence[str] = ()) -> list[str]:
     """Every tool auger's agent may call that the `when` gate should see."""
-    from auger.core.safety.rules import FILE_TOOLS
-
     from auger.core.safety.plan_mode import PLAN_TOOL
+    from auger.core.safety.rules import FILE_TOOLS
 
     return sorted({*FILE_TOOLS, "execute", "task", "write_todos", PLAN_TOOL, *extra})

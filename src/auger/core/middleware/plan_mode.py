@@ -22,13 +22,21 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse, hook_config
+from langchain.tools import ToolRuntime
 from langchain_core.messages import SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
-from langgraph.prebuilt import ToolRuntime
 
 from auger.core.agent.context import AugerContext
 from auger.core.middleware.tool_allowlist import tool_name
-from auger.core.safety.plan_mode import ACCEPTED, NOT_ACCEPTED, OUTSIDE, PLAN_MODE, PLAN_PROMPT, PLAN_TOOL, plan_only
+from auger.core.safety.plan_mode import (
+    ACCEPTED,
+    NOT_ACCEPTED,
+    OUTSIDE,
+    PLAN_MODE,
+    PLAN_PROMPT,
+    PLAN_TOOL,
+    plan_only,
+)
 
 DESCRIPTION = (
     "Plan mode only: present your finished plan (markdown) to the user, who accepts it (you then "
@@ -41,7 +49,7 @@ def _mode(runtime: Any) -> str | None:
     return ctx.mode if isinstance(ctx, AugerContext) else None
 
 
-def plan_result(runtime: ToolRuntime) -> str:
+def plan_result(runtime: ToolRuntime[AugerContext]) -> str:
     """What the model reads once the plan's approval is over (the tool runs only when approved)."""
     mode = _mode(runtime) or "manual"
     ctx = runtime.context
@@ -52,7 +60,7 @@ def plan_result(runtime: ToolRuntime) -> str:
 
 
 def present_plan_tool() -> BaseTool:
-    def present_plan(plan: str, runtime: ToolRuntime) -> str:
+    def present_plan(plan: str, runtime: ToolRuntime[AugerContext]) -> str:
         return plan_result(runtime)
 
     return StructuredTool.from_function(present_plan, name=PLAN_TOOL, description=DESCRIPTION)

@@ -193,9 +193,19 @@ class PermissionEngine:
         self, name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None
     ) -> Verdict | None:
         """The deny verdict for this call, if a deny rule matches it."""
-        sub = self.subject(name, args, mcp)
+        return self._deny_rule(self.subject(name, args, mcp))
+
+    def _deny_rule(self, sub: Subject) -> Verdict | None:
         hit = next((r for r in self.rules["deny"] if touches(r, sub)), None)
         return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,), "rule") if hit else None
+
+    def _ask(self, sub: Subject) -> Verdict | None:
+        """A protected path, then an ask rule."""
+        protected = self.protected_reason(sub)
+        if protected is not None:
+            return Verdict("ask", protected, by="protected")
+        hit = next((r for r in self.rules["ask"] if touches(r, sub)), None)
+        return Verdict("ask", f'ask rule "{hit.text}"', (hit.text,), "rule") if hit else None
 
     def evaluate(
         self,
@@ -210,18 +220,13 @@ class PermissionEngine:
         """deny > plan mode > ask (protected paths, ask rules) > allow (rules, grants) > approval
         mode. An MCP tool (`mcp`) that is not `gated` is a read-only one."""
         sub = self.subject(name, args, mcp)
-        hit = next((r for r in self.rules["deny"] if touches(r, sub)), None)
-        if hit is not None:
-            return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,), "rule")
-        planned = plan_verdict(name, mode, mcp_read_only=mcp is not None and not gated)
-        if planned is not None:
-            return planned
-        protected = self.protected_reason(sub)
-        if protected is not None:
-            return Verdict("ask", protected, by="protected")
-        hit = next((r for r in self.rules["ask"] if touches(r, sub)), None)
-        if hit is not None:
-            return Verdict("ask", f'ask rule "{hit.text}"', (hit.text,), "rule")
+        first = (
+            self._deny_rule(sub)
+            or plan_verdict(name, mode, mcp_read_only=mcp is not None and not gated)
+            or self._ask(sub)
+        )
+        if first is not None:
+            return first
         used = covers(self.rules["allow"], sub)
         if used:
             return Verdict("allow", _named("allow rule", used), used, "rule")

@@ -42,7 +42,9 @@ NOT_ACCEPTED = (
     "The plan was shown to the user, and nobody accepted it in this run (there is nobody to ask), "
     "so nothing will be carried out now. End your turn: do not call any more tools."
 )
-OUTSIDE = "You are not in plan mode (the mode is {mode}): there is no plan to present; carry on with the task."
+OUTSIDE = (
+    "You are not in plan mode (the mode is {mode}): there is no plan to present; carry on with the task."
+)
 
 
 def plan_only(name: str, *, mcp_read_only: bool = False) -> bool:

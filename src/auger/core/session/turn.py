@@ -3,8 +3,9 @@
 `run_turn` is the body of the task `Session.send` starts. It redacts the prompt, turns
 `/skill args` into the skill's message, runs the lifecycle hooks, streams the graph (LangGraph
 chunks -> events by `StreamTranslator`), answers its interrupts (`auger.core.session.approvals`)
-and resumes it (in the mode an accepted plan chose, from the next step on: `ModeChanged`), lets Stop hooks continue it, and always ends with `TurnEnded` — also when it is
-cancelled (the partial answer is kept) or fails (one `Error` line; the traceback goes to the log).
+and resumes it (in the mode an accepted plan chose, from the next step on: `ModeChanged`), lets
+Stop hooks continue it, and always ends with `TurnEnded` — also when it is cancelled (the
+partial answer is kept) or fails (one `Error` line; the traceback goes to the log).
 """
 
 from __future__ import annotations
