@@ -4,6 +4,9 @@ permission engine (nothing changes on disk), and a presented plan is printed and
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from conftest import AugerEnv
@@ -84,3 +87,65 @@ def test_present_plan_is_not_offered_outside_plan_mode(auger_env: AugerEnv) -> N
     tools = offered(auger_env.llm.requests[0])
     assert "present_plan" not in tools and "write_file" in tools
     assert "## Plan mode" not in system_text(auger_env.llm.requests[0])
+
+
+def test_plan_mode_offers_only_read_only_mcp_tools_and_refuses_the_others(auger_env: AugerEnv) -> None:
+    server = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
+    servers = {"mcpServers": {"calc": {"command": sys.executable, "args": [str(server)]}}}
+    (auger_env.home / "mcp.json").write_text(json.dumps(servers))
+    auger_env.llm.add(
+        {
+            "tool_calls": [
+                call("mcp__calc__echo", text="hello"),  # no readOnlyHint: not read-only
+                {"name": "mcp__calc__getenv", "args": {"name": "HOME"}},  # readOnlyHint: true
+            ]
+        },
+        {"text": "done"},
+    )
+    proc = auger_env.run("-n", "look around", *STREAM, "--mode", "plan")
+    assert proc.returncode == 0, proc.stderr
+    tools = offered(auger_env.llm.requests[0])
+    assert {"mcp__calc__getenv", "mcp__calc__pid"} <= tools
+    assert not tools & {"mcp__calc__echo", "mcp__calc__add", "mcp__calc__slow"}, tools
+    done = {e["name"]: e for e in auger_env.events(proc) if e["type"] == "tool_call_finished"}
+    assert (
+        done["mcp__calc__echo"]["status"] == "rejected" and "plan mode" in done["mcp__calc__echo"]["output"]
+    )
+    assert done["mcp__calc__getenv"]["status"] == "success", done["mcp__calc__getenv"]
+
+
+def test_a_subagent_in_plan_mode_reads_but_cannot_write(auger_env: AugerEnv) -> None:
+    auger_env.llm.add(
+        {"tool_calls": [call("task", description="write x.py", subagent_type="general-purpose")]},
+        {"tool_calls": [call("write_file", file_path="/x.py", content="x = 1\n")]},  # the subagent
+        {"text": "the subagent could not write"},  # the subagent's answer
+        {"text": "ok"},  # the main agent
+    )
+    proc = auger_env.run("-n", "delegate", *STREAM, "--mode", "plan")
+    assert proc.returncode == 0, proc.stderr
+    assert not (auger_env.project / "x.py").exists()
+    sub = auger_env.llm.requests[1]
+    assert "read_file" in offered(sub) and not offered(sub) & {"write_file", "execute", "present_plan"}
+    [write] = [
+        e for e in auger_env.events(proc) if e["type"] == "tool_call_finished" and e["name"] == "write_file"
+    ]
+    assert write["status"] == "rejected" and write["parent_id"]
+
+
+def test_an_acp_subagent_is_not_started_in_plan_mode(auger_env: AugerEnv) -> None:
+    marker = auger_env.project.parent / "started"
+    script = auger_env.project.parent / "agent.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    script.chmod(0o755)
+    config = auger_env.home / "config.toml"
+    config.write_text(
+        config.read_text() + f'[acp_agents.other]\ncommand = "{script}"\ndescription = "Another agent."\n'
+    )
+    auger_env.llm.add(
+        {"tool_calls": [call("task", description="look", subagent_type="other")]}, {"text": "ok"}
+    )
+    proc = auger_env.run("-n", "delegate", *STREAM, "--mode", "plan")
+    assert proc.returncode == 0, proc.stderr
+    [task] = [e for e in auger_env.events(proc) if e["type"] == "tool_call_finished" and e["name"] == "task"]
+    assert "not used in plan mode" in task["output"]
+    assert not marker.exists()

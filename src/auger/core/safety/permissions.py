@@ -266,11 +266,13 @@ def plan_verdict(name: str, mode: str, *, mcp_read_only: bool = False) -> Verdic
 
 
 def mode_verdict(name: str, mode: str, gated: bool) -> Verdict:
-    planned = plan_verdict(name, mode)
+    planned = plan_verdict(name, mode, mcp_read_only=not gated)  # evaluate() judged it strictly first
     if planned is not None:
         return planned
     if not gated:
         return Verdict("allow", f"{name} needs no approval", by="mode")
+    if mode == PLAN_MODE:  # a read-only tool (plan_verdict refused the others): `task`
+        return Verdict("allow", f"plan mode runs {name}: its subagents only read too", by="mode")
     if mode == "yolo":
         return Verdict("allow", "mode 'yolo' asks for nothing", by="mode")
     if mode == "auto-edit" and name in FILE_EDIT_TOOLS:
