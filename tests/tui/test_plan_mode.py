@@ -82,8 +82,10 @@ async def test_keep_planning_sends_the_feedback_and_accepting_manual_then_asks(t
         await wait_for(
             pilot, lambda: [p for p in app.transcript.query(ApprovalPrompt) if p.request.name == "write_file"]
         )
+        [write] = [p for p in app.transcript.query(ApprovalPrompt) if p.request.name == "write_file"]
         assert app.settings.mode == "manual" and app.status.mode == "manual"
         assert not (tui.env.project / "a.py").exists()
+        await wait_for(pilot, lambda: write.has_focus)  # the key goes to the question, not the prompt
         await pilot.press("y")
         await app.workers.wait_for_complete()
         await wait_for(pilot, lambda: not app.busy)
