@@ -91,3 +91,27 @@ async def test_keep_planning_sends_the_feedback_and_accepting_manual_then_asks(t
         await wait_for(pilot, lambda: not app.busy)
         assert (tui.env.project / "a.py").read_text() == "x = 1\n"
         assert replies(app)[-1] == "Written."
+
+
+async def test_a_rule_granted_earlier_in_the_thread_does_not_accept_a_plan(tui: Tui) -> None:
+    tui.llm.add(WRITE, {"text": "Written."}, present(PLAN), {"text": "unused"})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "write a.py")
+        await wait_for(pilot, lambda: app.transcript.query(ApprovalPrompt))
+        write = app.transcript.query_one(ApprovalPrompt)
+        await wait_for(pilot, lambda: write.has_focus)
+        await pilot.press("a")  # always allow write_file(a.py) in this thread
+        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: not app.busy)
+        assert app.session is not None and app.session.thread_id
+        await pilot.press("shift+tab", "shift+tab", "shift+tab")  # manual -> auto-edit -> yolo -> plan
+        assert app.settings.mode == "plan"
+        await submit(pilot, "now plan the rest")
+        prompt = await _plan(pilot, app)  # asked, not approved by the thread's grant
+        assert prompt.plan == PLAN
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: not app.busy)
+        assert app.settings.mode == "plan"
