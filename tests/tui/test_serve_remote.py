@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import test_approvals
 import test_commands
+import test_plan_mode
 import test_turns
 from conftest_tui import Tui, ready, turn, wait_for, write_skill
 from test_commands import notices
@@ -35,6 +36,7 @@ CASES: list[Case] = [
     *(getattr(test_turns, name) for name in dir(test_turns) if name.startswith("test_")),
     *(getattr(test_approvals, name) for name in dir(test_approvals) if name.startswith("test_")),
     *(getattr(test_commands, name) for name in dir(test_commands) if name.startswith("test_")),
+    *(getattr(test_plan_mode, name) for name in dir(test_plan_mode) if name.startswith("test_")),
 ]
 
 

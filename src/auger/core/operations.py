@@ -165,6 +165,11 @@ class Approval:
     message: str | None = None
     rule: str | None = None
     persist: Persist | None = None
+    mode: str | None = None  # approve and go on in this mode (a plan accepted)
+
+    def __post_init__(self) -> None:
+        if self.mode is not None and self.mode not in MODES:
+            raise ValueError(f"Unknown mode {self.mode!r}; use one of: {', '.join(MODES)}")
 
 
 @dataclass(frozen=True)

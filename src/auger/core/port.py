@@ -35,6 +35,7 @@ from auger.core.operations import (
     Rewound,
     ShellResult,
 )
+from auger.core.safety.plan_mode import PLAN_MODE, PLAN_TOOL
 from auger.core.safety.unattended import headless_policy, serve_policy
 from auger.core.text import counted
 from auger.core.threads.search import snippet_parts
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MODES",
+    "PLAN_MODE",
+    "PLAN_TOOL",  # present_plan: its approval (decided_by "plan") accepts a plan
     "AgentPort",
     "ApprovalPolicy",
     "Capabilities",
@@ -76,7 +79,7 @@ ApprovalPolicy = Callable[[ev.ApprovalRequested, str], ev.ApprovalDecision]  # (
 class TurnOptions:
     """What the front end decides for one turn."""
 
-    mode: str = "manual"  # manual | auto-edit | yolo
+    mode: str = "manual"  # manual | auto-edit | yolo | plan (the turn may switch: ModeChanged)
     approval: ApprovalPolicy | None = None  # answers every approval (headless); None: ask the front end
     max_turns: int | None = None  # model calls for this prompt (None: the configured max_turns)
     files: ClientFiles | None = None  # the project's files through the front end (an editor's buffers)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from auger.settings import Settings
     from auger.tui.history import PromptHistory
 
-MODES = ("manual", "auto-edit", "yolo")  # auger.core.port.MODES (not imported before the first paint)
+MODES = ("manual", "auto-edit", "yolo", "plan")  # auger.core.port.MODES (not imported before the first paint)
 QUIT_WINDOW = 2.0  # seconds between the two Ctrl+C presses
 
 

@@ -237,7 +237,7 @@ async def compact(session: Session, request: ops.Compact) -> ops.Compacted:
 @implements(ops.RESOLVE_APPROVAL)
 async def resolve_approval(session: Session, request: ops.Approval) -> ops.Done:
     decision = ev.ApprovalDecision(
-        request.decision, request.message, rule=request.rule, persist=request.persist
+        request.decision, request.message, rule=request.rule, persist=request.persist, mode=request.mode
     )
     await session.resolve_approval(request.request_id, decision)
     return ops.Done()

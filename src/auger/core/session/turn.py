@@ -3,18 +3,20 @@
 `run_turn` is the body of the task `Session.send` starts. It redacts the prompt, turns
 `/skill args` into the skill's message, runs the lifecycle hooks, streams the graph (LangGraph
 chunks -> events by `StreamTranslator`), answers its interrupts (`auger.core.session.approvals`)
-and resumes it, lets Stop hooks continue it, and always ends with `TurnEnded` — also when it is
-cancelled (the partial answer is kept) or fails (one `Error` line; the traceback goes to the log).
+and resumes it (in the mode an accepted plan chose, from the next step on: `ModeChanged`), lets
+Stop hooks continue it, and always ends with `TurnEnded` — also when it is cancelled (the
+partial answer is kept) or fails (one `Error` line; the traceback goes to the log).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from typing import TYPE_CHECKING, Any
 
 from auger.core import events as ev
-from auger.core.agent.context import AugerContext
+from auger.core.agent.context import MODES, AugerContext
 from auger.core.models.provider_errors import describe_error
 from auger.core.rewind.recorder import TurnRecorder, finish_turn, turn_recorder
 from auger.core.safety.redaction import StreamRedactor
@@ -201,7 +203,17 @@ class Turn:
 
     async def _approve(self, action: dict[str, Any]) -> dict[str, Any]:
         """An approval that is not one of the graph's interrupts (an ACP subagent asking)."""
-        return await decide(self.session, action, self.options, self.put)
+        decision = await decide(self.session, action, self.options, self.put)
+        decision.pop("mode", None)  # a subagent's permission does not switch the session's mode
+        return decision
+
+    def _switch_mode(self, mode: str) -> None:
+        """Go on in `mode` (a plan was accepted): the graph resumes with it in the run context,
+        and the front end hears it (`ModeChanged`) so its next turns use it too."""
+        if mode not in MODES or mode == self.options.mode:
+            return
+        self.options = dataclasses.replace(self.options, mode=mode)
+        self.put(ev.ModeChanged(mode))
 
     async def _answer_interrupts(self) -> Any:
         translator = self.translator
@@ -221,6 +233,7 @@ class Turn:
                 )  # what asks (the mode, a rule, a protected path)
                 action["decided_by"] = getattr(verdict, "by", "mode")
                 decision = await decide(self.session, action, self.options, self.put)
+                self._switch_mode(decision.pop("mode", None) or self.options.mode)
                 if decision["type"] == "reject":
                     translator.rejected.append(call_key(str(req.get("name")), dict(req.get("args") or {})))
                 decisions.append(decision)

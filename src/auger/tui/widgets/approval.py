@@ -81,16 +81,20 @@ class ApprovalPrompt(Vertical, can_focus=True):
         self.decision = decision
         self.request.respond(decision)
         self.add_class("-resolved")
+        self.query_one(".hint", Static).update(self.outcome(decision))
+        self.add_class(f"-{decision.kind}")
+        self.can_focus = False
+        self.post_message(self.Resolved(self, decision))
+
+    def outcome(self, decision: ApprovalDecision) -> str:
+        """The line the answered prompt keeps."""
         words = {"approve": "approved", "approve_always": f"always allowed {self.rule}"}
         text = words.get(decision.kind, "rejected")
         if decision.persist:
             text += f" ({SCOPE_WORDS[decision.persist]})"
         if decision.message:
             text += f": {decision.message}"
-        self.query_one(".hint", Static).update(text)
-        self.add_class(f"-{decision.kind}")
-        self.can_focus = False
-        self.post_message(self.Resolved(self, decision))
+        return text
 
     def action_approve(self) -> None:
         self.resolve(ApprovalDecision("approve"))
@@ -129,4 +133,8 @@ class ApprovalPrompt(Vertical, can_focus=True):
     @on(Input.Submitted, ".reason")
     def _reason_given(self, event: Input.Submitted) -> None:
         event.stop()
-        self.resolve(ApprovalDecision("reject", event.value.strip() or None))
+        self.resolve(self.rejection(event.value.strip()))
+
+    def rejection(self, reason: str) -> ApprovalDecision:
+        """The answer `n` + a typed reason gives (the agent reads the reason)."""
+        return ApprovalDecision("reject", reason or None)
