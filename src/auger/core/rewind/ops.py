@@ -103,6 +103,23 @@ def thread_diff(home: Path, db: Path, thread_id: str, turn: int | None, options_
     return "".join(out)
 
 
+def turn_changes(
+    home: Path, db: Path, thread_id: str, options_for: OptionsFor
+) -> tuple[int, dict[int, list[Change]]]:
+    """The thread's number of user turns, and what each recorded turn changed (every project root)."""
+    conn = records.connect(db)
+    try:
+        line = timeline.load(conn, thread_id)
+    finally:
+        conn.close()
+    out: dict[int, list[Change]] = {}
+    with _stores(home, line.roots()) as stores:
+        for root, store in stores.items():
+            for turn, changes in _changes(line, root, store, home, options_for, since=1):
+                out.setdefault(turn, []).extend(changes)
+    return line.turns, out
+
+
 def _changes(
     line: timeline.Timeline, root: str, store: ObjectStore, home: Path, options_for: OptionsFor, *, since: int
 ) -> Iterator[tuple[int, list[Change]]]:

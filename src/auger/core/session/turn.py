@@ -147,6 +147,7 @@ class Turn:
                 session.model_spec,
                 dict(session.model_params),
                 lambda text: self.put(ev.Notice(text, "warning")),
+                approve=self._approve if self.options.approval is None else None,  # a human to ask
             )
         messages = await session.lifecycle.start_turn(session.thread_id, self.options.mode, message, self.put)
         if not messages:
