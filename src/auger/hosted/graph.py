@@ -1,0 +1,86 @@
+"""The graph a LangGraph Server hosts as graph id `auger` (`langgraph.json` at the repo root).
+
+    langgraph dev --no-browser            # in a project; AUGER_HOME / AUGER_WORKSPACE as usual
+
+`make_graph()` builds auger's agent with `create_cli_agent` — the same middleware, skills,
+memory, subagents and tools as `auger` itself — once per server process:
+
+* the project is the folder named by `AUGER_WORKSPACE` (default: the server's working
+  directory); settings come from `AUGER_HOME` and that project as usual (`load_settings`), the
+  model from config (`AUGER_MODEL` too);
+* the server brings its own checkpointer and store (LangGraph Server persists threads), so the
+  graph is compiled without one and auger's thread store is not used;
+* approvals are LangGraph interrupts: deepagents' human-in-the-loop middleware interrupts with
+  `{"action_requests": [...], "review_configs": [...]}` and a client resumes the run with
+  `Command(resume={"decisions": [{"type": "approve" | "reject", "message"?}]})`;
+* a run's `context` (`{"mode": "auto-edit", "model_spec": "...", "always_allow": [...]}`) is
+  auger's run context: every field a client cannot send (the permission engine, the hooks) is
+  filled from this server's settings (`HostedContext`), so `[permissions]` rules and hooks hold
+  for every run, resumed ones included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from auger.core.agent.context import AugerContext
+
+WORKSPACE_ENV = "AUGER_WORKSPACE"
+
+
+def workspace(env: dict[str, str] | None = None) -> Path:
+    """The project the hosted agent works in: `$AUGER_WORKSPACE`, else the working directory."""
+    value = (os.environ if env is None else env).get(WORKSPACE_ENV)
+    return Path(value).expanduser().resolve() if value else Path.cwd().resolve()
+
+
+def hosted_context(permissions: Any, hooks: Any) -> type[AugerContext]:
+    """auger's run context with this server's permission engine and hook runner as defaults:
+    LangGraph builds it from each run's JSON `context`, which cannot carry them."""
+
+    @dataclass
+    class HostedContext(AugerContext):
+        def __post_init__(self) -> None:
+            if self.permissions is None:
+                self.permissions = permissions
+            if self.hooks is None:
+                self.hooks = hooks
+            self.always_allow = frozenset(self.always_allow)  # JSON gives a list
+
+    return HostedContext
+
+
+async def make_graph() -> Any:
+    """auger's compiled agent for this server process, built on the first request in a worker
+    thread (reading settings, skills and memory is file I/O, which the server's event loop must
+    not wait on; `langgraph dev` raises on a blocking call)."""
+    return await asyncio.to_thread(_built)
+
+
+_lock = threading.Lock()
+
+
+def _built() -> Any:
+    with _lock:  # two first requests at once build it once
+        return build_graph()
+
+
+@functools.cache
+def build_graph() -> Any:
+    """Build the agent from `AUGER_HOME`, the workspace and its config (see the module docstring)."""
+    from auger.core.agent.graph import create_cli_agent
+    from auger.core.safety.hook_runner import HookRunner
+    from auger.core.safety.permissions import PermissionEngine
+    from auger.core.safety.redaction import configure
+    from auger.settings import load_settings
+
+    settings = load_settings(cwd=workspace())
+    configure(settings)
+    context = hosted_context(PermissionEngine.from_settings(settings), HookRunner.from_settings(settings))
+    return create_cli_agent(settings, context_schema=context)
