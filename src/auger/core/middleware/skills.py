@@ -11,7 +11,6 @@ Its `name` is "SkillsMiddleware", so `create_deep_agent` puts it in the SDK's sl
 from __future__ import annotations
 
 import asyncio
-
 from typing import TYPE_CHECKING, Any
 
 from deepagents.middleware.skills import SkillMetadata, SkillsMiddleware
