@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph_harness import Hosted, hosted  # noqa: F401
 from langgraph_sdk import get_client
+
+from langgraph_harness import Hosted, hosted  # noqa: F401
 
 
 async def run(hosted: Hosted, thread_id: str, **kwargs: Any) -> list[Any]:
     client = get_client(url=hosted.url)
     parts = []
-    async for part in client.runs.stream(thread_id, "auger", stream_mode=["messages-tuple", "updates"], **kwargs):
+    async for part in client.runs.stream(
+        thread_id, "auger", stream_mode=["messages-tuple", "updates"], **kwargs
+    ):
         parts.append(part)
     return parts
 

@@ -155,13 +155,22 @@ class LangGraphSession(PortCalls):
     async def _sdk(self, request: Awaitable[Any], thread_id: str | None = None) -> Any:
         """One SDK request, its failures as auger errors (404: no such thread)."""
         import httpx
-        from langgraph_sdk.errors import APIStatusError, NotFoundError
+        from langgraph_sdk import errors as sdk
 
         try:
             return await request
-        except NotFoundError:
+        except (sdk.NotFoundError, sdk.UnprocessableEntityError) as exc:  # 422: not a UUID
+            if thread_id is None:
+                raise RemoteError(f"The LangGraph Server at {self.url} answered: {exc}") from None
             raise ThreadError(f"No thread {thread_id!r} on the LangGraph Server at {self.url}.") from None
-        except APIStatusError as exc:
+        except sdk.AuthenticationError:
+            raise RemoteError(
+                f"The LangGraph Server at {self.url} refused the API key.",
+                hint="Pass it with --token (or set LANGGRAPH_API_KEY).",
+            ) from None
+        except sdk.ConflictError as exc:
+            raise BusyError(f"The thread is busy on the LangGraph Server at {self.url}: {exc}") from None
+        except sdk.APIStatusError as exc:
             raise RemoteError(f"The LangGraph Server at {self.url} answered: {exc}") from None
         except httpx.HTTPError as exc:
             raise RemoteError(
