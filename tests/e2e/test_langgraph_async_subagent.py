@@ -13,7 +13,7 @@ from typing import Any
 from langgraph_sdk import get_client
 
 from conftest import AUGER
-from langgraph_harness import Hosted, hosted  # noqa: F401
+from langgraph_harness import Hosted
 
 
 def local_auger(hosted: Hosted, tmp_path: Path, *args: str) -> list[dict[str, Any]]:

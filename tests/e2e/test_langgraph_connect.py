@@ -18,7 +18,7 @@ from auger.errors import ThreadError
 from auger.remote.langgraph import LangGraphSession, NotSupportedError
 from auger.settings import load_settings
 from conftest import AUGER
-from langgraph_harness import Hosted, hosted  # noqa: F401
+from langgraph_harness import Hosted
 
 
 def connect(hosted: Hosted, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

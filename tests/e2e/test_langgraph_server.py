@@ -8,7 +8,7 @@ from typing import Any
 
 from langgraph_sdk import get_client
 
-from langgraph_harness import Hosted, hosted  # noqa: F401
+from langgraph_harness import Hosted
 
 
 async def run(hosted: Hosted, thread_id: str, **kwargs: Any) -> list[Any]:
