@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph_sdk import get_client
 
 from auger.cli import agents
 from auger.core import events as ev
@@ -136,3 +137,31 @@ def test_resume_a_langgraph_thread_headless(hosted: Hosted, tmp_path: Path) -> N
     assert events(proc)[-1]["thread_id"] == thread
     sent = [r for r in hosted.env.llm.requests if "second of two" in json.dumps(r)][-1]
     assert "One." in json.dumps(sent["messages"])  # the server's thread carried the first turn
+
+
+async def test_cancel_stops_the_run_on_the_server(hosted: Hosted, tmp_path: Path) -> None:
+    import asyncio
+
+    settings = load_settings(cwd=tmp_path, env={"AUGER_HOME": str(tmp_path / "client-home")})
+    port = await agents.remote(hosted.url)(settings, None)
+    try:
+        hosted.script("port waits forever", {"hang": True})
+        served = len(hosted.env.llm.served)
+        events: list[ev.Event] = []
+
+        async def consume() -> None:
+            async for event in port.send("port waits forever", TurnOptions(mode="manual")):
+                events.append(event)
+
+        task = asyncio.create_task(consume())
+        while not any(r.get("hang") for r in hosted.env.llm.served[served:]):  # another process's state
+            await asyncio.sleep(0.05)
+        port.cancel()
+        await asyncio.wait_for(task, 60)
+        assert events[-1] == ev.TurnEnded("cancelled", port.thread_id, "")
+        client = get_client(url=hosted.url)
+        [run] = await client.runs.list(port.thread_id)
+        await client.runs.join(port.thread_id, run["run_id"])
+        assert (await client.runs.get(port.thread_id, run["run_id"]))["status"] in ("interrupted", "error")
+    finally:
+        await port.aclose()
