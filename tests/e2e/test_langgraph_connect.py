@@ -92,6 +92,7 @@ async def test_the_port_over_a_langgraph_server(hosted: Hosted, tmp_path: Path) 
         [finished] = [e for e in out if isinstance(e, ev.ToolCallFinished)]
         assert finished.status == "success"
         assert out[-1] == ev.TurnEnded("done", port.thread_id, "Port wrote it.")
+        assert port.model_spec == "local:scripted-model"  # the server's configured model, as it ran
 
         history = await port.history()  # the saved turn, as the live one's events
         assert [type(e).__name__ for e in history] == [

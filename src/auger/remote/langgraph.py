@@ -27,7 +27,7 @@ from auger.core import operations as ops
 from auger.core.port import PortCalls
 from auger.errors import AugerError, BusyError, ThreadError, UsageError
 from auger.remote.client import RemoteError
-from auger.remote.langgraph_wire import first_prompt, stream_part, to_messages, to_thread
+from auger.remote.langgraph_wire import first_prompt, reply_model, stream_part, to_messages, to_thread
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
@@ -312,6 +312,7 @@ class LangGraphSession(PortCalls):
             triple = stream_part(part.event, part.data)
             if triple is None:
                 continue
+            self.model_spec = reply_model(*triple) or self.model_spec  # the server's model, as used
             for event in translator.feed(*triple):
                 if isinstance(event, ev.Usage) and event.parent_id is None:
                     self.context_tokens = event.context_tokens or self.context_tokens

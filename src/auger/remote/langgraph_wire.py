@@ -50,6 +50,17 @@ def stream_part(event: str, data: Any) -> tuple[tuple[str, ...], str, Any] | Non
     return None
 
 
+def reply_model(namespace: tuple[str, ...], mode: str, data: Any) -> str | None:
+    """The `provider:model` that wrote a main-agent reply in this update (auger tags replies)."""
+    if namespace or mode != "updates" or not isinstance(data.get("model"), dict):
+        return None
+    for message in data["model"].get("messages") or []:
+        spec = getattr(message, "response_metadata", {}).get("auger_model_spec")
+        if spec:
+            return str(spec)
+    return None
+
+
 def _update(node: str, value: Any) -> Any:
     if node == "__interrupt__" or not isinstance(value, dict) or "messages" not in value:
         return value
