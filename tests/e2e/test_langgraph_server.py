@@ -91,3 +91,26 @@ async def test_the_servers_permission_rules_hold_for_its_runs(hosted: Hosted) ->
     state = await get_client(url=hosted.url).threads.get_state(thread)
     tool_results = [m for m in state["values"]["messages"] if m["type"] == "tool"]
     assert "deny" in tool_results[-1]["content"].lower()
+
+
+async def test_the_agents_tools_run_in_the_workspace(hosted: Hosted) -> None:
+    """The shell, file reads and search run on the server's backend, rooted at its project, with
+    nothing blocking the server's event loop (`langgraph dev` fails a run that does)."""
+    (hosted.env.project / "notes").mkdir(exist_ok=True)
+    (hosted.env.project / "notes" / "todo.md").write_text("- ship the hosted graph\n")
+    calls = [
+        {"name": "execute", "args": {"command": "echo from-the-shell > shell.txt"}, "id": "c1"},
+        {"name": "read_file", "args": {"file_path": "/notes/todo.md"}, "id": "c2"},
+        {"name": "grep", "args": {"pattern": "hosted graph"}, "id": "c3"},
+    ]
+    hosted.script("use the tools", {"tool_calls": calls}, {"text": "Used them."})
+    thread = await new_thread(hosted)
+    prompt = {"messages": [{"role": "user", "content": "use the tools"}]}
+    parts = await run(hosted, thread, input=prompt, context={"mode": "yolo"})
+    assert [p for p in parts if p.event == "error"] == []
+    assert (hosted.env.project / "shell.txt").read_text() == "from-the-shell\n"
+    state = await get_client(url=hosted.url).threads.get_state(thread)
+    results = {m["tool_call_id"]: m for m in state["values"]["messages"] if m["type"] == "tool"}
+    assert results["c1"]["status"] == "success"
+    assert "ship the hosted graph" in results["c2"]["content"]
+    assert "todo.md" in results["c3"]["content"]
