@@ -166,3 +166,10 @@ async def test_cancel_stops_the_run_on_the_server(hosted: Hosted, tmp_path: Path
         assert (await client.runs.get(port.thread_id, run["run_id"]))["status"] in ("interrupted", "error")
     finally:
         await port.aclose()
+
+
+def test_an_unknown_thread_is_one_line_and_exit_2(hosted: Hosted, tmp_path: Path) -> None:
+    missing = "00000000-0000-4000-8000-000000000000"
+    proc = connect(hosted, tmp_path, "-r", missing, "-n", "hello?")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"auger: No thread '{missing}' on the LangGraph Server at {hosted.url}."
