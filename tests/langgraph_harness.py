@@ -7,6 +7,7 @@ scripted LLM, so each test scripts replies keyed on its own prompt (`when: last_
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -25,6 +26,7 @@ from llm_server import ScriptedLLM
 
 REPO = Path(__file__).resolve().parent.parent
 LANGGRAPH = str(Path(sys.executable).with_name("langgraph"))
+MCP_SERVER = REPO / "tests" / "mcp_servers" / "fastmcp_server.py"  # the hosted auger's MCP server
 
 
 def free_port() -> int:
@@ -90,6 +92,8 @@ def hosted_env(root: Path, llm: ScriptedLLM) -> AugerEnv:
     env["HOME"] = str(root)
     ae = AugerEnv(home, project, llm, env)
     ae.write_config('[permissions]\ndeny = ["write_file(secret.env)"]\n')
+    servers = {"calc": {"command": sys.executable, "args": [str(MCP_SERVER)]}}
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
     return ae
 
 

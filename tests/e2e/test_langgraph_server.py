@@ -4,6 +4,7 @@ interrupts, resumed with `Command(resume=...)`."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from langgraph_sdk import get_client
@@ -114,3 +115,20 @@ async def test_the_agents_tools_run_in_the_workspace(hosted: Hosted) -> None:
     assert results["c1"]["status"] == "success"
     assert "ship the hosted graph" in results["c2"]["content"]
     assert "todo.md" in results["c3"]["content"]
+
+
+async def test_the_configs_mcp_servers_are_the_hosted_agents_tools(hosted: Hosted) -> None:
+    hosted.script(
+        "add with mcp",
+        {"tool_calls": [{"name": "mcp__calc__add", "args": {"a": 20, "b": 22}, "id": "m1"}]},
+        {"text": "It is 42."},
+    )
+    thread = await new_thread(hosted)
+    prompt = {"messages": [{"role": "user", "content": "add with mcp"}]}
+    parts = await run(hosted, thread, input=prompt, context={"mode": "yolo"})
+    assert [p for p in parts if p.event == "error"] == []
+    state = await get_client(url=hosted.url).threads.get_state(thread)
+    [result] = [m for m in state["values"]["messages"] if m["type"] == "tool"]
+    assert result["name"] == "mcp__calc__add" and "42" in str(result["content"])
+    asked = next(r for r in hosted.env.llm.requests if "add with mcp" in json.dumps(r["messages"]))
+    assert "mcp__calc__add" in [t["function"]["name"] for t in asked["tools"]]

@@ -22,7 +22,6 @@ memory, subagents and tools as `auger` itself — once per server process:
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import threading
 from dataclasses import dataclass
@@ -56,25 +55,42 @@ def hosted_context(permissions: Any, hooks: Any) -> type[AugerContext]:
     return HostedContext
 
 
-async def make_graph() -> Any:
-    """auger's compiled agent for this server process, built on the first request in a worker
-    thread (reading settings, skills and memory is file I/O, which the server's event loop must
-    not wait on; `langgraph dev` raises on a blocking call)."""
-    return await asyncio.to_thread(_built)
+@dataclass
+class Hosted:
+    graph: Any = None
+    mcp: Any = None  # the McpManager of the config's MCP servers (None: none configured)
+    started: bool = False
 
 
+_hosted = Hosted()
 _lock = threading.Lock()
 
 
-def _built() -> Any:
+async def make_graph() -> Any:
+    """auger's compiled agent for this server process, built on the first request in a worker
+    thread (reading settings, skills and memory is file I/O, which the server's event loop must
+    not wait on; `langgraph dev` raises on a blocking call). The config's MCP servers are started
+    then, on the server's event loop, and live as long as the process."""
+    hosted, first = await asyncio.to_thread(_built)
+    if first and hosted.mcp is not None:
+        await hosted.mcp.start(wait=True)  # their tools are there for the first model call
+    return hosted.graph
+
+
+def _built() -> tuple[Hosted, bool]:
     with _lock:  # two first requests at once build it once
-        return build_graph()
+        if _hosted.started:
+            return _hosted, False
+        _hosted.graph, _hosted.mcp = build_graph()
+        _hosted.started = True
+        return _hosted, True
 
 
-@functools.cache
-def build_graph() -> Any:
-    """Build the agent from `AUGER_HOME`, the workspace and its config (see the module docstring)."""
+def build_graph() -> tuple[Any, Any]:
+    """The agent from `AUGER_HOME`, the workspace and its config (see the module docstring), and
+    the MCP manager it calls (not started)."""
     from auger.core.agent.graph import create_cli_agent
+    from auger.core.mcp.manager import mcp_manager
     from auger.core.safety.hook_runner import HookRunner
     from auger.core.safety.permissions import PermissionEngine
     from auger.core.safety.redaction import configure
@@ -83,4 +99,5 @@ def build_graph() -> Any:
     settings = load_settings(cwd=workspace())
     configure(settings)
     context = hosted_context(PermissionEngine.from_settings(settings), HookRunner.from_settings(settings))
-    return create_cli_agent(settings, context_schema=context)
+    mcp = mcp_manager(settings)  # the user's and trusted project servers, as `auger` starts them
+    return create_cli_agent(settings, context_schema=context, mcp=mcp), mcp
