@@ -10,6 +10,7 @@ memory, subagents and tools as `auger` itself — once per server process:
   model from config (`AUGER_MODEL` too);
 * the server brings its own checkpointer and store (LangGraph Server persists threads), so the
   graph is compiled without one and auger's thread store is not used;
+* the config's MCP servers start with the first graph load and live with the process;
 * approvals are LangGraph interrupts: deepagents' human-in-the-loop middleware interrupts with
   `{"action_requests": [...], "review_configs": [...]}` and a client resumes the run with
   `Command(resume={"decisions": [{"type": "approve" | "reject", "message"?}]})`;
