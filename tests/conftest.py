@@ -69,3 +69,6 @@ def auger_env(tmp_path: Path, scripted_llm: ScriptedLLM) -> Iterator[AugerEnv]:
     ae = AugerEnv(home, project, scripted_llm, env)
     ae.write_config()
     yield ae
+
+
+from langgraph_harness import hosted  # noqa: E402, F401  (session-scoped: one `langgraph dev` per run)

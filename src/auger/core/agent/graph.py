@@ -244,12 +244,14 @@ def create_cli_agent(
     gated_tools: Sequence[str] = (),
     backend: Any = None,
     mcp: Any = None,
+    context_schema: type[AugerContext] = AugerContext,
 ) -> Any:
     """Build the compiled agent graph for `settings`.
 
     `model` overrides the configured one (tests pass a scripted chat model); `tools` are extra
     tools; `gated_tools` are extra tool names that need approval like the shell does; `mcp` is an
-    `McpManager` whose tools join each model call as its servers connect.
+    `McpManager` whose tools join each model call as its servers connect; `context_schema` an
+    `AugerContext` subclass (a LangGraph Server's runs: `auger.hosted.graph.HostedContext`).
     """
     from deepagents import create_deep_agent
 
@@ -291,7 +293,7 @@ def create_cli_agent(
         memory=memory_sources(settings),
         backend=backend,
         interrupt_on=_interrupt_on(tools, gated_tools),
-        context_schema=AugerContext,
+        context_schema=context_schema,
         checkpointer=checkpointer,
     )
 
