@@ -39,7 +39,7 @@ def test_zed_typescript_sdk_full_session(auger_env: AugerEnv) -> None:
     out = json.loads(proc.stdout.strip().splitlines()[-1])
 
     assert out["agent"]["name"] == "auger" and out["loadSession"] is True
-    assert out["modes"] == ["manual", "auto-edit", "yolo"]
+    assert out["modes"] == ["manual", "auto-edit", "yolo", "plan"]
     first = out["first"]
     assert first["stopReason"] == "end_turn"
     [call] = first["toolCalls"]
