@@ -165,6 +165,13 @@ def _prune(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
         print("\n".join(f"  {thread_id}" for thread_id in ids))
     if files:
         print(f"{verb} {files} offloaded tool result / history file(s) older than that.")
+    if not args.dry_run:
+        try:
+            before, after = store.vacuum()
+        except AugerError as err:  # the threads are deleted; only giving the space back failed
+            print(f"auger: {err}", file=sys.stderr)
+            return 1
+        print(f"Compacted {store.path}: {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB.")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""The SQLite checkpointer: one file (`$AUGER_HOME/threads.db`), WAL, a busy timeout.
+"""The SQLite checkpointer: one file (`$AUGER_HOME/threads.db`), WAL, a busy timeout, short
+channel versions (`auger.core.sqlite_saver`).
 
 A folder we cannot write, or a file that is not an SQLite database, is a clear error and the
 file is never overwritten.
@@ -16,6 +17,9 @@ from typing import Any
 from auger.errors import ConfigError, ThreadError
 
 BUSY_TIMEOUT_MS = 10_000
+# A checkpoint row of a turn is ~2.4 KB: SQLite's default 4 KB pages hold one each (40% empty),
+# 8 KB pages three. Set when auger creates the file (an existing file keeps its page size).
+PAGE_SIZE = 8192
 
 
 def lock_retries() -> Iterator[float | None]:
@@ -71,7 +75,8 @@ async def open_checkpointer(path: Path) -> tuple[Any, Any]:
     import asyncio
 
     import aiosqlite
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from auger.core.sqlite_saver import CompactSqliteSaver
 
     check_db_path(path)
     try:
@@ -94,7 +99,7 @@ async def open_checkpointer(path: Path) -> tuple[Any, Any]:
                     raise
                 await asyncio.sleep(pause)
         await conn.execute("PRAGMA synchronous=NORMAL")
-        saver = AsyncSqliteSaver(conn)
+        saver = CompactSqliteSaver(conn)
         await saver.setup()
     except sqlite3.DatabaseError as exc:
         await conn.close()

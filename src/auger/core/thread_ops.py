@@ -4,7 +4,8 @@
   tools): a one-node graph whose `messages` channel is the same DeltaChannel deepagents uses, read
   through the public `aget_state`.
 * `install_hooks(session, store)` — registers the thread when a turn starts and, when it ends,
-  records the message count and indexes the new messages' text for search.
+  records the message count, indexes the new messages' text for search and collapses the turn's
+  intermediate checkpoints (`auger.core.thread_collapse`).
 * `fork_thread(store, source, at_turn)` — the checkpoint copy plus indexing of the new thread.
 """
 
@@ -98,10 +99,32 @@ def install_hooks(session: Session, store: ThreadStore) -> None:
         )
 
     async def on_turn_end(s: Session, prompt: str) -> None:
-        await index_messages(store, s.thread_id, await s.history(), model=s.model_spec)
+        state = await s.graph.aget_state(s.config)
+        messages = list((state.values or {}).get("messages", []))
+        await index_messages(store, s.thread_id, messages, model=s.model_spec)
+        await collapse_thread(store, s.graph, s.thread_id, settled=not state.next)
 
     session.on_turn_start = on_turn_start
     session.on_turn_end = on_turn_end
+
+
+def delta_channels(graph: Any) -> list[str]:
+    """The graph's channels that LangGraph stores as writes only (deepagents' `messages`)."""
+    from langgraph.channels.delta import DeltaChannel
+
+    return [name for name, channel in graph.channels.items() if isinstance(channel, DeltaChannel)]
+
+
+async def collapse_thread(store: ThreadStore, graph: Any, thread_id: str, *, settled: bool) -> None:
+    """Drop the intermediate checkpoints of the thread's finished turns (`ThreadStore.collapse`)."""
+    channels = delta_channels(graph)
+    serde = graph.checkpointer.serde
+
+    def holds_seed(type_: str | None, blob: bytes) -> bool:
+        values = serde.loads_typed((type_, blob)).get("channel_values") or {}
+        return any(name in values for name in channels)
+
+    await asyncio.to_thread(store.collapse, thread_id, channels, holds_seed, settled=settled)
 
 
 @cache

@@ -9,6 +9,9 @@ migration recorded in `auger_migrations`. Append to `MIGRATIONS`; never edit one
   with an external-content FTS5 index over it for full-text search (`auger.core.thread_search`).
 * `auger_leases`   — the writer of each thread while its turn runs: owner, pid, host, expiry
   (`auger.core.thread_lease`: one writer per thread across processes).
+* `auger_threads.collapsed_through`, `.seed_checkpoint` — the checkpoint up to which a thread's
+  finished turns are collapsed, and the one kept for its messages snapshot alone
+  (`auger.core.thread_collapse`).
 
 Standard library only (the `auger threads` commands import this on their fast path).
 """
@@ -19,7 +22,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from auger.core.checkpoint import BUSY_TIMEOUT_MS, is_locked, lock_retries
+from auger.core.checkpoint import BUSY_TIMEOUT_MS, PAGE_SIZE, is_locked, lock_retries
 from auger.errors import ThreadError
 
 MIGRATIONS: list[tuple[str, str]] = [
@@ -84,6 +87,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "0005_collapse",
+        """
+        ALTER TABLE auger_threads ADD COLUMN collapsed_through TEXT;
+        ALTER TABLE auger_threads ADD COLUMN seed_checkpoint TEXT;
+        """,
+    ),
 ]
 OWN_TABLES = {"auger_migrations", "auger_threads", "auger_messages", "auger_leases", "checkpoints", "writes"}
 # the `auger_threads` columns of a ThreadInfo, in its field order
@@ -93,10 +103,13 @@ THREAD_COLUMNS = (
 
 
 def prepare(conn: sqlite3.Connection, path: Path) -> set[str]:
-    """Busy timeout, refuse a foreign database, WAL. Returns the tables already there."""
+    """Busy timeout, refuse a foreign database, page size (a new file), WAL. Returns the tables
+    already there."""
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     check_foreign(path, tables)
+    if not tables:  # a new file: before WAL fixes the page size
+        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
     for pause in lock_retries():
         try:
             if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":

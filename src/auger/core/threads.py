@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from auger.core import thread_checkpoints, thread_lease, thread_schema, thread_search
+from auger.core import thread_checkpoints, thread_collapse, thread_lease, thread_schema, thread_search
 from auger.core.checkpoint import BUSY_TIMEOUT_MS, check_db_path, database_error
 from auger.core.mounts import artifacts_dir
 from auger.core.thread_artifacts import thread_artifacts
@@ -340,6 +340,53 @@ class ThreadStore:
                 for thread_id in ids:
                     self._delete(cur, thread_id)
         return ids
+
+    def collapse(
+        self,
+        thread_id: str,
+        delta_channels: Sequence[str],
+        holds_seed: thread_collapse.SeedCheck,
+        *,
+        settled: bool,
+    ) -> None:
+        """Drop the intermediate checkpoints of the thread's turns since the last collapse
+        (`auger.core.thread_collapse`); `settled`: nothing is pending (the turn finished)."""
+        with self._write() as cur:
+            row = cur.execute(
+                "SELECT collapsed_through, seed_checkpoint FROM auger_threads WHERE id = ?", (thread_id,)
+            ).fetchone()
+            marks = thread_collapse.collapse(
+                cur,
+                thread_id,
+                thread_collapse.Marks(*(row or ())),
+                delta_channels,
+                holds_seed,
+                settled=settled,
+            )
+            if row is not None:
+                cur.execute(
+                    "UPDATE auger_threads SET collapsed_through = ?, seed_checkpoint = ? WHERE id = ?",
+                    (marks.through, marks.seed, thread_id),
+                )
+
+    def vacuum(self) -> tuple[int, int]:
+        """Give the pages of deleted rows back to the file system: (bytes before, after), the
+        write-ahead log included. ThreadError when another auger keeps the database busy."""
+        wal = self.path.with_name(self.path.name + "-wal")
+
+        def size() -> int:
+            return sum(p.stat().st_size for p in (self.path, wal) if p.exists())
+
+        before = size()
+        with self._lock:
+            try:
+                self.conn.execute("VACUUM")
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.OperationalError as exc:
+                raise ThreadError(
+                    f"Could not compact {self.path}: {exc}.", hint="Run `auger threads prune` again later."
+                ) from exc
+        return before, size()
 
     # -- the writer lease (auger.core.thread_lease) ------------------------------------------
     def claim_lease(self, thread_id: str, owner: str) -> thread_lease.Holder | None:

@@ -1,0 +1,254 @@
+"""Threads that cost little: what a turn leaves in threads.db (collapsed checkpoints, no catalogue
+in state, short channel versions), with real Sessions against the scripted server and a real
+SQLite file — and everything a thread is read, resumed and forked from still right."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from auger.core import events as ev
+from auger.core.session import Session, create_session, headless_policy
+from auger.core.sqlite_saver import next_version
+from auger.core.thread_collapse import Step, plan
+from auger.core.thread_ops import fork_thread, read_history
+from llm_server import ScriptedLLM
+from session_helpers import scripted_settings
+
+TOOL = {"tool_calls": [{"name": "read_file", "args": {"file_path": "/README.md"}}]}
+READ = "@@ lines 1-3 of 3 @@\n# demo\n\nA small pro"  # the first 40 characters of its result
+
+
+def _db(session: Session) -> Path:
+    return Path(session.settings.home) / "threads.db"
+
+
+def _size(db: Path) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    return db.stat().st_size
+
+
+def _rows(db: Path, sql: str, *params: Any) -> list[Any]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+async def _turn(session: Session, prompt: str) -> list[ev.Event]:
+    events = [e async for e in session.send(prompt)]
+    assert isinstance(events[-1], ev.TurnEnded) and events[-1].reason == "done", events
+    return events
+
+
+async def _session(tmp_path: Path, llm: ScriptedLLM) -> Session:
+    settings = scripted_settings(tmp_path, llm)
+    (settings.project_root / "README.md").write_text("# demo\n\nA small project.\n")
+    return await create_session(settings, approval_policy=headless_policy)
+
+
+async def test_a_simple_turn_adds_at_most_10_kb(tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
+    session = await _session(tmp_path, scripted_llm)
+    try:
+        scripted_llm.add(*[{"text": f"Sure, here is answer number {i}."} for i in range(21)])
+        await _turn(session, "a first question")
+        db, before = _db(session), _size(_db(session))
+        for i in range(20):
+            await _turn(session, f"a simple question number {i}?")
+        growth = (_size(db) - before) / 20
+        main, sub = (
+            _rows(db, f"SELECT count(*) FROM checkpoints WHERE checkpoint_ns {op} ''", *())[0][0]
+            for op in ("=", "!=")
+        )
+    finally:
+        await session.aclose()
+    assert growth <= 10_000, f"{growth:,.0f} bytes per simple turn"
+    assert (main, sub) == (2 * 21, 0)  # each turn's input and end checkpoints, nothing else
+
+
+async def test_history_forks_and_resume_are_unchanged_by_collapsing(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    """30 tool turns (~90 message writes: past deepagents' snapshot of the messages every 50):
+    the history, a fresh process's read, and a fork at every 5th turn are exactly the turns."""
+    session = await _session(tmp_path, scripted_llm)
+    turns = 30
+    try:
+        for i in range(turns):
+            scripted_llm.add(TOOL, {"text": f"answer {i}"})
+            await _turn(session, f"question {i}")
+        history = await session.history()
+        tid, store = session.thread_id, session.threads
+        forks = {at: await fork_thread(store, tid, at) for at in (1, 5, 17, 30)}
+        fork_histories = {at: await read_history(_db(session), fid) for at, fid in forks.items()}
+        scripted_llm.add({"text": "after the fork"})
+        await session.open_thread(forks[17])
+        await _turn(session, "continue the fork")
+        continued = await session.history()
+        serde = session.graph.checkpointer.serde
+        rows = _rows(_db(session), "SELECT type, checkpoint FROM checkpoints WHERE thread_id = ?", tid)
+        snapshots = sum("messages" in serde.loads_typed(row)["channel_values"] for row in rows)
+    finally:
+        await session.aclose()
+
+    def shape(messages: list[Any]) -> list[tuple[str, str]]:
+        return [(m.type, str(m.content)[:40]) for m in messages]
+
+    expected = []
+    for i in range(turns):
+        expected += [("human", f"question {i}"), ("ai", ""), ("tool", READ), ("ai", f"answer {i}")]
+    assert shape(history) == expected
+    assert shape(await read_history(_db(session), tid)) == expected
+    for at, messages in fork_histories.items():
+        assert shape(messages) == expected[: 4 * at], at
+    assert shape(continued) == [*expected[: 4 * 17], ("human", "continue the fork"), ("ai", "after the fork")]
+    assert 1 <= snapshots < 4  # the walk back is still bounded by the kept snapshots
+
+
+async def test_no_checkpoint_holds_the_skill_catalogue_or_memory(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    """They are read at every turn anyway; a run resumed after an approval still sends them."""
+    settings = scripted_settings(tmp_path, scripted_llm)
+    (settings.project_root / "AGENTS.md").write_text("Always answer in haiku. MEMORY-MARKER\n")
+    settings.mode = "manual"
+    scripted_llm.add(
+        {"tool_calls": [{"name": "write_file", "args": {"file_path": "/out.txt", "content": "x\n"}}]},
+        {"text": "written"},
+    )
+    session = await create_session(settings)
+    try:
+        async for event in session.send("write it"):
+            if isinstance(event, ev.ApprovalRequested):
+                event.respond(ev.ApprovalDecision("approve"))
+        db = _db(session)
+    finally:
+        await session.aclose()
+    assert (settings.project_root / "out.txt").read_text() == "x\n"
+    blobs = [b for (b,) in _rows(db, "SELECT checkpoint FROM checkpoints")] + [
+        b for (b,) in _rows(db, "SELECT value FROM writes")
+    ]
+    assert blobs and not [b for b in blobs if b"code-review" in b or b"MEMORY-MARKER" in b]
+    first, after_approval = scripted_llm.requests[-2:]
+    for request in (first, after_approval):
+        system = str(request["messages"][0]["content"])
+        assert "code-review" in system and "MEMORY-MARKER" in system
+
+
+async def test_a_thread_saved_before_continues(tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
+    """A thread written by LangGraph's own SQLite saver (long versions, every step kept)."""
+    import aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from auger.core.agent import create_cli_agent
+
+    settings = scripted_settings(tmp_path, scripted_llm)
+    (settings.project_root / "README.md").write_text("# demo\n")
+    settings.home.mkdir(exist_ok=True)
+    async with aiosqlite.connect(settings.home / "threads.db") as conn:
+        old = Session(settings, create_cli_agent(settings, checkpointer=AsyncSqliteSaver(conn)))
+        old.approval_policy = headless_policy
+        for i in range(3):
+            scripted_llm.add(TOOL, {"text": f"old answer {i}"})
+            await _turn(old, f"old question {i}")
+    session = await create_session(settings, thread_id=old.thread_id, approval_policy=headless_policy)
+    try:
+        for i in range(3):
+            scripted_llm.add(TOOL, {"text": f"new answer {i}"})
+            await _turn(session, f"new question {i}")
+        history = await session.history()
+        state = await session.graph.aget_state(session.config)
+        saved = await session.graph.checkpointer.aget_tuple(session.config)
+        main = _rows(_db(session), "SELECT count(*) FROM checkpoints WHERE checkpoint_ns = ''")[0][0]
+    finally:
+        await session.aclose()
+    texts = [str(m.content) for m in history if m.type in ("human", "ai") and m.content]
+    assert texts == [t for i in range(3) for t in (f"old question {i}", f"old answer {i}")] + [
+        t for i in range(3) for t in (f"new question {i}", f"new answer {i}")
+    ]
+    assert state.next == () and main == 2 * 6  # the old turns' steps are collapsed too
+    versions = saved.checkpoint["channel_versions"]
+    old = {k: v for k, v in versions.items() if not v[:1].isalpha()}  # channels not written since
+    new = {k: v for k, v in versions.items() if v[:1].isalpha()}
+    assert old and new and min(new.values()) > max(old.values()), versions
+    sent = scripted_llm.requests[-1]["messages"]
+    assert [m["content"] for m in sent if m["role"] == "user"] == [
+        *(f"old question {i}" for i in range(3)),
+        *(f"new question {i}" for i in range(3)),
+    ]
+
+
+async def test_a_subagents_checkpoints_go_when_its_turn_is_done(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    session = await _session(tmp_path, scripted_llm)
+    task = {"name": "task", "args": {"description": "read the readme", "subagent_type": "general-purpose"}}
+    scripted_llm.add(
+        {"tool_calls": [task]},
+        {"when": {"last_user_contains": "read the readme"}, **TOOL},
+        {"when": {"last_user_contains": "read the readme"}, "text": "the readme says demo"},
+        {"text": "the subagent says demo"},
+    )
+    try:
+        await _turn(session, "delegate it")
+        history = await session.history()
+        sub = _rows(_db(session), "SELECT count(*) FROM checkpoints WHERE checkpoint_ns != ''")[0][0]
+        subw = _rows(_db(session), "SELECT count(*) FROM writes WHERE checkpoint_ns != ''")[0][0]
+    finally:
+        await session.aclose()
+    assert [m.type for m in history] == ["human", "ai", "tool", "ai"]
+    assert "the readme says demo" in str(history[2].content)
+    assert (sub, subw) == (0, 0)
+
+
+# -- the plan and the versions, as pure functions ------------------------------------------------
+
+
+def _chain(*sources: str | None) -> list[Step]:
+    return [Step(f"c{i:02d}", f"c{i - 1:02d}" if i else None, s, i - 1) for i, s in enumerate(sources)]
+
+
+def test_plan_keeps_turn_boundaries_the_latest_and_seed_holders() -> None:
+    chain = _chain("input", "loop", "loop", "loop", "input", "loop", "loop", "update", "loop")
+    todo = plan(chain, holds_seed=lambda cid: cid == "c06")
+    # kept: c00 (first), c03 (before an input), c04 (input), c06 (seed), c08 (latest)
+    assert todo.delete == {"c01": ("c00", 0), "c02": ("c00", 1), "c05": ("c04", 4), "c07": ("c06", 6)}
+    assert todo.relink == {"c03": "c00", "c06": "c04", "c08": "c06"}
+
+
+def test_plan_keeps_only_the_newest_seed_holder() -> None:
+    chain = _chain("input", "loop", "loop", "loop", "loop")
+    todo = plan(chain, holds_seed=lambda cid: cid in ("c01", "c03", "c04"))
+    assert todo.delete == {"c01": ("c00", 0), "c02": ("c00", 1), "c03": ("c00", 2)}
+    assert (todo.seed, todo.seed_only) == ("c04", False)  # the latest: kept anyway
+    todo = plan(chain, holds_seed=lambda cid: cid in ("c01", "c02"))
+    assert set(todo.delete) == {"c01", "c03"} and (todo.seed, todo.seed_only) == ("c02", True)
+
+
+def test_plan_of_a_collapsed_thread_is_empty() -> None:
+    assert plan(_chain("input", "loop", "input", "loop", "input", "loop"), lambda _: False).delete == {}
+    assert plan(_chain("input", "loop"), lambda _: True).delete == {}
+
+
+@given(st.integers(0, 10**12), st.integers(1, 10**6))
+def test_versions_sort_as_numbers_and_after_the_savers_own(a: int, gap: int) -> None:
+    legacy = f"{a:032}.{0.123456:016}"
+    assert next_version(a) < next_version(a + gap)
+    assert next_version(legacy) > legacy and next_version(legacy) == next_version(a)
+    assert next_version(next_version(a)) == next_version(a + 1)
+
+
+@pytest.mark.parametrize("current", [None, 0, "a1", "b42", "00000000000000000000000000000012.0.5"])
+def test_next_version_counts_on(current: Any) -> None:
+    expected = {None: "a1", 0: "a1", "a1": "a2", "b42": "b43"}.get(current, "b13")
+    assert next_version(current) == expected
