@@ -103,8 +103,8 @@ async def stream(tmp: Path, tokens: int, rate: float) -> dict[str, object]:
             await until(pilot, lambda: app.turns and not app.busy)
             took = time.perf_counter() - t0
             message = app.transcript.query(AssistantMessage).last()
-            rendered = "".join(seg.source for seg in message.query("Markdown"))  # what the widgets hold
-            segments = len(message.query("Markdown"))
+            rendered = message.source  # what the widgets hold
+            segments = len(message.segments)
     return {
         "delivered_tok_per_s": await delivered(tmp, tokens, rate),
         "complete": rendered == expected and message.text == expected,

@@ -7,7 +7,8 @@ with ``ANTHROPIC_BASE_URL=http://127.0.0.1:PORT``).  Every chat request consumes
 matching **scripted response**; a script is a list of dicts:
 
 ``{"text": "hi"}``
-    Streamed as ~8-character content chunks (a bare string ``"hi"`` is shorthand for this).
+    Streamed as ~8-character content chunks (a bare string ``"hi"`` is shorthand for this;
+    ``"chunk_chars": N`` streams the text and reasoning in N-character chunks instead).
 ``{"reasoning": "...", "text": "..."}``
     Reasoning streamed first as ``delta.reasoning_content`` (vLLM/llama.cpp convention).
 ``{"tool_calls": [{"name": "write_file", "args": {...}, "id": "call_1"}], "text": "..."}``
@@ -94,7 +95,7 @@ WORDS_PER_CHUNK = 4
 KNOWN_KEYS = {
     "text", "reasoning", "tool_calls", "text_tokens", "rate", "error", "message", "retry_after",
     "garbage", "delay", "hang", "repeat", "finish_reason", "prompt_tokens", "when", "exhausted",
-    "cut", "stall", "keepalive", "keepalive_every",
+    "cut", "stall", "keepalive", "keepalive_every", "chunk_chars",
 }
 # fmt: on
 WHEN_KEYS = {"model", "last_user_contains", "system_contains"}
@@ -409,9 +410,10 @@ class Handler(BaseHTTPRequestHandler):
     def _deltas(resp: Response, calls: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], int]]:
         """The streamed deltas of one response, each with its (approximate) token count."""
         yield {"role": "assistant", "content": ""}, 0
-        for piece in _pieces(resp.get("reasoning") or "", CHUNK_CHARS):
+        size = int(resp.get("chunk_chars") or CHUNK_CHARS)
+        for piece in _pieces(resp.get("reasoning") or "", size):
             yield {"reasoning_content": piece}, _tokens(piece)
-        for piece in _pieces(resp.get("text") or "", CHUNK_CHARS):
+        for piece in _pieces(resp.get("text") or "", size):
             yield {"content": piece}, _tokens(piece)
         for piece in _long_text(int(resp.get("text_tokens") or 0)):
             yield {"content": piece}, piece.count(" ")

@@ -60,6 +60,7 @@ class RemoteSession:
         self._changes: dict[str, str] = {}  # model/mode for the next run
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._running = False
+        self._cancel_requested = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self.threads: RemoteThreadStore | None = None  # the thread picker's store, over HTTP
         self.mcp: RemoteMcp | None = None  # the server's MCP status, for /mcp
@@ -112,6 +113,7 @@ class RemoteSession:
         for request in list(self._pending.values()):
             request.respond(ev.ApprovalDecision("reject", "Cancelled by the user."))
         if self._running:
+            self._cancel_requested = True  # what the server sent before it stopped is not shown
             self._spawn(self._json("POST", f"/threads/{self.thread_id}/cancel"))
 
     async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None:
@@ -190,6 +192,7 @@ class RemoteSession:
             raise UsageError("A turn is already running on this session.")
         body = {"prompt": prompt, **self._changes}
         self._running = True
+        self._cancel_requested = False
         ended = False
         try:
             async with self.client.stream("POST", f"/threads/{self.thread_id}/runs", json=body) as resp:
@@ -199,7 +202,8 @@ class RemoteSession:
                 self._changes.clear()
                 async for event in self._events(resp):
                     ended = ended or isinstance(event, ev.TurnEnded)
-                    yield event
+                    if not (self._cancel_requested and isinstance(event, ev.STREAMED_TEXT)):
+                        yield event
         except AugerError:
             raise
         except Exception as exc:  # the connection broke: end the turn like the core would

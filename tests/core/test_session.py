@@ -139,3 +139,26 @@ async def test_cancel_mid_answer_keeps_partial_text_and_thread_continues(
     finally:
         await session.aclose()
     assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].text == "after"
+
+
+async def test_cancel_drops_a_slow_front_ends_backlog(auger_env: AugerEnv, project_cwd: Path) -> None:
+    """An unthrottled 20k-token reply read by a front end slower than the stream (a TUI repainting):
+    after cancel() no more queued text reaches the front end, so the turn ends at once instead of
+    after the whole backlog (this took ~115 s for 60k tokens before)."""
+    auger_env.llm.add({"text_tokens": 20000})
+    session = await open_session(auger_env)
+    after_cancel: list[ev.Event] = []
+    deltas = 0
+    try:
+        async for event in session.send("long answer"):
+            await asyncio.sleep(0.002)  # a front end that renders slower than the model streams
+            if deltas >= 20:
+                after_cancel.append(event)
+            elif isinstance(event, ev.TextDelta):
+                deltas += 1
+                if deltas == 20:
+                    session.cancel()
+    finally:
+        await session.aclose()
+    assert not [e for e in after_cancel if isinstance(e, ev.TextDelta | ev.ReasoningDelta)]
+    assert isinstance(after_cancel[-1], ev.TurnEnded)

@@ -23,16 +23,24 @@ def info(app) -> str:  # type: ignore[no-untyped-def]
     return app.transcript.query(InfoBlock).last().source
 
 
+def shown(app) -> list[str]:  # type: ignore[no-untyped-def]
+    """The last info block as it is on screen, line by line."""
+    return app.transcript.query(InfoBlock).last().plain_lines
+
+
 async def test_help_lists_every_registered_command(tui: Tui) -> None:
     load_commands()
     app = tui.app()
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await turn(pilot, "/help")
-        text = info(app)
-        for cmd in REGISTRY.all():
-            assert f"`{cmd.usage}`" in text
-        assert "/clear" in text and "Shift+Enter" in text
+        lines = shown(app)
+        assert lines[0].split() == ["Command", "│", "What", "it", "does"]  # a header row
+        for cmd in REGISTRY.all():  # one row each, `|` in `/mode [manual|auto-edit|yolo]` included
+            row = next(line for line in lines if line.startswith(cmd.usage + " "))
+            assert "│ " + cmd.help[:20] in row
+        text = "\n".join(lines)
+        assert "/clear" in text and "Shift+Enter" in text and "Key" in text
         expected = {"help", "model", "threads", "new", "rename", "fork", "skills", "agents", "memory"}
         expected |= {"tools", "mcp", "tokens", "compact", "mode", "export", "copy", "quit", "editor"}
         assert expected <= {c.name for c in REGISTRY.all()}
@@ -210,12 +218,14 @@ async def test_info_commands(tui: Tui) -> None:
         assert "`write_file`" in info(app) and "`execute`" in info(app)
         await turn(pilot, "/agents")
         assert "`general-purpose`" in info(app)
+        assert shown(app)[0].split() == ["Subagent", "│", "Source", "│", "Model", "│", "Description"]
         await turn(pilot, "/memory")
         assert str(tui.env.project / "AGENTS.md") in info(app) and "loaded" in info(app)
         await turn(pilot, "/mcp")
         assert "No MCP servers" in info(app)
         await turn(pilot, "/tokens")
         assert "Context" in info(app) and "128k" in info(app)
+        assert shown(app)[0].split() == ["Tokens", "│", "Used"]
         await turn(pilot, "/compact")
         assert notices(app)[-1] == "Nothing to compact yet."
 

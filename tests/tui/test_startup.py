@@ -108,7 +108,7 @@ async def test_blocks_out_of_view_release_their_rendered_lines_and_render_again(
         for i in range(40):
             await app.transcript.add(UserMessage(f"block number {i}"))
         await pilot.pause()
-        first, last = app.transcript.children[0], app.transcript.children[-1]
+        first, last = app.transcript.blocks()[0], app.transcript.blocks()[-1]
         assert isinstance(first, UserMessage) and isinstance(last, UserMessage)
         assert "block number 0" in _text(first)  # rendered (it was on screen once)
         assert app.transcript.release_offscreen() > 0
@@ -204,3 +204,27 @@ def test_a_collection_runs_after_every_turn_and_a_full_one_waits_for_a_pause(
     fake.calls.clear()
     policy.turn_ended()
     assert fake.calls == ["collect", "freeze", "trim"]
+
+
+def test_clearing_the_transcript_schedules_a_full_collection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After `/clear` the widgets it removed are frozen: only a full collection gives their memory
+    back, and it runs at the user's next pause, not turns later."""
+    fake, timers = _FakeGc(), []
+    callbacks: list[object] = []
+    monkeypatch.setattr(gcpolicy, "gc", fake)
+    monkeypatch.setattr(gcpolicy, "trim_heap", lambda: fake.calls.append("trim"))
+
+    def schedule(delay: float, callback: object) -> _Timer:
+        timers.append(delay)
+        callbacks.append(callback)
+        return _Timer(timers)
+
+    policy = gcpolicy.GcPolicy(schedule)
+    policy.cleared()  # before the agent is up: nothing of ours to collect
+    assert timers == []
+    policy.start()
+    fake.calls.clear()
+    policy.cleared()
+    assert timers == [gcpolicy.IDLE_DELAY] and fake.calls == []
+    callbacks[-1]()  # the pause came
+    assert fake.calls == ["unfreeze", "collect", "freeze", "trim"]

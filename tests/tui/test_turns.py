@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from conftest_tui import Tui, ready, replies, send_nowait, tui, turn, wait_for  # noqa: F401
 from textual.widgets import Collapsible
-from textual.widgets._markdown import MarkdownFence
 
 from auger.tui.widgets.diffview import DiffView
+from auger.tui.widgets.markdown_view import MarkdownLines
 from auger.tui.widgets.messages import AssistantMessage, Notice, UserMessage
 from auger.tui.widgets.todos import TodoPanel
 from auger.tui.widgets.tool_row import TaskGroup, ToolRow
@@ -24,7 +24,9 @@ async def test_streamed_reply_renders_markdown_with_code(tui: Tui) -> None:
         assert replies(app) == [REPLY]
         message = app.transcript.query_one(AssistantMessage)
         assert message.source == REPLY  # everything streamed reached the widget
-        assert message.query(MarkdownFence)  # the code block is a highlighted fence
+        lines = [line for segment in message.query(MarkdownLines) for line in segment.lines]
+        code = next(line for line in lines if "print('hi')" in line.plain)  # the code block, highlighted
+        assert len(code.spans) > 1 and "Hello world." in [line.plain for line in lines]
         reasoning = app.transcript.query_one(Collapsible)
         assert reasoning.collapsed and reasoning.title.startswith("Thought for")
         assert "The user greets me." in reasoning.body.text

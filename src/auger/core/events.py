@@ -166,6 +166,9 @@ class TurnEnded(Event):
     text: str = ""
 
 
+# Streamed text a front end may drop once the user cancelled the turn (the thread keeps it).
+STREAMED_TEXT = (TextDelta, ReasoningDelta)
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (

@@ -79,6 +79,7 @@ class Session:
         self.thread_wait = float(settings.get("thread_wait", 60.0) or 0.0)  # seconds to wait for it
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._task: asyncio.Task[None] | None = None
+        self._cancel_requested = False  # cancel() was called during the running turn
         self.mcp: Any = None  # McpManager, closed with the session
         self.safety = SessionSafety(settings)  # rules, hooks (create_session sets .hooks), redaction
 
@@ -104,6 +105,7 @@ class Session:
         """Stop the running turn; what was done stays in the thread."""
         for request in list(self._pending.values()):
             request.respond(ev.ApprovalDecision("reject", "Cancelled by the user."))
+        self._cancel_requested = True  # also when the turn has ended but its events are still queued
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
@@ -203,9 +205,12 @@ class Session:
         if self.busy:
             raise UsageError("A turn is already running on this session.")
         queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._cancel_requested = False
         self._task = asyncio.create_task(self._run_turn(prompt, queue))
         try:
             while (item := await queue.get()) is not _DONE:
+                if self._cancel_requested and isinstance(item, ev.STREAMED_TEXT):
+                    continue  # a slow front end's backlog of a cancelled turn: the thread keeps the text
                 yield item
         finally:
             if not self._task.done():

@@ -22,6 +22,7 @@ from auger.tui.bindings import APP_BINDINGS, keymap_from_settings
 from auger.tui.gcpolicy import GcPolicy, end_startup
 from auger.tui.history import FILE_NAME, PromptHistory
 from auger.tui.widgets.prompt import PromptInput
+from auger.tui.widgets.start_header import StartHeader
 from auger.tui.widgets.status import StatusBar
 from auger.tui.widgets.todos import TodoPanel
 from auger.tui.widgets.transcript import Transcript
@@ -86,7 +87,8 @@ class AugerApp(AppBase):
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         # Only what the first paint needs; the todo panel and completion menu come right after.
-        yield Transcript(int(self.settings.get("tui.prune_after") or 400), id="transcript")
+        budget = int(self.settings.get("tui.prune_after") or 400)
+        yield Transcript(budget, header=lambda: StartHeader(self.settings), id="transcript")
         yield PromptInput(self.prompt_history, id="prompt")
         yield StatusBar(id="status")
 
@@ -196,6 +198,7 @@ class AugerApp(AppBase):
         assert self.session is not None
         await self.session.open_thread(thread_id)
         await self.transcript.clear()
+        self.gc.cleared()
         self.todos.set_todos([])
         self.last_reply = ""
         self.turns = 0

@@ -101,3 +101,23 @@ def clip_lines(text: str, max_lines: int) -> tuple[str, int]:
     if len(lines) <= max_lines:
         return text, 0
     return "\n".join(lines[:max_lines]), len(lines) - max_lines
+
+
+def md_code(text: str) -> str:
+    """`text` as inline code (more backticks around it than it holds in a row)."""
+    run = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_table(headers: list[str], rows: list[list[str]]) -> str:
+    """A markdown table with a header row; `|` in a cell (inline code included) is escaped and a
+    line break becomes a space, so every row stays one row."""
+
+    def cell(text: str) -> str:
+        return " ".join(text.split()).replace("|", "\\|") or " "
+
+    lines = ["| " + " | ".join(cell(h) for h in headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)

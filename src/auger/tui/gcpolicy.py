@@ -105,6 +105,16 @@ class GcPolicy:
         """Old widgets left the DOM: they are frozen, so only a full collection frees them."""
         self._full_due = True
 
+    def cleared(self) -> None:
+        """The transcript was emptied (`/clear`, another thread): a full collection once the
+        user pauses, so the memory of what it showed goes back at once, not turns later."""
+        if not self.enabled:
+            return
+        self._full_due = True
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self._schedule(IDLE_DELAY, self.collect)
+
     def collect(self) -> None:
         """A collection: over everything when one is due, else over what is new."""
         self._timer = None

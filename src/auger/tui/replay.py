@@ -40,7 +40,7 @@ def blocks(messages: list[Any], root: Any, limit: int) -> list[Widget]:
                 out.append(AssistantMessage(text, classes="assistant"))
             for call in getattr(msg, "tool_calls", None) or []:
                 call_id, name = str(call.get("id") or ""), str(call.get("name"))
-                row = ToolRow(call_id, name, dict(call.get("args") or {}), root)
+                row = ToolRow(call_id, name, dict(call.get("args") or {}), root, applied=True)
                 rows[row.call_id] = row
                 out.append(row)
         elif kind == "tool":

@@ -66,17 +66,17 @@ class TurnView:
         else:
             await self.transcript.add(widget)
 
-    async def _close_text(self, parent: str | None) -> None:
+    async def _close_text(self, parent: str | None, *, drop_backlog: bool = False) -> None:
         block = self.text.pop(parent, None)
         if block is not None:
-            await block.finish()
-        await self._close_reasoning(parent)
+            await block.finish(drop_backlog=drop_backlog)
+        await self._close_reasoning(parent, drop_backlog=drop_backlog)
 
-    async def _close_reasoning(self, parent: str | None) -> None:
+    async def _close_reasoning(self, parent: str | None, *, drop_backlog: bool = False) -> None:
         entry = self.reasoning.pop(parent, None)
         if entry is not None:
             block, started = entry
-            await block.finish(time.monotonic() - started)
+            await block.finish(time.monotonic() - started, drop_backlog=drop_backlog)
 
     # -- handlers --------------------------------------------------------------------------
     async def _text(self, event: ev.TextDelta) -> None:
@@ -164,10 +164,12 @@ class TurnView:
         await self.close()
 
     async def close(self) -> None:
-        """Finish every open stream; rows still running were cut short."""
-        for parent in list(self.text) + list(self.reasoning):
-            await self._close_text(parent)
+        """Finish every open stream; rows still running were cut short. An interrupted turn
+        does not render what it had not shown yet (the thread keeps all of it)."""
         cancelled = self.end is None or self.end.reason != "done"
+        interrupted = self.end is None or self.end.reason in ("cancelled", "interrupted")
+        for parent in list(self.text) + list(self.reasoning):
+            await self._close_text(parent, drop_backlog=interrupted)
         for row in self.rows.values():
             if row.status in ("running", "waiting"):
                 row.set_status("cancelled" if cancelled else "success")

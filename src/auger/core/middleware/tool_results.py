@@ -3,7 +3,8 @@
 * A tool that raises (a backend refusing a symlink that leads out of the project, an MCP
   adapter meeting content it cannot convert, any bug in a tool) becomes an error result the
   model reads — "Error: read_file failed: ..." — and the turn goes on; LangGraph's ToolNode would
-  re-raise it and end the whole turn. Interrupts (approvals) and cancellation pass through.
+  re-raise it and end the whole turn. Interrupts (approvals), cancellation and a model's failure
+  (a provider error; whatever escapes a subagent) pass through and end the turn as before.
 * `execute` that exits non-zero or times out is `status="error"` (deepagents reports every
   finished command as a success with the exit code in the text), so `tool_call_finished`
   says "error" and PostToolUseFailure hooks fire.
@@ -30,11 +31,19 @@ from auger.core.text import clean_content
 log = logging.getLogger("auger.tools")
 
 
-def _passes_through(exc: BaseException) -> bool:
-    """Exceptions that are control flow, not tool failures (approval interrupts, Command jumps)."""
+def _passes_through(request: Any, exc: BaseException) -> bool:
+    """Exceptions that are not tool failures: control flow (approval interrupts, Command jumps), and
+    a model's failure — a provider error, or anything escaping a subagent (`task`: the subagent's
+    own tools already end in results, so what escapes it comes from its model calls). Those end the
+    turn as a failure of the main model would (a reply that did not finish is never run, and the
+    main agent does not retry a broken provider call by call)."""
     from langgraph.errors import GraphBubbleUp
 
-    return isinstance(exc, GraphBubbleUp)
+    from auger.errors import ProviderError
+
+    if isinstance(exc, GraphBubbleUp | ProviderError):
+        return True
+    return str(request.tool_call.get("name")) == "task"
 
 
 def error_result(call: dict[str, Any], exc: BaseException) -> ToolMessage:
@@ -72,7 +81,7 @@ class ToolResultsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         try:
             result = handler(request)
         except Exception as exc:
-            if _passes_through(exc):
+            if _passes_through(request, exc):
                 raise
             return error_result(request.tool_call, exc)
         return map_tool_messages(result, truthful)
@@ -81,7 +90,7 @@ class ToolResultsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         try:
             result = await handler(request)
         except Exception as exc:
-            if _passes_through(exc):
+            if _passes_through(request, exc):
                 raise
             return error_result(request.tool_call, exc)
         return map_tool_messages(result, truthful)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from auger.tui import services
 from auger.tui.commands.registry import REGISTRY, command
-from auger.tui.format import one_line
+from auger.tui.format import md_code, md_table, one_line
 
 if TYPE_CHECKING:
     from auger.tui.app import AugerApp
@@ -27,22 +27,19 @@ KEYS_HELP = [
 
 
 def _cell(text: str) -> str:
-    return one_line(text, 90).replace("|", "\\|")
+    return one_line(text, 90)
 
 
 @command("help", "Commands and keys", aliases=("?",), needs_session=False)
 async def help_cmd(app: AugerApp, arg: str) -> None:
-    rows = ["| Command | |", "|---|---|"]
+    rows: list[list[str]] = []
     for cmd in REGISTRY.all():
         names = ", ".join(f"/{a}" for a in cmd.aliases)
         extra = f" (also {names})" if names else ""
-        rows.append(f"| `{cmd.usage}` | {_cell(cmd.help)}{extra} |")
-    skills = services.skills(app)
-    if skills:
-        rows.append("| | |")
-        rows += [f"| `/{name} [args]` | skill: {_cell(desc)} |" for name, desc in skills]
-    keys = ["", "| Key | |", "|---|---|", *(f"| {k} | {v} |" for k, v in KEYS_HELP)]
-    await app.write_info("\n".join(rows + keys))
+        rows.append([md_code(cmd.usage), _cell(cmd.help) + extra])
+    rows += [[md_code(f"/{name} [args]"), f"skill: {_cell(desc)}"] for name, desc in services.skills(app)]
+    keys = md_table(["Key", "What it does"], [[k, v] for k, v in KEYS_HELP])
+    await app.write_info(md_table(["Command", "What it does"], rows) + "\n\n" + keys)
 
 
 @command("skills", "Skills you can invoke as /<skill-name> args", needs_session=False)
@@ -51,9 +48,8 @@ async def skills_cmd(app: AugerApp, arg: str) -> None:
     if not found:
         await app.write_info("No skills found. Add one as `.auger/skills/<name>/SKILL.md` in the project.")
         return
-    rows = ["| Skill | Source | |", "|---|---|---|"]
-    rows += [f"| `/{s.name}` | {s.source} | {_cell(s.description)} |" for s in found]
-    await app.write_info("\n".join(rows))
+    rows = [[md_code(f"/{s.name}"), s.source, _cell(s.description)] for s in found]
+    await app.write_info(md_table(["Skill", "Source", "Description"], rows))
 
 
 def _field(item: Any, *names: str) -> str:
@@ -66,23 +62,22 @@ def _field(item: Any, *names: str) -> str:
 
 @command("agents", "Subagents the agent can delegate to", needs_session=False)
 async def agents_cmd(app: AugerApp, arg: str) -> None:
-    rows = ["| Subagent | Source | Model | |", "|---|---|---|---|"]
-    rows.append("| `general-purpose` | built-in | (same) | Any task, with the main agent's tools |")
+    rows = [[md_code("general-purpose"), "built-in", "(same)", "Any task, with the main agent's tools"]]
     for agent in services.subagents(app):
         name, model = _field(agent, "name"), _field(agent, "model") or "(same)"
         source = _field(agent, "source") or ("remote" if _field(agent, "url") else "")
-        rows.append(f"| `{name}` | {source} | {model} | {_cell(_field(agent, 'description'))} |")
-    await app.write_info("\n".join(rows))
+        rows.append([md_code(name), source, model, _cell(_field(agent, "description"))])
+    await app.write_info(md_table(["Subagent", "Source", "Model", "Description"], rows))
 
 
 @command("memory", "Memory files (AGENTS.md) the agent reads", needs_session=False)
 async def memory_cmd(app: AugerApp, arg: str) -> None:
     files = services.memory_files(app)
-    rows = ["| Scope | File | |", "|---|---|---|"]
-    for mem in files:
-        state = "loaded" if mem.exists else "missing (create it to add memory)"
-        rows.append(f"| {mem.scope} | `{mem.path}` | {state} |")
-    await app.write_info("\n".join(rows) if files else "No memory files.")
+    rows = [
+        [mem.scope, md_code(str(mem.path)), "loaded" if mem.exists else "missing (create it to add memory)"]
+        for mem in files
+    ]
+    await app.write_info(md_table(["Scope", "File", "State"], rows) if files else "No memory files.")
 
 
 @command("tools", "Tools the agent can call")
@@ -102,9 +97,9 @@ async def mcp_cmd(app: AugerApp, arg: str) -> None:
     if not status:
         await app.write_info("No MCP servers configured (`.mcp.json`, `$AUGER_HOME/mcp.json` or `[mcp]`).")
         return
-    rows = ["| Server | Status | Tools |", "|---|---|---|"]
+    rows: list[list[str]] = []
     for srv in status:
         tools = ", ".join(srv["tools"]) or "-"
         state = srv["status"] + (f": {_cell(srv['error'])}" if srv.get("error") else "")
-        rows.append(f"| `{srv['name']}` | {state} | {_cell(tools)} |")
-    await app.write_info("\n".join(rows))
+        rows.append([md_code(srv["name"]), state, _cell(tools)])
+    await app.write_info(md_table(["Server", "Status", "Tools"], rows))

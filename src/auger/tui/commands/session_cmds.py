@@ -84,17 +84,12 @@ async def tokens_cmd(app: AugerApp, arg: str) -> None:
     window = app.context_window(spec)
     used = app.session.context_tokens
     totals = app.usage_totals
-    await app.write_info(
-        "\n".join(
-            [
-                "| | |",
-                "|---|---|",
-                f"| Context | {fmt.context_use(used, window)} |",
-                f"| Model | `{spec}` (window {fmt.tokens(window)}) |",
-                f"| This session | {fmt.tokens(totals['input'])} in, {fmt.tokens(totals['output'])} out |",
-            ]
-        )
-    )
+    rows = [
+        ["Context", fmt.context_use(used, window)],
+        ["Model", f"{fmt.md_code(str(spec))} (window {fmt.tokens(window)})"],
+        ["This session", f"{fmt.tokens(totals['input'])} in, {fmt.tokens(totals['output'])} out"],
+    ]
+    await app.write_info(fmt.md_table(["Tokens", "Used"], rows))
 
 
 @command(

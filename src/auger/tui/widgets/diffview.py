@@ -1,4 +1,5 @@
-"""A coloured diff (added / removed / context lines with numbers); colours come from app.tcss."""
+"""A coloured diff: added / removed / context lines with their line numbers (colours in
+blocks.tcss). A long one is folded after `max_lines` with a count; a click unfolds it."""
 
 from __future__ import annotations
 
@@ -25,21 +26,36 @@ class DiffView(Widget):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.lines = lines
         self.max_lines = max_lines
+        self.unfolded = False
+
+    @property
+    def folded(self) -> int:
+        """How many lines the fold hides."""
+        return 0 if self.unfolded else max(0, len(self.lines) - self.max_lines)
 
     def render(self) -> Content:
-        shown = self.lines[: self.max_lines]
-        width = max((len(str(line.number)) for line in shown if line.number), default=1)
+        shown = self.lines if self.unfolded else self.lines[: self.max_lines]
+        width = max((len(str(line.number)) for line in shown if line.number), default=0)
         number_style = self.get_visual_style("diff--number")
         rows: list[Content] = []
         for line in shown:
             style = self.get_visual_style(f"diff--{line.kind}")
-            number = str(line.number).rjust(width) if line.number is not None else " " * width
-            rows.append(
-                Content.assemble((number, number_style), " ", (f"{_MARK[line.kind]} {line.text}", style))
-            )
-        if len(self.lines) > len(shown):
-            more = f"… {len(self.lines) - len(shown)} more lines (see the file)"
-            rows.append(Content.assemble((more, self.get_visual_style("diff--hunk"))))
+            text = Content.styled(f"{_MARK[line.kind]} {line.text}".expandtabs(4), style)
+            if width:
+                number = str(line.number).rjust(width) if line.number is not None else " " * width
+                text = Content.assemble((number, number_style), " ", text)
+            rows.append(text)
+        if self.folded:
+            hidden = self.lines[self.max_lines :]
+            added = sum(1 for line in hidden if line.kind == "add")
+            removed = sum(1 for line in hidden if line.kind == "del")
+            more = f"… {self.folded} more lines (+{added} -{removed}), click to show them"
+            rows.append(Content.styled(more, self.get_visual_style("diff--hunk")))
         if not rows:
             rows.append(Content("(no changes)"))
         return Content("\n").join(rows)
+
+    def on_click(self) -> None:
+        if self.folded:
+            self.unfolded = True
+            self.refresh(layout=True)

@@ -3,15 +3,15 @@ notices and command output."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from textual.containers import Vertical
-from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Collapsible, Static
 
 from auger.tui.format import elapsed
-from auger.tui.mdsplit import Splitter
+from auger.tui.markdown.blocks import BlockSplitter, Chunk
+from auger.tui.widgets.markdown_view import MarkdownLines
+from auger.tui.widgets.transcript import Transcript
 
 
 class UserMessage(Static):
@@ -23,31 +23,40 @@ class UserMessage(Static):
 
 
 class StreamedMarkdown(Vertical):
-    """Markdown streamed through `MarkdownStream`, as a run of bounded segments
-    (`auger.tui.mdsplit`) so a long reply stays cheap.
+    """A reply streamed as markdown: finished blocks in `MarkdownLines` segments (each rendered
+    once), the open block in one more `MarkdownLines` re-rendered on each flush.
 
-    `write()` only buffers; the buffer goes to the stream at most every `FLUSH_INTERVAL` seconds.
-    Each flush costs a repaint, so a fast stream is rendered in a dozen batches a second instead
-    of one repaint per token, and the event loop stays free for keys and for the stream itself.
-    While the user types (a key in the last `TYPING_GRACE` s), flushes wait for a pause in the
-    typing, up to `MAX_DEFER` s: a keystroke never queues behind a transcript repaint.
+    `auger.tui.markdown.blocks.BlockSplitter` says which blocks are finished. A segment takes
+    chunks until it holds `SEGMENT_CHARS` of source, then a new one starts: the transcript can
+    prune a long reply a segment at a time, and a segment out of view costs no painting.
+
+    `write()` only buffers; the buffer is rendered at most every `FLUSH_INTERVAL` seconds, so a
+    fast stream costs a dozen repaints a second instead of one per token. When a flush and the
+    repaint after it take longer (a busy machine, a big screen), the interval grows to twice that
+    time (at most `MAX_INTERVAL`): rendering never takes more than a third of the event loop, which
+    also runs the stream itself. While the user types (a key in the last `TYPING_GRACE` s),
+    flushes wait for a pause in the typing, up to `MAX_DEFER` s: a keystroke never queues behind a
+    transcript repaint.
     """
 
     FLUSH_INTERVAL = 0.08
+    MAX_INTERVAL = 0.5
     TYPING_GRACE = 0.12
     MAX_DEFER = 0.4
+    SEGMENT_CHARS = 4_000
 
     def __init__(self, text: str = "", *, classes: str = "") -> None:
         super().__init__(classes=f"streamed {classes}".strip())
-        self.parts: list[str] = []
-        self._splitter = Splitter()
-        self._segment: Markdown | None = None
-        self._fed = ""  # what the current segment has been given
-        self._stream: MarkdownStream | None = None
+        self.parts: list[str] = [text] if text else []
+        self._splitter = BlockSplitter()
         self._initial = text
+        self._segments: list[MarkdownLines] = []
+        self._live = MarkdownLines(classes="live")
         self._buffer: list[str] = []
         self._flush_at = 0.0  # when the next flush may run
+        self._interval = self.FLUSH_INTERVAL
         self._scheduled = False
+        self.dropped = 0  # characters received but not shown (an interrupted turn's backlog)
 
     @property
     def text(self) -> str:
@@ -55,20 +64,18 @@ class StreamedMarkdown(Vertical):
 
     @property
     def source(self) -> str:
-        return self.text
+        """What the widgets show (all of `text` once the stream is finished)."""
+        return "".join(segment.source for segment in self.segments) + self._splitter.open
+
+    @property
+    def segments(self) -> list[MarkdownLines]:
+        return [s for s in self._segments if s.parent is self]
 
     def compose(self):  # type: ignore[no-untyped-def]
-        segments = [""]
-        for kind, value in self._splitter.feed(self._initial):
-            if kind == "split":
-                segments.append("")
-            else:
-                segments[-1] += value
         if self._initial:
-            self.parts.append(self._initial)
-        for text in segments:
-            self._segment = Markdown(text or None)
-            yield self._segment
+            self._place(self._splitter.feed(self._initial) + self._splitter.close())
+        yield from self._segments
+        yield self._live
 
     def write(self, fragment: str) -> None:
         """Queue `fragment` for display (never blocks, never repaints by itself)."""
@@ -82,57 +89,74 @@ class StreamedMarkdown(Vertical):
             self.set_timer(delay, self._flush) if delay else self.call_later(self._flush)
 
     async def _flush(self) -> None:
+        if not self._scheduled:
+            return
         now = time.monotonic()
         quiet_at = float(getattr(self.app, "last_key_at", 0.0)) + self.TYPING_GRACE
-        if now < quiet_at and now < self._flush_at - self.FLUSH_INTERVAL + self.MAX_DEFER:
+        if now < quiet_at and now < self._flush_at - self._interval + self.MAX_DEFER:
             self.set_timer(quiet_at - now, self._flush)  # the user is typing: after the keys
             return
         self._scheduled = False
-        self._flush_at = now + self.FLUSH_INTERVAL
+        self._flush_at = now + self._interval
         text, self._buffer = "".join(self._buffer), []
-        for kind, value in self._splitter.feed(text):
-            if kind == "split":
-                await self._new_segment()
-            else:
-                await self._write(value)
+        await self._show(self._splitter.feed(text))
+        self.call_after_refresh(self._painted, now)
 
-    async def _write(self, text: str) -> None:
-        if self._segment is None:
-            await self._new_segment()
-        assert self._segment is not None
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self._segment)
-        self._fed += text
-        await self._stream.write(text)
+    def _painted(self, started: float) -> None:
+        """The flush that began at `started` is on screen: pace the next ones by what it cost."""
+        cost = time.monotonic() - started
+        self._interval = min(self.MAX_INTERVAL, max(self.FLUSH_INTERVAL, 2 * cost))
 
-    async def _new_segment(self) -> None:
-        await self._stop()
-        self._segment, self._fed = Markdown(), ""
-        await self.mount(self._segment)
+    async def _show(self, finished: list[Chunk]) -> None:
+        new = self._place(finished)
+        if new:
+            await self.mount_all(new, before=self._live)
+            self.post_message(Transcript.Grew())
+        splitter = self._splitter
+        tail = [Chunk(splitter.open, splitter.joined)] if splitter.open.strip() else []
+        self._live.replace(tail, gap_before=bool(self._segments))
 
-    async def _stop(self) -> None:
-        """Stop the stream and wait until the segment shows everything it was given (a stopped
-        MarkdownStream can leave its last append still running)."""
-        if self._stream is None or self._segment is None:
-            return
-        stream, self._stream = self._stream, None
-        segment = self._segment
-        await stream.stop()
-        if segment.source != self._fed:
-            await segment.update(self._fed)
-        await asyncio.sleep(0)  # let an in-flight append take the widget's lock...
-        async with segment.lock:  # ...and wait for it to finish
-            pass
+    def _place(self, chunks: list[Chunk]) -> list[MarkdownLines]:
+        """Give `chunks` to the last segment, or to new ones past SEGMENT_CHARS; returns the new
+        segments (not mounted yet)."""
+        new: list[MarkdownLines] = []
+        pending: list[Chunk] = []
+        last = self._segments[-1] if self._segments else None
+        room = self.SEGMENT_CHARS - last.size_chars if last is not None else 0
+        for chunk in chunks:
+            if room <= 0 or last is None:
+                if pending and last is not None:
+                    last.add(pending)
+                pending = []
+                last = MarkdownLines(gap_before=bool(self._segments))
+                self._segments.append(last)
+                new.append(last)
+                room = self.SEGMENT_CHARS
+            pending.append(chunk)
+            room -= len(chunk.source)
+        if pending and last is not None:
+            last.add(pending)
+        return new
 
-    async def finish(self) -> None:
-        """Show what is buffered and close the stream."""
-        if self._buffer:
-            await self._flush()
-        await self._stop()
-        import os
+    async def finish(self, *, drop_backlog: bool = False) -> None:
+        """Close the stream: show what is buffered (or, `drop_backlog`, leave it out: an
+        interrupted turn ends at once; `text` keeps it all) and freeze the open block."""
+        self._scheduled = False
+        if drop_backlog:
+            self.dropped = sum(len(part) for part in self._buffer)
+            self._buffer = []
+        text, self._buffer = "".join(self._buffer), []
+        finished = self._splitter.feed(text) if text else []
+        await self._show(finished + self._splitter.close())
 
-        if os.environ.get("EXP_PARTS") and len(self.parts) > 1:
-            self.parts[:] = ["".join(self.parts)]
+    def drop_oldest(self, count: int) -> int:
+        """Remove up to `count` of the oldest segments (the transcript's pruning); how many went."""
+        old = self.segments[: max(0, min(count, len(self.segments) - 1))]
+        for segment in old:
+            self._segments.remove(segment)
+        if old:
+            self.remove_children(old)
+        return len(old)
 
 
 class AssistantMessage(StreamedMarkdown):
@@ -150,8 +174,8 @@ class Reasoning(Collapsible):
     def write(self, fragment: str) -> None:
         self.body.write(fragment)
 
-    async def finish(self, seconds: float) -> None:
-        await self.body.finish()
+    async def finish(self, seconds: float, *, drop_backlog: bool = False) -> None:
+        await self.body.finish(drop_backlog=drop_backlog)
         self.title = f"Thought for {elapsed(seconds)}"
         self.collapsed = True
 
@@ -163,11 +187,12 @@ class Notice(Static):
         super().__init__(text, markup=False, classes=f"-{level}")
 
 
-class InfoBlock(Markdown):
+class InfoBlock(MarkdownLines):
     """Output of a slash command (help, skills, tokens, ...)."""
 
     def __init__(self, markdown: str) -> None:
-        super().__init__(markdown, classes="info")
+        splitter = BlockSplitter()
+        super().__init__(splitter.feed(markdown) + splitter.close(), classes="info")
 
 
 class ShellBlock(Vertical):

@@ -51,14 +51,18 @@ class ToolHeader(Widget):
 class ToolRow(Vertical, can_focus=True):
     BINDINGS: ClassVar = [Binding("enter,space", "toggle_details", "Expand", show=False, id="tool.toggle")]
 
-    def __init__(self, call_id: str, name: str, args: dict[str, Any], project_root: Path) -> None:
+    def __init__(
+        self, call_id: str, name: str, args: dict[str, Any], project_root: Path, *, applied: bool = False
+    ) -> None:
+        """`applied`: the call ran already (a saved thread shown again), so the file on disk is
+        the edited one."""
         super().__init__(classes="tool -running")
         self.call_id, self.tool_name, self.args = call_id, name, args
         self.status = "running"
         self.output = ""
         self.duration_ms: int | None = None
         self.started = time.monotonic()
-        self.diff = tool_diff(name, args, project_root)
+        self.diff = tool_diff(name, args, project_root, applied=applied)
         self.summary = "$ " + fmt.one_line(str(args.get("command", "")), 90) if name == "execute" else ""
         self.summary = self.summary or fmt.key_arg(name, args)
         self.decision = ""  # "approved", "always allowed", "rejected: why" once the user answered

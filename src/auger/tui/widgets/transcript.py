@@ -2,13 +2,16 @@
 
 The conversation itself lives in the checkpointer; the DOM keeps only the newest blocks, at most
 `budget` widgets in all (a widget costs tens of KB and every layout pass walks them all), so a
-long session stays as fast and as small as a short one. Blocks scrolled out of view drop their
-rendered lines (`release_offscreen`, after each turn): a good part of what a widget holds.
+long session stays as fast and as small as a short one. A reply is a run of segments
+(`StreamedMarkdown`), and one reply longer than the budget loses its oldest segments. Blocks
+scrolled out of view drop their rendered lines (`release_offscreen`, after each turn): a good
+part of what a widget holds.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 from textual.containers import VerticalScroll
 from textual.geometry import NULL_SIZE
@@ -16,9 +19,14 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from auger.tui.widgets.start_header import StartHeader
+
 
 class PrunedNote(Static):
     """Shown at the top once old blocks have been pruned."""
+
+
+NOT_BLOCKS = (PrunedNote, StartHeader)
 
 
 class Transcript(VerticalScroll):
@@ -27,10 +35,26 @@ class Transcript(VerticalScroll):
     class Pruned(Message):
         """Old blocks left the DOM."""
 
-    def __init__(self, budget: int = 400, **kwargs: object) -> None:
+    class Grew(Message):
+        """A block inside the transcript mounted more widgets (a long reply's new segment)."""
+
+    def on_transcript_grew(self, message: Grew) -> None:
+        message.stop()
+        self.prune()
+
+    def __init__(
+        self, budget: int = 400, header: Callable[[], StartHeader] | None = None, **kwargs: object
+    ) -> None:
+        """`header`: makes what the transcript shows at its top while empty (again after `clear`)."""
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.budget = max(10, budget)
         self.pruned = 0
+        self._make_header = header
+        self.header: StartHeader | None = header() if header is not None else None
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        if self.header is not None:
+            yield self.header
 
     def on_mount(self) -> None:
         self.anchor()
@@ -46,7 +70,7 @@ class Transcript(VerticalScroll):
         self.prune()
 
     def blocks(self) -> list[Widget]:
-        return [child for child in self.children if not isinstance(child, PrunedNote)]
+        return [child for child in self.children if not isinstance(child, NOT_BLOCKS)]
 
     @staticmethod
     def weight(block: Widget) -> int:
@@ -55,8 +79,6 @@ class Transcript(VerticalScroll):
 
     def prune(self) -> None:
         blocks = self.blocks()
-        if len(blocks) <= 1:
-            return
         weights = [self.weight(b) for b in blocks]
         total = sum(weights)
         if total <= self.budget:
@@ -67,8 +89,16 @@ class Transcript(VerticalScroll):
             total -= weights[cut]
             cut += 1
         old = blocks[:cut]
-        self.pruned += len(old)
-        self.remove_children(old)
+        dropped = len(old)
+        if old:
+            self.remove_children([*old, *(c for c in self.children if c is self.header)])
+        first = blocks[cut] if cut < len(blocks) else None
+        drop_oldest = getattr(first, "drop_oldest", None)
+        if total > target and drop_oldest is not None:  # one long reply: its oldest segments
+            dropped += drop_oldest(total - target)
+        if not dropped:
+            return
+        self.pruned += dropped
         self.post_message(self.Pruned())
         note = self.query(PrunedNote)
         text = (
@@ -96,8 +126,12 @@ class Transcript(VerticalScroll):
         return released
 
     async def clear(self) -> None:
+        """Empty the transcript: the start header shows again."""
         self.pruned = 0
-        await self.remove_children()
+        await self.remove_children([c for c in self.children if c is not self.header])
+        if self._make_header is not None and self.header not in self.children:
+            self.header = self._make_header()
+            await self.mount(self.header)
 
 
 def _release_render(widget: Widget) -> int:

@@ -1,0 +1,290 @@
+"""Long real-markdown replies in a real terminal (tmux): auger vs a bare Textual app streaming the
+same text into `MarkdownStream`, in the same run.
+
+    python bench/bench_markdown.py [--rounds N] [--only long mixed echo]
+
+The replies are real files from bench/corpus/ (see SOURCES.md), streamed by the scripted server in
+its usual 8-character chunks:
+
+1. `long`: black's CHANGES.md (70 KB of nested lists), sent as fast as the server can. For each
+   round, first the bare app (a `Markdown` in an anchored `VerticalScroll`, fed through
+   `Markdown.get_stream` in the same 8-character pieces), then auger: the time from Enter until
+   the reply's last line is on screen (auger: and the turn is over). Targets: auger ≤ 1.0× bare
+   (goal ≤ 0.5×); auger's RSS growth for the reply ≤ 60 MB, and after `/clear` back within 20 MB
+   of where it started.
+2. `echo`: the same reply while a key is typed every 100 ms (for at most `ECHO_SECONDS`): the
+   time until each key shows in the input box (target p95 ≤ 50 ms).
+3. `mixed`: 20,000 tokens of mixed markdown (rich's, fastapi's and axios's READMEs: HTML, tables,
+   code, lists) in 16-character chunks (~4 tokens, as bench_tui.py's lorem reply), paced at
+   3,000 tok/s; rendered end to end at ≥ 2,000 tok/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+from bench_tui import AUGER, Env, Term, idle, ready, rss_mb, settled  # noqa: E402
+
+from llm_server import CHUNK_CHARS, ScriptedLLM, _pieces, _tokens  # noqa: E402
+
+CORPUS = HERE / "corpus"
+END = "Reply complete: 7f3a9c."
+ECHO_SECONDS = 60  # keys are typed for at most this long (or until the reply is done)
+BARE_MARKDOWN_APP = """
+import asyncio, sys
+from textual.app import App
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown, Static, TextArea
+
+TEXT = open(sys.argv[1], encoding="utf-8").read()
+CHUNK = int(sys.argv[2])
+
+class Bare(App):
+    CSS = "VerticalScroll { height: 1fr; } TextArea { height: 3; }"
+    def compose(self):
+        with VerticalScroll(id="t"):
+            yield Markdown()
+        yield TextArea(placeholder="Ask anything · / for commands")
+        yield Static("ready", id="status")
+    def on_mount(self):
+        self.query_one("#t").anchor()
+        self.query_one(TextArea).focus()
+    def on_text_area_changed(self, event):
+        if "\\n" in event.text_area.text and not getattr(self, "started", False):
+            self.started = True
+            self.query_one("#status").update("working")
+            self.run_worker(self.stream())
+    async def stream(self):
+        stream = Markdown.get_stream(self.query_one(Markdown))
+        for i in range(0, len(TEXT), CHUNK):
+            await stream.write(TEXT[i : i + CHUNK])
+            await asyncio.sleep(0)
+        await stream.stop()
+        self.query_one("#status").update("done")
+
+Bare().run()
+"""
+
+
+def reply_text(name: str) -> str:
+    return (CORPUS / name).read_text(encoding="utf-8").rstrip() + f"\n\n{END}\n"
+
+
+MIXED_CHUNK = 16  # characters per streamed chunk: ~4 tokens, as bench_tui.py's lorem reply
+
+
+def mixed_text(tokens: int) -> str:
+    """The mixed corpus cut (at a line end) to `tokens` as the scripted server counts them."""
+    text = "".join(
+        reply_text(n).replace(END, "") for n in ("rich-README.md", "fastapi-README.md", "axios-README.md")
+    )
+    out: list[str] = []
+    count = 0
+    for line in text.splitlines(keepends=True):
+        count += sum(_tokens(p) for p in _pieces(line, MIXED_CHUNK))
+        if count > tokens:
+            break
+        out.append(line)
+    return "".join(out).rstrip() + f"\n\n{END}\n"
+
+
+def end_shown(screen: str) -> bool:
+    return END in screen
+
+
+def bare_round(env: Env, text_file: Path, n: int) -> float:
+    app = env.tmp / "bare_markdown_app.py"
+    app.write_text(BARE_MARKDOWN_APP)
+    term = Term(f"bench-md-bare-{os.getpid()}-{n}")
+    try:
+        term.start(f"{sys.executable} {app} {text_file} {CHUNK_CHARS}", env.project, env.env)
+        term.wait(lambda s: "Ask anything" in s)
+        t0 = time.perf_counter()
+        term.keys("Enter")
+        t1, _ = term.wait(lambda s: end_shown(s) and "done" in s, timeout=3600, pause=0.05)
+        print(f"  (round {n}: bare MarkdownStream {t1 - t0:.1f} s)", flush=True)
+        return t1 - t0
+    finally:
+        term.kill()
+
+
+def auger_round(env: Env, llm: ScriptedLLM, text: str, n: int, *, clear: bool = True) -> dict[str, float]:
+    llm.add({"text": text})
+    term = Term(f"bench-md-auger-{os.getpid()}-{n}")
+    try:
+        term.start(AUGER, env.project, env.env)
+        term.wait(ready)
+        pid = term.pid()
+        before = rss_mb(pid)
+        term.type_line("show me the changelog")
+        t0 = time.perf_counter()
+        t1, _ = term.wait(lambda s: end_shown(s) and idle(s), timeout=3600, pause=0.05)
+        rendered = rss_mb(pid)
+        print(f"  (round {n}: auger {t1 - t0:.1f} s, RSS {before:.0f} -> {rendered:.0f} MB)", flush=True)
+        out = {"seconds": t1 - t0, "rss_start_mb": before, "rss_rendered_mb": rendered}
+        if clear:
+            term.type_line("/clear")
+            term.wait(lambda s: "New thread." in s and not end_shown(s))
+            time.sleep(3.0)  # the app's idle-time collection (gcpolicy.IDLE_DELAY) has run by then
+            out["rss_after_clear_mb"] = rss_mb(pid)
+        return out
+    finally:
+        term.kill()
+
+
+def long_reply(env: Env, llm: ScriptedLLM, rounds: int) -> dict[str, object]:
+    text = reply_text("black-CHANGES-70k.md")
+    text_file = env.tmp / "long.md"
+    text_file.write_text(text, encoding="utf-8")
+    bare: list[float] = []
+    augers: list[dict[str, float]] = []
+    for n in range(rounds):
+        bare.append(bare_round(env, text_file, n))
+        augers.append(auger_round(env, llm, text, n))
+    ratios = [a["seconds"] / b for a, b in zip(augers, bare, strict=True)]
+
+    def med(key: str) -> float:
+        return statistics.median(a[key] for a in augers)
+
+    return {
+        "corpus": "black-CHANGES-70k.md",
+        "chars": len(text),
+        "rounds": rounds,
+        "bare_markdownstream_s": statistics.median(bare),
+        "auger_s": med("seconds"),
+        "ratio_auger_over_bare": statistics.median(ratios),
+        "ratios": " ".join(f"{r:.2f}" for r in ratios),
+        "rss_start_mb": med("rss_start_mb"),
+        "rss_growth_mb": statistics.median(a["rss_rendered_mb"] - a["rss_start_mb"] for a in augers),
+        "rss_after_clear_over_start_mb": statistics.median(
+            a["rss_after_clear_mb"] - a["rss_start_mb"] for a in augers
+        ),
+    }
+
+
+def _prompt_text(screen: str) -> str:
+    """What the input box shows (it grows to several lines as keys are typed)."""
+    lines = screen.rstrip().splitlines()
+    top = max((i for i, line in enumerate(lines) if line.strip().startswith("╭")), default=len(lines))
+    return "\n".join(lines[top + 1 : -2])
+
+
+def echo(env: Env, llm: ScriptedLLM) -> dict[str, object]:
+    llm.add({"text": reply_text("black-CHANGES-70k.md")})
+    term = Term(f"bench-md-echo-{os.getpid()}")
+    echoes: list[float] = []
+    try:
+        term.start(AUGER, env.project, env.env)
+        term.wait(ready)
+        term.type_line("show me the changelog")
+        term.wait(lambda s: "working" in s.rstrip().splitlines()[-1])
+        typed = 0
+        stop_at = time.perf_counter() + ECHO_SECONDS
+        while not idle(term.screen()) and time.perf_counter() < stop_at:
+            typed += 1
+            t0 = time.perf_counter()
+            term.keys("x", literal=True)
+            t1, screen = term.wait(lambda s, n=typed: _prompt_text(s).count("x") >= n or idle(s), 30)
+            if _prompt_text(screen).count("x") >= typed:
+                echoes.append(t1 - t0)
+            time.sleep(max(0.0, 0.1 - (time.perf_counter() - t0)))
+        settled(term)
+    finally:
+        term.kill()
+    echoes.sort()
+    p95 = echoes[max(0, int(len(echoes) * 0.95) - 1)] if echoes else float("nan")
+    return {
+        "corpus": "black-CHANGES-70k.md",
+        "keys": len(echoes),
+        "echo_p50_ms": statistics.median(echoes) * 1000 if echoes else float("nan"),
+        "echo_p95_ms": p95 * 1000,
+        "echo_max_ms": max(echoes) * 1000 if echoes else float("nan"),
+    }
+
+
+def mixed(env: Env, llm: ScriptedLLM, tokens: int, rate: float) -> dict[str, object]:
+    text = mixed_text(tokens)
+    n_tokens = sum(_tokens(p) for p in _pieces(text, MIXED_CHUNK))
+    llm.add({"text": text, "rate": rate, "chunk_chars": MIXED_CHUNK})
+    term = Term(f"bench-md-mixed-{os.getpid()}")
+    try:
+        term.start(AUGER, env.project, env.env)
+        term.wait(ready)
+        term.type_line("show me the readmes")
+        t0 = time.perf_counter()
+        t1, _ = term.wait(lambda s: end_shown(s) and idle(s), timeout=3600, pause=0.05)
+    finally:
+        term.kill()
+    return {
+        "corpus": "rich-README.md + fastapi-README.md + axios-README.md",
+        "chars": len(text),
+        "tokens": n_tokens,
+        "rate": rate,
+        "min_stream_s": n_tokens / rate,
+        "seconds": t1 - t0,
+        "rendered_tok_per_s": n_tokens / (t1 - t0),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--tokens", type=int, default=20_000)
+    ap.add_argument("--rate", type=float, default=3_000)
+    ap.add_argument("--only", nargs="+", choices=("long", "echo", "mixed"), default=["long", "echo", "mixed"])
+    args = ap.parse_args()
+    results: dict[str, dict[str, object]] = {}
+    with ScriptedLLM() as llm:
+        env = Env(llm)
+        for name, section in (("long", "long_reply"), ("echo", "echo"), ("mixed", "mixed")):
+            if name not in args.only:
+                continue
+            if name == "long":
+                results[section] = long_reply(env, llm, args.rounds)
+            elif name == "echo":
+                results[section] = echo(env, llm)
+            else:
+                results[section] = mixed(env, llm, args.tokens, args.rate)
+            show(section, results[section])
+    print("targets:")
+    for check, ok in checks(results).items():
+        print(f"  {'PASS' if ok else 'FAIL'}  {check}")
+
+
+def show(section: str, figures: dict[str, object]) -> None:
+    print(f"{section}:")
+    for key, value in figures.items():
+        if isinstance(value, float):
+            print(f"  {key:<32} {value:.3f}" if abs(value) < 10 else f"  {key:<32} {value:.1f}")
+        else:
+            print(f"  {key:<32} {value}")
+    sys.stdout.flush()
+
+
+def checks(results: dict[str, dict[str, object]]) -> dict[str, bool]:
+    def figure(section: str, key: str) -> float:
+        return float(results[section][key])  # type: ignore[arg-type]
+
+    out: dict[str, bool] = {}
+    if "long_reply" in results:
+        out["70 KB reply ≤ 1.0× bare MarkdownStream"] = figure("long_reply", "ratio_auger_over_bare") <= 1.0
+        out["RSS growth ≤ 60 MB"] = figure("long_reply", "rss_growth_mb") <= 60
+        out["RSS after /clear within 20 MB"] = figure("long_reply", "rss_after_clear_over_start_mb") <= 20
+    if "echo" in results:
+        out["key echo p95 ≤ 50 ms"] = figure("echo", "echo_p95_ms") <= 50
+    if "mixed" in results:
+        out["mixed 20k tokens ≥ 2000 tok/s"] = figure("mixed", "rendered_tok_per_s") >= 2000
+    return out
+
+
+if __name__ == "__main__":
+    main()
