@@ -13,6 +13,10 @@ figures are per turn: payload bytes by owner (tables + their indexes, from SQLit
 and the growth of the file itself (after a WAL checkpoint). `--breakdown` also prints, for the
 last turn, each main-graph checkpoint it left and the bytes of each channel stored in it.
 
+`--postgres URL` runs the same turns on LangGraph's AsyncPostgresSaver (a pool on URL; a fresh
+database is best) and reports the growth of its tables (`pg_total_relation_size`: heap, TOAST,
+indexes), or `--postgres auto` on a server started for the run (tests/pg_server.py).
+
 Target (issue 15): a simple turn adds <= 10 KB.
 """
 
@@ -148,6 +152,62 @@ async def run(kind: str, turns: int, show: bool) -> dict[str, Any]:
     return per
 
 
+PG_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
+
+
+async def pg_sizes(pool: Any) -> dict[str, int]:
+    async with pool.connection() as conn:
+        await conn.execute("CHECKPOINT")
+        out = {}
+        for table in PG_TABLES:
+            cur = await conn.execute(f"SELECT pg_total_relation_size('{table}') AS size")
+            out[table] = int((await cur.fetchone())["size"])
+        return out
+
+
+async def run_postgres(kind: str, turns: int, url: str) -> dict[str, float]:
+    """The same turns on LangGraph's own PostgreSQL saver (no thread store, nothing collapsed)."""
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from psycopg.rows import dict_row
+    from psycopg_pool import AsyncConnectionPool
+
+    from auger.core.agent import create_cli_agent
+    from auger.core.session import Session, headless_policy
+    from auger.settings import load_settings
+    from llm_server import ScriptedLLM
+
+    kwargs = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+    with tempfile.TemporaryDirectory() as tmp, ScriptedLLM() as llm:
+        async with AsyncConnectionPool(url, kwargs=kwargs, open=False) as pool:
+            saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+            await saver.setup()
+            home, project = Path(tmp) / "home", Path(tmp) / "project"
+            home.mkdir()
+            project.mkdir()
+            (project / "README.md").write_text("# demo\n\nA small project for the growth benchmark.\n")
+            (home / "config.toml").write_text(
+                f'model = "local:scripted-model"\n[providers.local]\nbase_url = "{llm.base_url}"\n'
+                'models = ["scripted-model"]\n'
+            )
+            settings = load_settings(cwd=project, env={"AUGER_HOME": str(home)}, flags={"mode": "yolo"})
+            session = Session(settings, create_cli_agent(settings, checkpointer=saver))
+            session.approval_policy = headless_policy
+
+            async def turn(i: int) -> None:
+                if kind == "tool":
+                    llm.add({"tool_calls": [{"name": "read_file", "args": {"file_path": "/README.md"}}]})
+                llm.add({"text": f"Sure, here is answer number {i}."})
+                async for _ in session.send(f"a simple question number {i}?"):
+                    pass
+
+            await turn(0)
+            before = await pg_sizes(pool)
+            for i in range(1, turns + 1):
+                await turn(i)
+            after = await pg_sizes(pool)
+    return {k: (after[k] - before[k]) / turns for k in after}
+
+
 def max_checkpoint(db: Path, thread_id: str) -> str:
     conn = sqlite3.connect(db)
     try:
@@ -163,7 +223,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--turns", type=int, default=20)
     ap.add_argument("--breakdown", action="store_true")
+    ap.add_argument(
+        "--postgres", metavar="URL", help="LangGraph's PostgreSQL saver on URL ('auto': a new server)"
+    )
     args = ap.parse_args()
+    if args.postgres:
+        postgres(args.postgres, args.turns)
+        return
     for kind, label in (
         ("simple", "simple turn (one-line prompt and reply)"),
         ("tool", "tool turn (read_file)"),
@@ -183,6 +249,23 @@ def main() -> None:
         print(f"  threads.db file growth   {per['file']:10,.0f} bytes{verdict}")
         for item in per["detail"]:
             print(item)
+
+
+def postgres(url: str, turns: int) -> None:
+    import contextlib
+
+    with contextlib.ExitStack() as stack:
+        if url == "auto":
+            from pg_server import running
+
+            server = stack.enter_context(running(Path(stack.enter_context(tempfile.TemporaryDirectory()))))
+            url = server.database()
+        for kind in ("simple", "tool"):
+            per = asyncio.run(run_postgres(kind, turns, url))
+            print(f"{kind} turn on PostgreSQL (AsyncPostgresSaver), mean of {turns} turns in one thread:")
+            for table in PG_TABLES:
+                print(f"  {table:<24} {per[table]:10,.0f} bytes")
+            print(f"  {'all three':<24} {sum(per.values()):10,.0f} bytes")
 
 
 if __name__ == "__main__":

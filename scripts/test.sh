@@ -4,11 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages the tests use: bubblewrap (sandbox), tmux (terminal smoke test), git.
+# System packages the tests use: bubblewrap (sandbox), tmux (terminal smoke test), git, PostgreSQL.
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v tmux >/dev/null || need+=(tmux)
 command -v git >/dev/null || need+=(git)
+# PostgreSQL server binaries: the store tests start their own server (tests/pg_server.py)
+command -v initdb >/dev/null || compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
 if ((${#need[@]})); then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

@@ -69,3 +69,18 @@ def auger_env(tmp_path: Path, scripted_llm: ScriptedLLM) -> Iterator[AugerEnv]:
     ae = AugerEnv(home, project, scripted_llm, env)
     ae.write_config()
     yield ae
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A real PostgreSQL server (tests/pg_server.py), started once per test session (per worker)."""
+    from pg_server import running
+
+    with running(tmp_path_factory.mktemp("pg")) as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(pg_server: Any) -> str:
+    """The URL of a new, empty PostgreSQL database on the session's server."""
+    return str(pg_server.database())
