@@ -72,12 +72,21 @@ def auger_env(tmp_path: Path, scripted_llm: ScriptedLLM) -> Iterator[AugerEnv]:
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A real PostgreSQL server (tests/pg_server.py), started once per test session (per worker)."""
+def pg_server() -> Iterator[Any]:
+    """A real PostgreSQL server (tests/pg_server.py), started once per test session (per worker).
+    Its folder is not under pytest's temporary root: that is kept at mode 0700 (pytest resets it
+    whenever a pytest starts), which would lock the server's OS user out."""
+    import shutil
+    import tempfile
+
     from pg_server import running
 
-    with running(tmp_path_factory.mktemp("pg")) as server:
-        yield server
+    folder = Path(tempfile.mkdtemp(prefix="auger-pg-"))
+    try:
+        with running(folder) as server:
+            yield server
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -12,9 +12,12 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auger.errors import ConfigError, ThreadError
+
+if TYPE_CHECKING:
+    from auger.core.thread_backend import ThreadDatabase
 
 BUSY_TIMEOUT_MS = 10_000
 # A checkpoint row of a turn is ~2.4 KB: SQLite's default 4 KB pages hold one each (40% empty),
@@ -105,3 +108,13 @@ async def open_checkpointer(path: Path) -> tuple[Any, Any]:
         await conn.close()
         raise database_error(path, exc) from exc
     return saver, conn
+
+
+async def open_saver(db: ThreadDatabase) -> tuple[Any, Any]:
+    """(saver, closer) on the thread database — the SQLite file, or PostgreSQL through a pool
+    (`auger.core.postgres_saver`); the caller awaits `closer.close()`."""
+    if db.postgres:
+        from auger.core.postgres_saver import open_postgres_saver
+
+        return await open_postgres_saver(db.url)
+    return await open_checkpointer(db.path)

@@ -4,7 +4,8 @@ The same tables as the SQLite file (`auger.core.thread_schema`), in PostgreSQL's
 
 * `auger_threads`  — one row per thread (`key` a BIGSERIAL);
 * `auger_messages` — each message's text once, with a generated `tsvector` column (the `simple`
-  configuration: no stemming and no stop words, like SQLite's `unicode61` tokenizer) and a GIN
+  configuration: no stemming and no stop words; punctuation made spaces first, so words split
+  where SQLite's `unicode61` tokenizer splits them: `zebrafish.txt` is two words) and a GIN
   index over it (`auger.core.postgres_search` queries it with `websearch_to_tsquery`);
 * `auger_leases`   — the writer lease of each thread: the very statements of
   `auger.core.thread_lease` run here through `QmarkCursor`.
@@ -25,6 +26,7 @@ from typing import Any
 
 from auger.errors import ConfigError
 
+CONNECT_TIMEOUT = 10  # seconds
 EXTRA_HINT = "Install PostgreSQL support with: pip install 'auger[postgres]'."
 ADVISORY_KEY = 0x61756765  # "auge": the lock migrations take
 MIGRATIONS: list[tuple[str, str]] = [
@@ -61,7 +63,8 @@ MIGRATIONS: list[tuple[str, str]] = [
             role TEXT NOT NULL,
             at DOUBLE PRECISION NOT NULL,
             text TEXT NOT NULL,
-            tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED
+            tsv tsvector GENERATED ALWAYS AS
+                (to_tsvector('simple', regexp_replace(text, '[^[:alnum:]_]+', ' ', 'g'))) STORED
         );
         CREATE INDEX auger_messages_thread ON auger_messages(thread_key);
         CREATE INDEX auger_messages_tsv ON auger_messages USING GIN (tsv);
@@ -116,17 +119,21 @@ def psycopg_module() -> Any:
     return psycopg
 
 
-def connect(url: str, *, timeout: float = 10.0) -> Any:
+def connect(url: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     """A psycopg connection (autocommit: every write is an explicit transaction), or ConfigError."""
     psycopg = psycopg_module()
     try:
         return psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(timeout)))
     except psycopg.Error as exc:
-        reason = " ".join(str(exc).split()) or type(exc).__name__
-        raise ConfigError(
-            f"Cannot connect to the database {shown_url(url)}: {reason}",
-            hint="Check database_url (or AUGER_DATABASE_URL) and that the server is running.",
-        ) from exc
+        raise connect_error(url, exc) from exc
+
+
+def connect_error(url: str, exc: BaseException) -> ConfigError:
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    return ConfigError(
+        f"Cannot connect to the database {shown_url(url)}: {reason}",
+        hint="Check database_url (or AUGER_DATABASE_URL) and that the server is running.",
+    )
 
 
 class QmarkCursor:
@@ -136,6 +143,11 @@ class QmarkCursor:
     def __init__(self, cur: Any) -> None:
         self._cur = cur
 
+    @property
+    def raw(self) -> Any:
+        """The psycopg cursor itself (`%s` placeholders)."""
+        return self._cur
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> QmarkCursor:
         self._cur.execute(sql.replace("%", "%%").replace("?", "%s"), tuple(params))
         return self
@@ -143,6 +155,10 @@ class QmarkCursor:
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> QmarkCursor:
         self._cur.executemany(sql.replace("%", "%%").replace("?", "%s"), [tuple(r) for r in rows])
         return self
+
+    @property
+    def rowcount(self) -> int:
+        return int(self._cur.rowcount)
 
     def fetchone(self) -> Any:
         return self._cur.fetchone()

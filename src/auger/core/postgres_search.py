@@ -1,9 +1,10 @@
 """Full-text search over threads on PostgreSQL: the same answers as `auger.core.thread_search`.
 
 A search finds the threads one of whose messages holds every word (`websearch_to_tsquery` in
-the `simple` configuration: quotes and `-word` work, nothing the user types is a syntax error),
-newest first, each with a snippet of its newest matching message (`ts_headline`, hits marked
-with **). Written as "the newest threads that have a matching message" so the planner picks by
+the `simple` configuration: quotes and `-word` work, nothing the user types is a syntax error;
+other punctuation splits words as it does in the index), newest first, each with a snippet of
+its newest matching message (`snippet`: SNIPPET_TOKENS words around the first hit, hits marked
+with **, like SQLite's). Written as "the newest threads that have a matching message" so the planner picks by
 the word's frequency (ANALYZE keeps tsvector statistics): a rare word goes through the GIN index
 on `auger_messages.tsv` (`auger.core.postgres_db`), a common one walks the threads newest first
 and stops at the page's end.
@@ -19,7 +20,6 @@ from auger.core.thread_schema import THREAD_COLUMNS
 from auger.core.thread_search import INDEX_CHARS, SNIPPET_TOKENS, IndexedMessage
 
 _COLUMNS = ", ".join("t." + c.strip() for c in THREAD_COLUMNS.split(","))  # then the key
-_HEADLINE = f"StartSel=**, StopSel=**, MaxWords={SNIPPET_TOKENS}, MinWords={SNIPPET_TOKENS // 2}, ShortWord=0"
 
 
 def index_messages(cur: Any, thread_key: int, messages: Sequence[IndexedMessage], at: float) -> None:
@@ -32,6 +32,12 @@ def index_messages(cur: Any, thread_key: int, messages: Sequence[IndexedMessage]
             if m.text.strip()
         ],
     )
+
+
+def query_text(text: str) -> str:
+    """The user's words for `websearch_to_tsquery`: quotes and a leading `-` kept, every other
+    punctuation mark a space (as in the index)."""
+    return re.sub(r'(?<=\w)-|-(?!\w)|[^\w\s"-]', " ", text)
 
 
 def search_rows(
@@ -48,10 +54,30 @@ def search_rows(
             WHERE EXISTS (SELECT 1 FROM auger_messages m WHERE m.thread_key = t.key AND m.tsv @@ {query})
             {where}
             ORDER BY t.updated_at DESC, t.key DESC LIMIT %(limit)s)
-        SELECT page.*, ts_headline('simple', hit.text, {query}, %(opts)s), hit.at FROM page,
+        SELECT page.*, hit.text, hit.at FROM page,
         LATERAL (SELECT m.text, m.at FROM auger_messages m WHERE m.thread_key = page.tkey AND m.tsv @@ {query}
                  ORDER BY m.id DESC LIMIT 1) hit
         ORDER BY page.updated_at DESC, page.tkey DESC"""
-    params = {"text": text, "root": root, "opts": _HEADLINE, "limit": limit}
+    params = {"text": query_text(text), "root": root, "limit": limit}
     rows = conn.execute(sql, params).fetchall()
-    return [(tuple(r[:-3]), " ".join(str(r[-2]).split()), r[-1]) for r in rows]
+    words = {w.lower() for w in re.findall(r"(?<![-\w])\w+", query_text(text))}
+    return [(tuple(r[:-3]), snippet(str(r[-2]), words), r[-1]) for r in rows]
+
+
+def snippet(text: str, words: set[str]) -> str:
+    """SNIPPET_TOKENS words of `text` from just before the first of `words`, hits in **, cuts …."""
+    tokens = list(re.finditer(r"\w+", text))
+    first = next((i for i, t in enumerate(tokens) if t[0].lower() in words), 0)
+    start = max(0, min(first - 2, len(tokens) - SNIPPET_TOKENS))
+    shown = tokens[start : start + SNIPPET_TOKENS]
+    if not shown:
+        return ""
+    out, at = [], shown[0].start()
+    for token in shown:
+        out.append(text[at : token.start()])
+        out.append(f"**{token[0]}**" if token[0].lower() in words else token[0])
+        at = token.end()
+    if start + SNIPPET_TOKENS >= len(tokens):
+        out.append(text[at:])
+    body = " ".join("".join(out).split())
+    return ("…" if start > 0 else "") + body + ("…" if start + SNIPPET_TOKENS < len(tokens) else "")

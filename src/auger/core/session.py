@@ -416,19 +416,20 @@ async def create_session(
     `mcp` is an `McpManager` (started or starting); the session closes it.
     `trust_project_hooks` runs the project's hooks this time without a remembered trust."""
     from auger.core.agent import create_cli_agent
-    from auger.core.checkpoint import open_checkpointer
+    from auger.core.checkpoint import open_saver
     from auger.core.hooks import HookRunner
     from auger.core.permissions import PermissionEngine
+    from auger.core.thread_backend import thread_database
     from auger.core.thread_ops import install_hooks
     from auger.core.threads import ThreadStore
     from auger.core.writer_lease import WriterLease
-    from auger.paths import threads_db
 
     PermissionEngine.from_settings(settings)  # a malformed [permissions] rule fails here, before any I/O
     hooks = HookRunner.from_settings(settings, trust_project=trust_project_hooks)
-    store = ThreadStore.open(threads_db(settings.home))  # validates + migrates the file first
+    db = thread_database(settings)
+    store = ThreadStore.connect(db)  # validates + migrates the database first
     try:
-        saver, conn = await open_checkpointer(threads_db(settings.home))
+        saver, conn = await open_saver(db)
     except BaseException:
         store.close()
         raise

@@ -19,6 +19,15 @@ from auger.errors import ThreadError, UsageError
 def copy_turns(cur: sqlite3.Cursor, source_id: str, new_id: str, at_turn: int | None) -> int:
     """Copy `source_id`'s checkpoints up to the end of user turn `at_turn` (None: all) into
     thread `new_id`; returns the number of turns copied. The source is not touched."""
+    ids, at_turn = fork_chain(cur, source_id, at_turn)
+    _copy_checkpoints(cur, source_id, new_id, ids)
+    return at_turn
+
+
+def fork_chain(cur: Any, source_id: str, at_turn: int | None) -> tuple[list[str], int]:
+    """The main-graph checkpoint ids a fork at user turn `at_turn` (None: all) copies, oldest
+    first, and that turn's number. `cur` takes `?` placeholders (SQLite, or PostgreSQL through
+    `QmarkCursor`: both savers name the table and its columns alike)."""
     chain = _root_chain(cur, source_id)
     if not chain:
         raise ThreadError(f"Thread {source_id} has no saved conversation to fork.")
@@ -32,8 +41,7 @@ def copy_turns(cur: sqlite3.Cursor, source_id: str, new_id: str, at_turn: int | 
         cut, at_turn = len(chain), turns
     else:
         cut = inputs[at_turn]  # the next turn's input checkpoint is not copied
-    _copy_checkpoints(cur, source_id, new_id, [cid for cid, _ in chain[:cut]])
-    return at_turn
+    return [cid for cid, _ in chain[:cut]], at_turn
 
 
 def delete_checkpoints(cur: sqlite3.Cursor, thread_id: str) -> None:
@@ -43,7 +51,7 @@ def delete_checkpoints(cur: sqlite3.Cursor, thread_id: str) -> None:
             cur.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
 
 
-def _root_chain(cur: sqlite3.Cursor, thread_id: str) -> list[tuple[str, str | None]]:
+def _root_chain(cur: Any, thread_id: str) -> list[tuple[str, str | None]]:
     """The main-graph checkpoints of a thread, oldest first: (checkpoint_id, metadata source)."""
     rows = cur.execute(
         "SELECT checkpoint_id, parent_checkpoint_id, metadata FROM checkpoints"
@@ -66,6 +74,8 @@ def _root_chain(cur: sqlite3.Cursor, thread_id: str) -> list[tuple[str, str | No
 
 
 def _meta_source(meta: Any) -> str | None:
+    if isinstance(meta, dict):  # PostgreSQL's JSONB
+        return meta.get("source")
     try:
         data = json.loads(meta) if meta else {}
     except (ValueError, TypeError):

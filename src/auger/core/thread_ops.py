@@ -25,6 +25,7 @@ from auger.core.threads import ThreadStore, git_branch
 
 if TYPE_CHECKING:
     from auger.core.session import Session
+    from auger.core.thread_backend import ThreadDatabase
 
 log = logging.getLogger("auger.threads")
 ROLES = {"human": "user", "ai": "assistant", "tool": "tool"}
@@ -147,11 +148,15 @@ def _history_graph_builder() -> Any:
     return builder
 
 
-async def read_history(db: Path, thread_id: str) -> list[Any]:
-    """A thread's messages, read from the checkpointer without building the agent."""
-    from auger.core.checkpoint import open_checkpointer
+async def read_history(db: Path | ThreadDatabase, thread_id: str) -> list[Any]:
+    """A thread's messages, read from the checkpointer without building the agent. `db`: the
+    thread database, or an SQLite file."""
+    from auger.core.checkpoint import open_saver
+    from auger.core.thread_backend import ThreadDatabase
 
-    saver, conn = await open_checkpointer(db)
+    if isinstance(db, Path):
+        db = ThreadDatabase(db.parent, file=db)
+    saver, conn = await open_saver(db)
     try:
         graph = _history_graph_builder().compile(checkpointer=saver)
         state = await graph.aget_state({"configurable": {"thread_id": thread_id}})
@@ -168,6 +173,6 @@ async def fork_thread(store: ThreadStore, source_id: str, at_turn: int | None = 
         return str(await remote_fork(source_id, at_turn))
     new_id = uuid.uuid4().hex
     await asyncio.to_thread(store.fork, source_id, at_turn, new_id=new_id)
-    messages = await read_history(store.path, new_id)
+    messages = await read_history(store.database, new_id)
     await index_messages(store, new_id, messages)
     return new_id

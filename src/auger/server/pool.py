@@ -165,11 +165,12 @@ class ThreadPool:
         await self.graph.checkpointer.adelete_thread(session.thread_id)
 
     async def purge_ephemeral(self) -> None:
-        """Delete what stateless chats left behind (a crash, a run cut short)."""
-        sql = "SELECT DISTINCT thread_id FROM checkpoints WHERE substr(thread_id, 1, 5) = ?"
-        async with self.graph.checkpointer.conn.execute(sql, (EPHEMERAL_PREFIX,)) as cursor:
-            rows = await cursor.fetchall()
-        for (thread_id,) in rows:
+        """Delete what stateless chats left behind (a crash, a run cut short). On a shared
+        PostgreSQL database other replicas' chats may be running: nothing is purged there (each
+        replica deletes its own chats' checkpoints when their run ends)."""
+        if self.store.database.postgres:
+            return
+        for thread_id in await asyncio.to_thread(self.store.with_prefix, EPHEMERAL_PREFIX):
             await self.graph.checkpointer.adelete_thread(thread_id)
 
     # -- runs -----------------------------------------------------------------------------

@@ -114,8 +114,7 @@ def thread_store(app: AugerApp) -> ThreadStore:
     if store is not None:
         return store  # type: ignore[no-any-return]
     if app._thread_store is None:
-        from auger.core.threads import ThreadStore
-        from auger.paths import threads_db
+        from auger.core.threads import open_store
 
-        app._thread_store = ThreadStore.open(threads_db(app.settings.home))
+        app._thread_store = open_store(app.settings)
     return app._thread_store
