@@ -257,7 +257,8 @@ class ThreadStore:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE"
                 " SET updated_at = excluded.updated_at,"
                 " model = coalesce(excluded.model, auger_threads.model), git_branch = excluded.git_branch,"
-                " title = CASE WHEN auger_threads.title = '' THEN excluded.title ELSE auger_threads.title END",
+                " title = CASE WHEN auger_threads.title = '' THEN excluded.title"
+                " ELSE auger_threads.title END",
                 (thread_id, make_title(prompt), cwd, root, git_branch, model, now, now),
             )
 
