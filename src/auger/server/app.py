@@ -226,6 +226,13 @@ class Api:
         try:
             await session.resolve_approval(request_id, answer)
         except UsageError:
+            other = await self.pool.running_elsewhere(session.thread_id)
+            if other is not None:  # approvals are sticky: the replica running the turn holds them
+                raise ApiError(
+                    409,
+                    f"Thread {session.thread_id!r} is running in another auger ({other.describe()});"
+                    " answer its approval there (the server that started the run).",
+                ) from None
             raise ApiError(
                 404, f"No pending approval {request_id!r} on thread {session.thread_id!r}."
             ) from None

@@ -26,6 +26,7 @@ from auger.server.http import ApiError
 
 if TYPE_CHECKING:
     from auger.core.session import Session
+    from auger.core.thread_lease import Holder
     from auger.core.threads import ThreadStore
     from auger.settings import Settings
 
@@ -185,6 +186,13 @@ class ThreadPool:
             raise ApiError(409, f"Thread {thread_id!r} is busy in another auger ({other.describe()}).")
         lease = self._running[thread_id] = Lease(self, session, on_release)
         return lease
+
+    async def running_elsewhere(self, thread_id: str) -> Holder | None:
+        """The other auger process (another replica, a headless run) whose turn holds the thread."""
+        if self.busy(thread_id):
+            return None
+        other = await asyncio.to_thread(self.store.lease_holder, thread_id)
+        return other if other is not None and not other.mine() else None
 
     def _check_free(self, thread_id: str) -> None:
         if self.busy(thread_id):
