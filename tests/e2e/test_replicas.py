@@ -1,21 +1,34 @@
 """End-to-end: two real `auger serve` replicas (each with its own AUGER_HOME, as on two machines)
-on one real PostgreSQL database. Any replica continues any thread; a thread runs on one replica
-at a time (the writer lease in the database): a run for a busy thread gets 409 naming the holder,
-and no turn is lost; an approval is answered on the replica running the turn (the other answers
-409 saying so); a replica killed mid-turn leaves the thread to the other at once."""
+on one real PostgreSQL database. Any replica continues any thread, and knows a thread the other
+made at once; a thread runs on one replica at a time (the writer lease in the database, taken
+before the run's stream starts): a run for a busy thread gets 409 naming the holder, also when
+runs race on both replicas, and no turn is lost; an approval is answered on the replica running
+the turn (the other answers 409 saying so); a replica killed mid-turn leaves the thread to the
+other at once."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from conftest import AugerEnv
-from serve_harness import Gate, Server, StreamingRun, hang_served, served, start_server, wait_until
+from serve_harness import (
+    Gate,
+    Server,
+    StreamingRun,
+    hang_served,
+    served,
+    sse_payloads,
+    start_server,
+    wait_until,
+)
 
 WRITE = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/n.txt", "content": "N\n"}}]}
 
@@ -117,3 +130,36 @@ def test_a_replica_killed_mid_turn_leaves_the_thread_to_the_other(replicas: tupl
     assert events[-1]["reason"] == "done" and events[-1]["text"] == "B took over"
     users = _users(llm.requests[-1])
     assert users[0] == "turn one" and users[-1] == "go on"
+
+
+def test_runs_racing_on_both_replicas_are_each_done_or_409(replicas: tuple[Server, Server]) -> None:
+    a, b = replicas
+    a.env.llm.add({"text": "raced", "repeat": True})
+    tid = a.new_thread()  # known to B at once, before any turn
+    with b.client() as c:
+        assert c.get(f"/threads/{tid}").status_code == 200
+    start = threading.Barrier(6)
+    answers: dict[str, tuple[int, str | None]] = {}
+
+    def race(server: Server, prompt: str) -> None:
+        with server.client() as c:
+            start.wait()
+            with c.stream("POST", f"/threads/{tid}/runs", json={"prompt": prompt}) as r:
+                if r.status_code != 200:
+                    r.read()
+                    answers[prompt] = (r.status_code, None)
+                    return
+                events = [json.loads(p) for p in sse_payloads(r.iter_lines())]
+                answers[prompt] = (200, events[-1]["reason"])
+
+    racers = [threading.Thread(target=race, args=((a, b)[i % 2], f"racer {i}")) for i in range(6)]
+    for t in racers:
+        t.start()
+    for t in racers:
+        t.join(120)
+    assert len(answers) == 6 and set(answers.values()) <= {(200, "done"), (409, None)}, answers
+    done = sorted(p for p, (status, _) in answers.items() if status == 200)
+    assert done  # one of them ran
+    with a.client() as c:
+        saved = [m["data"]["content"] for m in c.get(f"/threads/{tid}/messages").json()["messages"]]
+    assert sorted(m for m in saved if m.startswith("racer")) == done  # every accepted turn, once

@@ -35,12 +35,16 @@ EPHEMERAL_PREFIX = "~tmp-"  # "~" is not allowed in client thread ids: no collis
 
 
 class Lease:
-    """A thread reserved for one run; `release()` is idempotent and synchronous."""
+    """A thread reserved for one run; `release()` is idempotent and synchronous. The run holds
+    the thread's writer lease in the database from the start (`ThreadPool.lease`); a turn that
+    ran releases it as it ends, and `release()` gives back one no turn took over (a run cut short
+    or cancelled before it started)."""
 
     def __init__(self, pool: ThreadPool, session: Session, on_release: Callable[[], Any] | None) -> None:
         self.pool, self.session, self._on_release = pool, session, on_release
         self.released = False
         self.cancelled = False  # a cancel that came before the turn started
+        self.claimed = False  # the writer lease in the database was taken for this run
 
     def release(self) -> None:
         if self.released:
@@ -48,6 +52,11 @@ class Lease:
         self.released = True
         if self.pool._running.get(self.session.thread_id) is self:
             del self.pool._running[self.session.thread_id]
+        writer = self.session.writer
+        if self.claimed and writer is not None and writer.thread_id is not None and not self.session.busy:
+            task = asyncio.ensure_future(writer.detach())
+            self.pool._releasing.add(task)
+            task.add_done_callback(self.pool._releasing.discard)
         if self._on_release is not None:
             self._on_release()
 
@@ -60,6 +69,7 @@ class ThreadPool:
         self.graph = base.graph
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._running: dict[str, Lease] = {}
+        self._releasing: set[asyncio.Task[None]] = set()
 
     @classmethod
     async def open(cls, settings: Settings, mode: str, *, mcp: Any = None, model: Any = None) -> ThreadPool:
@@ -131,7 +141,24 @@ class ThreadPool:
             raise ApiError(409, f"Thread {thread_id!r} already exists.")
         session = self._session_for(thread_id)
         configure(session, model=model, mode=mode)
+        await self._register(session)
         return self._remember(session)
+
+    async def _register(self, session: Session) -> None:
+        """Record a new thread in the database at once, so every replica knows it (its title is
+        the first prompt, as for any thread)."""
+        from auger.core.threads import git_branch
+
+        root = self.settings.project_root
+        await asyncio.to_thread(
+            self.store.begin_turn,
+            session.thread_id,
+            prompt="",
+            cwd=str(self.settings.cwd),
+            root=str(root),
+            model=session.model_spec,
+            git_branch=git_branch(root),
+        )
 
     async def get(self, ref: str) -> Session:
         """The session on an existing thread (loaded from the checkpointer if needed); 404 if none."""
@@ -177,14 +204,21 @@ class ThreadPool:
     # -- runs -----------------------------------------------------------------------------
     async def lease(self, session: Session, on_release: Callable[[], Any] | None = None) -> Lease:
         """Reserve the thread for one run; 409 if a run here holds it, or a turn in another auger
-        process (its writer lease in the thread database, `auger.core.thread_lease`)."""
+        process (another replica, a headless run). The writer lease in the thread database
+        (`auger.core.thread_lease`) is taken here, in one statement, so of two replicas asked at
+        once one runs and the other answers 409 before its stream starts."""
         thread_id = session.thread_id
         self._check_free(thread_id)
-        other = await asyncio.to_thread(self.store.lease_holder, thread_id)
-        self._check_free(thread_id)  # a run here may have started while we looked
+        lease = self._running[thread_id] = Lease(self, session, on_release)  # reserved while we ask
+        try:
+            other = await session.writer.claim_now(thread_id) if session.writer is not None else None
+        except BaseException:
+            lease.release()
+            raise
+        lease.claimed = other is None and session.writer is not None
         if other is not None:
+            lease.release()
             raise ApiError(409, f"Thread {thread_id!r} is busy in another auger ({other.describe()}).")
-        lease = self._running[thread_id] = Lease(self, session, on_release)
         return lease
 
     async def running_elsewhere(self, thread_id: str) -> Holder | None:
