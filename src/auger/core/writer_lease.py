@@ -43,11 +43,7 @@ class WriterLease:
         self._beat: asyncio.Task[None] | None = None
 
     async def claim_now(self, thread_id: str) -> Holder | None:
-        """Take the lease if it is free (None), else return its holder. Starts the heartbeat.
-        Each new hold has an owner id of its own, so a release of an earlier one that is still
-        on its way (`detach`) never removes it."""
-        if self.thread_id is None:
-            self.owner = _owner()
+        """Take the lease if it is free (None), else return its holder. Starts the heartbeat."""
         busy = await asyncio.to_thread(self.store.claim_lease, thread_id, self.owner)
         if busy is None:
             self.thread_id = thread_id
@@ -79,8 +75,11 @@ class WriterLease:
 
     def detach(self) -> Awaitable[None]:
         """Let go of the thread now (a new `claim_now` may follow at once); the returned
-        awaitable deletes the lease row of this hold."""
+        awaitable deletes the lease row of this hold. The next hold has an owner id of its own,
+        so a delete still on its way never removes it."""
         thread_id, owner, self.thread_id = self.thread_id, self.owner, None
+        if thread_id is not None:
+            self.owner = _owner()
         if self._beat is not None:
             self._beat.cancel()
             self._beat = None
