@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import sqlite3
 import sys
 import tempfile
@@ -108,7 +109,8 @@ def breakdown(db: Path, thread_id: str, since: str) -> list[str]:
 
 
 async def run(kind: str, turns: int, show: bool) -> dict[str, Any]:
-    from auger.core.session import create_session, headless_policy
+    from auger.core.port import TurnOptions, headless_policy
+    from auger.core.runtime import open_session
     from auger.settings import load_settings
     from llm_server import ScriptedLLM
 
@@ -122,7 +124,8 @@ async def run(kind: str, turns: int, show: bool) -> dict[str, Any]:
             'models = ["scripted-model"]\n'
         )
         settings = load_settings(cwd=project, env={"AUGER_HOME": str(home)}, flags={"mode": "yolo"})
-        session = await create_session(settings, approval_policy=headless_policy)
+        session = await open_session(settings)
+        options = TurnOptions(settings.mode, approval=headless_policy)
         db = home / "threads.db"
 
         def script(i: int) -> None:
@@ -132,7 +135,7 @@ async def run(kind: str, turns: int, show: bool) -> dict[str, Any]:
 
         async def turn(i: int) -> None:
             script(i)
-            async for _ in session.send(f"a simple question number {i}?"):
+            async for _ in session.send(f"a simple question number {i}?", options):
                 pass
 
         try:
@@ -171,8 +174,9 @@ async def run_postgres(kind: str, turns: int, url: str) -> dict[str, float]:
     from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
 
-    from auger.core.agent import create_cli_agent
-    from auger.core.session import Session, headless_policy
+    from auger.core.agent.graph import create_cli_agent
+    from auger.core.port import TurnOptions, headless_policy
+    from auger.core.runtime import open_runtime
     from auger.settings import load_settings
     from llm_server import ScriptedLLM
 
@@ -190,21 +194,23 @@ async def run_postgres(kind: str, turns: int, url: str) -> dict[str, float]:
                 'models = ["scripted-model"]\n'
             )
             settings = load_settings(cwd=project, env={"AUGER_HOME": str(home)}, flags={"mode": "yolo"})
-            session = Session(settings, create_cli_agent(settings, checkpointer=saver))
-            session.approval_policy = headless_policy
+            options = TurnOptions(settings.mode, approval=headless_policy)
+            async with open_runtime(settings) as rt:
+                graph = create_cli_agent(settings, checkpointer=saver, backend=rt.backend)
+                session = dataclasses.replace(rt, graph=graph, checkpointer=saver, index=None).session()
 
-            async def turn(i: int) -> None:
-                if kind == "tool":
-                    llm.add({"tool_calls": [{"name": "read_file", "args": {"file_path": "/README.md"}}]})
-                llm.add({"text": f"Sure, here is answer number {i}."})
-                async for _ in session.send(f"a simple question number {i}?"):
-                    pass
+                async def turn(i: int) -> None:
+                    if kind == "tool":
+                        llm.add({"tool_calls": [{"name": "read_file", "args": {"file_path": "/README.md"}}]})
+                    llm.add({"text": f"Sure, here is answer number {i}."})
+                    async for _ in session.send(f"a simple question number {i}?", options):
+                        pass
 
-            await turn(0)
-            before = await pg_sizes(pool)
-            for i in range(1, turns + 1):
-                await turn(i)
-            after = await pg_sizes(pool)
+                await turn(0)
+                before = await pg_sizes(pool)
+                for i in range(1, turns + 1):
+                    await turn(i)
+                after = await pg_sizes(pool)
     return {k: (after[k] - before[k]) / turns for k in after}
 
 

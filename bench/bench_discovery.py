@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from auger.core.memory import list_memory_files
-from auger.core.skills import discover_skills
-from auger.core.subagents import discover_subagents
+from auger.core.catalog.memory import list_memory_files
+from auger.core.catalog.skills import discover_skills
+from auger.core.catalog.subagents import discover_subagents
 from auger.settings import load_settings
 
 TARGET_MS = 50.0

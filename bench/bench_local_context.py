@@ -18,7 +18,7 @@ from typing import Any
 
 from deepagents.backends import FilesystemBackend, LocalShellBackend
 
-from auger.core.project_facts import detect
+from auger.core.agent.project_facts import detect
 
 TARGET_MS = 150.0
 
@@ -40,7 +40,7 @@ def main() -> int:
         ("files only (no shell)", FilesystemBackend(root_dir=root, virtual_mode=True)),
     ]
     if shutil.which("bwrap"):
-        from auger.core.sandbox import BubblewrapSandbox
+        from auger.core.backends.sandbox import BubblewrapSandbox
 
         backends.insert(1, ("bubblewrap sandbox", BubblewrapSandbox(root, timeout=30)))
     print(f"local context detection on {root}")

@@ -13,8 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from auger.core.mcp import McpManager
-from auger.core.mcp_config import McpServerConfig
+from auger.core.mcp.config import McpServerConfig
+from auger.core.mcp.manager import McpManager
 
 SERVER = str(Path(__file__).resolve().parent.parent / "tests" / "mcp_servers" / "fastmcp_server.py")
 

@@ -2,7 +2,7 @@
 
     python bench/bench_mcp_boot.py [--servers 10] [--runs 5]
 
-Times what the TUI's boot worker does before a prompt can be sent — `create_session` with an MCP
+Times what the TUI's boot worker does before a prompt can be sent — `open_session` with an MCP
 manager, then `start(wait=False)` — with N stdio servers configured and with none. Target: 10
 servers add ≤ 100 ms (the servers finish connecting in the background; their tools join the next model call).
 """
@@ -23,14 +23,14 @@ SERVER = HERE.parent / "tests" / "mcp_servers" / "fastmcp_server.py"
 
 
 async def boot_once(home: Path, project: Path) -> tuple[float, float]:
-    from auger.core.mcp import mcp_manager
-    from auger.core.session import create_session
+    from auger.core.mcp.manager import mcp_manager
+    from auger.core.runtime import open_session
     from auger.settings import load_settings
 
     settings = load_settings(cwd=project, env={"AUGER_HOME": str(home)})
     t0 = time.perf_counter()
-    mcp = mcp_manager(settings)  # what the TUI's boot worker does (auger.tui.boot)
-    session = await create_session(settings, mcp=mcp)
+    mcp = mcp_manager(settings)  # what the TUI's boot worker does (auger.cli.agents.local)
+    session = await open_session(settings, mcp=mcp)
     if mcp is not None:
         await mcp.start(wait=False)
     ready = time.perf_counter() - t0

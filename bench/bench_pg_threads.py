@@ -4,9 +4,9 @@
 
 Without --url a server is started for the run (tests/pg_server.py). The rows are synthetic like
 gen_threads_db.py's (Zipf-weighted vocabulary, 50 projects, one rare word in 3 threads), written
-through auger's PostgreSQL schema (`auger.core.postgres_db`). Timed, median of --runs after one
+through auger's PostgreSQL schema (`auger.core.threads.postgres_db`). Timed, median of --runs after one
 warm-up: a new connection plus the `threads list` query (this project, all projects), and search
-(`auger.core.postgres_search`) for a rare word, a common word, two common words, and a common word
+(`auger.core.threads.postgres_search`) for a rare word, a common word, two common words, and a common word
 in one project. Targets (issue 15): list <= 200 ms, search <= 300 ms.
 """
 
@@ -30,9 +30,9 @@ sys.path.insert(0, str(BENCH.parent / "tests"))
 
 from gen_threads_db import COMMON_WORD, PROJECTS, RARE_WORD, vocabulary  # noqa: E402
 
-from auger.core.postgres_db import connect, migrate  # noqa: E402
-from auger.core.postgres_search import search_rows  # noqa: E402
-from auger.core.thread_schema import THREAD_COLUMNS  # noqa: E402
+from auger.core.threads.postgres_db import connect, migrate  # noqa: E402
+from auger.core.threads.postgres_search import search_rows  # noqa: E402
+from auger.core.threads.schema import THREAD_COLUMNS  # noqa: E402
 
 
 def fill(url: str, n_threads: int, per_thread: int, seed: int = 7) -> list[str]:

@@ -9,7 +9,8 @@ Against the scripted OpenAI-compatible server (no artificial latency), prints:
 * C concurrent streaming clients (default 20) on different threads via `/chat/stream`, each
   checked for a complete part sequence — target: no errors;
 * the server's RSS idle after start and after the load — target idle ≤ 150 MB;
-* what one more thread costs: a shared-graph Session (what the server does) vs `create_session()`.
+* what one more thread costs: a Session on the shared Runtime (what the server does) vs a new
+  Runtime (`open_session`).
 """
 
 from __future__ import annotations
@@ -53,10 +54,11 @@ async def interleaved(settings: Any, url: str, turns: int) -> tuple[list[float],
     turn (one of each per round) so drift and noise hit all three alike."""
     import httpx
 
-    from auger.core.session import create_session
-    from auger.remote import RemoteSession
+    from auger.core.port import TurnOptions
+    from auger.core.runtime import open_session
+    from auger.remote.client import RemoteSession
 
-    local = await create_session(settings)
+    local = await open_session(settings)
     remote = await RemoteSession.connect(url, TOKEN)
     client = httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)
     out: tuple[list[float], list[float], list[float]] = ([], [], [])
@@ -68,7 +70,7 @@ async def interleaved(settings: Any, url: str, turns: int) -> tuple[list[float],
             _, error = await chat(client, "bench-chat", f"question {i}")
             assert error is None, error
         else:
-            async for _ in (local, remote)[k].send(f"question {i}"):  # type: ignore[attr-defined]
+            async for _ in (local, remote)[k].send(f"question {i}", TurnOptions(settings.mode)):
                 pass
         return time.perf_counter() - t0
 
@@ -88,17 +90,17 @@ async def interleaved(settings: Any, url: str, turns: int) -> tuple[list[float],
 
 
 async def thread_cost(settings: Any, n: int = 20) -> tuple[float, float, float]:
-    """(ms per create_session, ms per shared-graph Session, MB per create_session)."""
-    from auger.core.session import create_session
+    """(ms per open_session, ms per Session on a shared Runtime, MB per open_session)."""
+    from auger.core.runtime import open_session
 
-    base = await create_session(settings)
+    base = await open_session(settings)
     before = rss_mb(os.getpid())
     t0 = time.perf_counter()
-    extra = [await create_session(settings) for _ in range(n)]
+    extra = [await open_session(settings) for _ in range(n)]
     full = (time.perf_counter() - t0) / n
     mb = (rss_mb(os.getpid()) - before) / n
     t0 = time.perf_counter()
-    _ = [base.sibling(f"t{i}") for i in range(n)]
+    _ = [base.runtime.session(f"t{i}") for i in range(n)]
     light = (time.perf_counter() - t0) / n
     for s in [base, *extra]:
         await s.aclose()
@@ -237,8 +239,8 @@ def main() -> int:
     print(f"  server RSS idle                      {idle:7.1f} MB   target ≤ 150 MB")
     print(f"  server RSS after load                {loaded:7.1f} MB")
     print(
-        f"  one more thread: create_session {full_ms:.1f} ms + {per_session_mb:.2f} MB; "
-        f"Session.sibling {light_ms * 1000:.0f} µs (the server's choice)"
+        f"  one more thread: a new Runtime {full_ms:.1f} ms + {per_session_mb:.2f} MB; "
+        f"Runtime.session {light_ms * 1000:.0f} µs (the server's choice)"
     )
     ok = ok_latency and ok_idle and not errors
     print("PASS" if ok else "FAIL")

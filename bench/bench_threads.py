@@ -34,11 +34,11 @@ AUGER = str(Path(sys.executable).with_name("auger"))
 RESUME_SNIPPET = """
 import asyncio, json, sys, time
 t0 = time.perf_counter()
-from auger.core.session import create_session
+from auger.core.runtime import open_session
 from auger.settings import load_settings
 t1 = time.perf_counter()
 async def main():
-    session = await create_session(load_settings())
+    session = await open_session(load_settings())
     t2 = time.perf_counter()
     await session.open_thread(sys.argv[1])
     history = await session.history()
@@ -52,7 +52,7 @@ print(json.dumps({"import": t1 - t0, "build": t2 - t1, "open+history": t3 - t2, 
 
 HISTORY_SNIPPET = """
 import asyncio, json, sys, time
-from auger.core.thread_ops import read_history
+from auger.core.threads.history import read_history
 from auger.paths import auger_home, threads_db
 t0 = time.perf_counter()
 history = asyncio.run(read_history(threads_db(auger_home()), sys.argv[1]))
@@ -83,10 +83,10 @@ def line(name: str, seconds: float, target: float | None = None, note: str = "")
 
 async def in_process_resume(home: Path, project: str, big: str, runs: int) -> float:
     """The TUI's path: the agent is already built; switch to the big thread and read its history."""
-    from auger.core.session import create_session
+    from auger.core.runtime import open_session
     from auger.settings import load_settings
 
-    session = await create_session(load_settings(cwd=Path(project), env={"AUGER_HOME": str(home)}))
+    session = await open_session(load_settings(cwd=Path(project), env={"AUGER_HOME": str(home)}))
     try:
         times = []
         for _ in range(runs + 1):
@@ -125,7 +125,8 @@ def _groups(db: Path) -> dict[str, int]:
 async def bytes_per_turn(turns: int = 20) -> dict[str, float]:
     """DB bytes a simple turn (a one-line prompt, a one-line reply) adds: payload bytes by owner
     (tables + indexes, from dbstat) and the file's growth."""
-    from auger.core.session import create_session, headless_policy
+    from auger.core.port import TurnOptions, headless_policy
+    from auger.core.runtime import open_session
     from auger.settings import load_settings
     from llm_server import ScriptedLLM
 
@@ -138,14 +139,15 @@ async def bytes_per_turn(turns: int = 20) -> dict[str, float]:
             'models = ["scripted-model"]\n'
         )
         settings = load_settings(cwd=project, env={"AUGER_HOME": str(home)})
-        session = await create_session(settings, approval_policy=headless_policy)
+        session = await open_session(settings)
+        options = TurnOptions(settings.mode, approval=headless_policy)
         try:
             llm.add(*[{"text": f"Sure, here is answer number {i}."} for i in range(turns + 1)])
-            async for _ in session.send("hello, a first question"):
+            async for _ in session.send("hello, a first question", options):
                 pass
             before = _groups(home / "threads.db")
             for i in range(turns):
-                async for _ in session.send(f"a simple question number {i}?"):
+                async for _ in session.send(f"a simple question number {i}?", options):
                     pass
             after = _groups(home / "threads.db")
         finally:

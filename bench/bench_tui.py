@@ -286,7 +286,7 @@ def tool_turn_rss(env: Env, llm: ScriptedLLM) -> dict[str, float]:
 
 # -- 4. pickers -----------------------------------------------------------------------------------
 def seed_threads(env: Env, n: int) -> None:
-    from auger.core.threads import ThreadStore
+    from auger.core.threads.store import ThreadStore
 
     with ThreadStore.open(env.home / "threads.db") as store:
         for i in range(n):

@@ -19,10 +19,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+from auger.cli.agents import LocalOptions, local  # noqa: E402
 from auger.settings import load_settings  # noqa: E402
 from auger.tui import make_app  # noqa: E402
 from auger.tui.app import AugerApp  # noqa: E402
-from auger.tui.boot import BootOptions, session_factory  # noqa: E402
 from auger.tui.widgets.messages import AssistantMessage  # noqa: E402
 from llm_server import _long_text  # noqa: E402
 
@@ -61,7 +61,7 @@ def app_for(tmp: Path, llm: Server, extra: str = "") -> AugerApp:
         f'model = "local:scripted-model"\n[providers.local]\nbase_url = "{llm.base_url}"\n{extra}'
     )
     env = {"AUGER_HOME": str(home), "HOME": str(tmp)}
-    return make_app(load_settings(cwd=project, env=env), session_factory(BootOptions(use_mcp=False)))
+    return make_app(load_settings(cwd=project, env=env), local(LocalOptions(use_mcp=False)))
 
 
 async def until(pilot: object, cond: object, timeout: float = 600) -> None:
@@ -75,15 +75,16 @@ async def until(pilot: object, cond: object, timeout: float = 600) -> None:
 
 async def delivered(tmp: Path, tokens: int, rate: float) -> float:
     """Tokens per second the Session alone (no UI) gets from the server: the stream's real rate."""
-    from auger.core.session import create_session
+    from auger.core.port import TurnOptions
+    from auger.core.runtime import open_session
 
     with Server([{"text": "Stream start.\n\n", "text_tokens": tokens, "rate": rate}], tmp) as llm:
         app_for(tmp, llm)  # writes the config
         env = {"AUGER_HOME": str(tmp / "home"), "HOME": str(tmp)}
-        session = await create_session(load_settings(cwd=tmp / "project", env=env))
+        session = await open_session(load_settings(cwd=tmp / "project", env=env))
         try:
             t0 = time.perf_counter()
-            async for _ in session.send("stream please"):
+            async for _ in session.send("stream please", TurnOptions("yolo")):
                 pass
             return tokens / (time.perf_counter() - t0)
         finally:

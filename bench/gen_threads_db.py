@@ -33,7 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from auger.core.events import TurnEnded  # noqa: E402
-from auger.core.session import Session, create_session, headless_policy  # noqa: E402
+from auger.core.port import TurnOptions, headless_policy  # noqa: E402
+from auger.core.runtime import open_session  # noqa: E402
+from auger.core.session.session import Session  # noqa: E402
 from auger.settings import Settings, load_settings  # noqa: E402
 from llm_server import ScriptedLLM  # noqa: E402
 
@@ -70,7 +72,7 @@ def _settings(home: Path, project: Path, llm: ScriptedLLM) -> Settings:
 
 
 async def _turn(session: Session, prompt: str) -> None:
-    async for event in session.send(prompt):
+    async for event in session.send(prompt, TurnOptions("yolo", approval=headless_policy)):
         if isinstance(event, TurnEnded) and event.reason != "done":
             raise RuntimeError(f"turn ended with {event.reason}")
 
@@ -79,7 +81,7 @@ async def real_thread(settings: Settings, llm: ScriptedLLM, messages: int, calls
     """A thread of about `messages` messages made by real turns (each: prompt, tool calls, reply)."""
     per_turn = 3 + calls_per_turn if calls_per_turn else 2
     turns = max(1, round(messages / per_turn))
-    session = await create_session(settings, approval_policy=headless_policy)
+    session = await open_session(settings)
     try:
         for t in range(turns):
             calls = [

@@ -4,11 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages the tests use: bubblewrap (sandbox), tmux (terminal smoke test), git, PostgreSQL.
+# System packages the tests use: bubblewrap (sandbox), tmux (terminal smoke test), git,
+# node + npm (Zed's TypeScript ACP SDK drives `auger acp`; real MCP servers from npm), PostgreSQL.
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v tmux >/dev/null || need+=(tmux)
 command -v git >/dev/null || need+=(git)
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
 # PostgreSQL server binaries: the store tests start their own server (tests/pg_server.py)
 command -v initdb >/dev/null || compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
 if ((${#need[@]})); then
@@ -25,6 +28,12 @@ PY=${PYTHON:-python3}
 .venv/bin/python -m pip install -q -e ".[test]" >.venv/pip-install.log 2>&1 || {
   cat .venv/pip-install.log; echo "pip install failed"; exit 1; }
 . .venv/bin/activate
+# The TypeScript ACP client's packages, pinned by tests/acp_peers/ts_client/package-lock.json.
+(cd tests/acp_peers/ts_client && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+
+# MCP servers from npm the tests run (pinned in tests/mcp_servers/package-lock.json).
+[ -x tests/mcp_servers/node_modules/.bin/mcp-server-everything ] ||
+  npm ci --prefix tests/mcp_servers --no-audit --no-fund --silent
 
 echo "== ruff format --check"; ruff format --check src tests bench
 echo "== ruff check";          ruff check src tests bench

@@ -57,7 +57,8 @@ replies ``"(script exhausted)"`` (recorded with ``"exhausted": true``).  Unknown
 
 A script file for the CLI is a JSON list of responses, or ``{"models": [...],
 "responses": [...]}``.  The request log (``--log``) gets one JSON line per chat request:
-``{"time": t, "request": <body>, "response": <scripted response used>}``.
+``{"time": t, "request": <body>, "response": <scripted response used>}``. ``script.first_tokens``
+holds the wall time at which each streamed reply's first text chunk was sent (latency benches).
 
     python tests/llm_server.py --script FILE.json --port 0 --log FILE.jsonl [--api-key K]
 
@@ -161,6 +162,7 @@ class Script:
         self._pending: list[Response] = []
         self.requests: list[dict[str, Any]] = []
         self.served: list[Response] = []
+        self.first_tokens: list[float] = []  # time.time() each streamed reply's first text chunk was sent
         self.log_path = Path(log_path) if log_path else None
         self.models: list[str] = []  # every `when.model` ever scripted, for GET /v1/models
         self.add(*(responses or []))
@@ -393,8 +395,12 @@ class Handler(BaseHTTPRequestHandler):
         rate = float(resp.get("rate") or 0)
         self._start_stream()
         self._keepalive(resp)
+        first_text = True
         for delta, n_tokens in self._deltas(resp, calls):
             choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}
+            if first_text and delta.get("content"):
+                first_text = False
+                self.server.script.first_tokens.append(time.time())
             self._sse({**base, "object": "chat.completion.chunk", "choices": [choice], **maybe_usage})
             if rate and n_tokens:
                 time.sleep(n_tokens / rate)

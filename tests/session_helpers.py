@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from auger.core import events as ev
-from auger.core.session import Session, create_session
+from auger.core.port import TurnOptions, headless_policy
+from auger.core.runtime import open_session as open_local
+from auger.core.session.session import Session
 from auger.settings import Settings, load_settings
 from conftest import AugerEnv
 from llm_server import ScriptedLLM
@@ -28,16 +31,22 @@ def scripted_settings(
     return load_settings(cwd=proj, env=env, flags={"mode": "yolo"})
 
 
-async def open_session(env: AugerEnv, mode: str = "manual") -> Session:
-    """A Session for `env`'s project and AUGER_HOME in approval `mode`."""
+async def open_session(env: AugerEnv, mode: str = "manual", **options: Any) -> Session:
+    """A Session (over a Runtime of its own) for `env`'s project and AUGER_HOME; its turns run in
+    approval `mode` (`options(session)`)."""
     settings = load_settings(cwd=env.project, env=env.env, flags={"mode": mode})
-    return await create_session(settings)
+    return await open_local(settings, **options)
+
+
+def options(session: Session, *, headless: bool = False) -> TurnOptions:
+    """The turn options of the configured mode (`headless`: approvals refused by policy)."""
+    return TurnOptions(session.runtime.settings.mode, approval=headless_policy if headless else None)
 
 
 async def drive(session: Session, prompt: str, answers: list[ev.ApprovalDecision]) -> list[ev.Event]:
     """Run one turn, answering approval requests with `answers` in order; return every event."""
     seen: list[ev.Event] = []
-    async for event in session.send(prompt):
+    async for event in session.send(prompt, options(session)):
         seen.append(event)
         if isinstance(event, ev.ApprovalRequested):
             event.respond(answers.pop(0))

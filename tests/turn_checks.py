@@ -22,7 +22,7 @@ def assert_clean_error(proc: subprocess.CompletedProcess[str], code: int, *needl
 
 def stored_messages(env: AugerEnv, thread_id: str) -> list[Any]:
     """The thread's messages in `env`'s threads.db."""
-    from auger.core.thread_ops import read_history
+    from auger.core.threads.history import read_history
 
     return asyncio.run(read_history(env.home / "threads.db", thread_id))
 

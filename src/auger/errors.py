@@ -27,6 +27,14 @@ class UsageError(AugerError):
     exit_code = 2
 
 
+class BusyError(UsageError):
+    """A thread is running a turn (or a run holds it); the request waits for it to end (HTTP 409)."""
+
+
+class NotFoundError(UsageError):
+    """Something the request names does not exist: a pending approval, a server (HTTP 404)."""
+
+
 class ConfigError(AugerError):
     """Malformed or invalid configuration (exit 2)."""
 

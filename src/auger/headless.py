@@ -14,13 +14,13 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from auger.core import events as ev
+from auger.core.port import TurnOptions, headless_policy
 
 if TYPE_CHECKING:
-    from auger.core.session import Session
+    from auger.core.port import AgentPort, SessionFactory
     from auger.settings import Settings
 
 STDOUT_CLOSED = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
@@ -34,7 +34,7 @@ EXIT_BY_REASON = {
 }
 
 
-class _Printer:
+class Printer:
     def __init__(self, fmt: str, out: TextIO, err: TextIO) -> None:
         self.fmt, self.out, self.err = fmt, out, err
         self.events: list[dict[str, Any]] = []
@@ -105,14 +105,20 @@ def _silence(stream: TextIO) -> None:
 
 def deadline(timeout: float | None, started: float | None) -> float | None:
     """When `--timeout` runs out, on the event loop's clock (time.monotonic): counted from
-    `started` (the process start, `auger.cli.STARTED`), else from now."""
+    `started` (the process start, `auger.cli.command.STARTED`), else from now."""
     if timeout is None:
         return None
     return (time.monotonic() if started is None else started) + timeout
 
 
 async def run_turn(
-    session: Session, prompt: str, printer: _Printer, timeout: float | None, started: float | None = None
+    session: AgentPort,
+    prompt: str,
+    printer: Printer,
+    timeout: float | None,
+    options: TurnOptions,
+    *,
+    started: float | None = None,
 ) -> int:
     end = ev.TurnEnded("error", session.thread_id)
     loop = asyncio.get_running_loop()
@@ -123,7 +129,7 @@ async def run_turn(
     printer.on_closed = session.cancel
     try:
         async with asyncio.timeout_at(deadline(timeout, started)):
-            async for event in session.send(prompt):
+            async for event in session.send(prompt, options):
                 if isinstance(event, ev.TurnEnded):
                     end = event
                     continue
@@ -144,48 +150,31 @@ async def run_turn(
 async def run_headless(
     settings: Settings,
     prompt: str,
+    factory: SessionFactory,
     *,
     output_format: str = "text",
     resume: str | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
-    mcp_extra: Sequence[str] = (),
-    trust_project_mcp: bool = False,
-    trust_project_hooks: bool = False,
-    use_mcp: bool = True,
     started: float | None = None,
 ) -> int:
-    """`started`: when the process started (time.monotonic); `--timeout` counts from it, so MCP
+    """One turn on the session `factory` opens (approvals answered by `headless_policy`).
+    `started`: when the process started (time.monotonic); `--timeout` counts from it, so MCP
     servers that are slow to start and building the agent count too."""
-    from auger.core.mcp import mcp_manager
-    from auger.core.session import create_session, headless_policy
-
-    printer = _Printer(output_format, out or sys.stdout, err or sys.stderr)
-    mcp = mcp_manager(settings, extra=mcp_extra, trust_project=trust_project_mcp) if use_mcp else None
+    printer = Printer(output_format, out or sys.stdout, err or sys.stderr)
     try:
         async with asyncio.timeout_at(deadline(settings.timeout, started)):
-            if mcp is not None:
-                await mcp.start()
-            session = await create_session(
-                settings,
-                thread_id=resume,
-                approval_policy=headless_policy,
-                mcp=mcp,
-                trust_project_hooks=trust_project_hooks,
-            )
-    except BaseException as exc:
-        if mcp is not None:
-            await mcp.aclose()
-        if isinstance(exc, TimeoutError):
-            return _timed_out_before_turn(printer, settings.timeout)
-        raise
+            session = await factory(settings, resume)
+    except TimeoutError:
+        return _timed_out_before_turn(printer, settings.timeout)
+    options = TurnOptions(settings.mode, approval=headless_policy)
     try:
-        return await run_turn(session, prompt, printer, settings.timeout, started)
+        return await run_turn(session, prompt, printer, settings.timeout, options, started=started)
     finally:
         await session.aclose()
 
 
-def _timed_out_before_turn(printer: _Printer, timeout: float | None) -> int:
+def _timed_out_before_turn(printer: Printer, timeout: float | None) -> int:
     printer(
         ev.Error(f"Timed out after {timeout:g} s (--timeout) while starting up; nothing was sent.", "timeout")
     )

@@ -39,7 +39,8 @@ def setup_logging(home: Path, level: int = logging.INFO) -> Path | None:
 
 
 class _SecretFilter(logging.Filter):
-    """`auger.core.redact.SecretFilter`, imported with the first record (not on the TUI's paint path)."""
+    """`auger.core.safety.redaction.SecretFilter`, imported with the first record (not on the
+    TUI's paint path)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -47,7 +48,7 @@ class _SecretFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if self._inner is None:
-            from auger.core.redact import SecretFilter
+            from auger.core.safety.redaction import SecretFilter
 
             self._inner = SecretFilter()
         return bool(self._inner.filter(record))

@@ -1,18 +1,20 @@
-"""Settings: one typed schema (`auger._schema`), five layers, lowest to highest:
+"""Settings: one typed schema (`auger.settings_schema`), five layers, lowest to highest:
 
 built-in defaults < user `$AUGER_HOME/config.toml` < project `<root>/.auger/config.toml`
 < environment (`AUGER_MODEL`, ...) < command-line flags.
 
 Higher layers win key by key; tables merge key by key; `permissions.*` lists are concatenated.
-Only the standard library is imported here (the writer in `auger.config_cmd` uses tomli_w).
+Only the standard library is imported here (the writer in `auger.cli.config` uses tomli_w).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
 import re
+import tempfile
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -20,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from auger import paths
-from auger._schema import KEYS, Key, find_key, free_prefix, is_section, parse_text, suggest
 from auger.errors import ConfigError
+from auger.settings_schema import KEYS, Key, find_key, free_prefix, is_section, parse_text, suggest
 
 CONFIG_NAME = "config.toml"
 Point = tuple[tuple[str, ...], Key, Any]  # concrete dotted path, its schema key, validated value
@@ -333,3 +335,29 @@ def load_settings(
         sources=sources,
         warnings=list(dict.fromkeys(warnings)),
     )
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file and a rename (keeps the file's mode)."""
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as err:
+        raise ConfigError(
+            f"cannot write to {folder}: {err.strerror or err}.",
+            hint="Point AUGER_HOME at a writable folder.",
+        ) from err
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as err:
+        raise ConfigError(f"cannot write {path}: {err.strerror or err}") from err
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)

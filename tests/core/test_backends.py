@@ -11,9 +11,9 @@ import pytest
 from deepagents.backends import FilesystemBackend, LocalShellBackend
 from deepagents.backends.protocol import SandboxBackendProtocol
 
-from auger.core.backends import make_backend
-from auger.core.local_shell import LocalShell
-from auger.core.sandbox import BubblewrapSandbox
+from auger.core.backends.factory import make_backend
+from auger.core.backends.local_shell import LocalShell
+from auger.core.backends.sandbox import BubblewrapSandbox
 from auger.errors import ConfigError
 
 

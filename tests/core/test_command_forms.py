@@ -1,5 +1,5 @@
-"""Rules match what a command does, not only how it is spelled (`auger.core.command_forms` read
-by `auger.core.permission_rules`): every spelling of a recursive forced rm is denied by
+"""Rules match what a command does, not only how it is spelled (`auger.core.safety.command_forms` read
+by `auger.core.safety.rules`): every spelling of a recursive forced rm is denied by
 `execute(rm -rf *)`, a force push by `execute(git push --force *)`, and an allow rule allows its
 own command in any spelling but never one with more options."""
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auger.core.command_forms import Shape, shape
-from auger.core.permissions import PermissionEngine
+from auger.core.safety.command_forms import Shape, shape
+from auger.core.safety.permissions import PermissionEngine
 
 
 def denied(rule: str, command: str, tmp_path: Path) -> bool:

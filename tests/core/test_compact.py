@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.session import Session, create_session, headless_policy
+from auger.core import events as ev
+from auger.core.runtime import open_session
+from auger.core.session.session import Session
 from auger.errors import UsageError
 from auger.settings import Settings
 from conftest_llm import ScriptedLLM
-from session_helpers import scripted_settings
+from session_helpers import options, scripted_settings
 
 
 def _settings(tmp_path: Path, llm: ScriptedLLM, hooks: dict | None = None) -> Settings:  # type: ignore[type-arg]
@@ -23,7 +25,7 @@ def _settings(tmp_path: Path, llm: ScriptedLLM, hooks: dict | None = None) -> Se
 
 
 async def _send(session: Session, prompt: str) -> None:
-    async for _ in session.send(prompt):
+    async for _ in session.send(prompt, options(session, headless=True)):
         pass
 
 
@@ -40,17 +42,17 @@ async def test_compact_summarises_with_the_current_model_and_the_next_turn_sees_
         {"text": "SUMMARY: the user ran echo and saw platypus-output; next: write the tests."},
         {"text": "continuing from the summary"},
     )
-    session = await create_session(_settings(tmp_path, scripted_llm), approval_policy=headless_policy)
+    session = await open_session(_settings(tmp_path, scripted_llm))
     try:
         await _send(session, "run the echo command")
         assert session.context_tokens > 900  # prompt + the reply
-        session.set_model("local:other-model")  # /model: the summary comes from the model in use now
+        await session.set_model("local:other-model")  # /model: the summary comes from the model in use now
         done = await session.compact("keep the word platypus")
         assert done is not None and done.summarized == 4
         assert done.summary.startswith("SUMMARY: the user ran echo")
         assert done.tokens_before > 900 and 0 < done.tokens_after < 900
         assert session.context_tokens == done.tokens_after
-        assert (await session.graph.aget_state(session.config)).next == ()  # nothing left pending
+        assert (await session.runtime.graph.aget_state(session.config())).next == ()  # nothing left pending
 
         asked = scripted_llm.requests[-1]
         assert asked["model"] == "other-model" and "tools" not in asked
@@ -66,12 +68,12 @@ async def test_compact_summarises_with_the_current_model_and_the_next_turn_sees_
         assert "run the echo command" not in json.dumps(sent["messages"])  # the old turn is gone
         assert _users(sent)[-1] == "now write the tests" and sent["model"] == "other-model"
 
-        history = await session.history()  # the thread itself keeps every message
+        history = await session.messages()  # the thread itself keeps every message
         assert [m.content for m in history if m.type == "human"] == [
             "run the echo command",
             "now write the tests",
         ]
-        assert session.threads.get(session.thread_id).message_count == 6
+        assert session.runtime.threads.get(session.thread_id).message_count == 6
     finally:
         await session.aclose()
 
@@ -87,7 +89,7 @@ async def test_compact_twice_stacks_and_resume_keeps_the_summary(
         {"text": "SECOND SUMMARY"},
         {"text": "answer three"},
     )
-    session = await create_session(settings, approval_policy=headless_policy)
+    session = await open_session(settings)
     try:
         assert await session.compact() is None  # an empty thread: nothing to compact, no request
         assert scripted_llm.requests == []
@@ -104,7 +106,7 @@ async def test_compact_twice_stacks_and_resume_keeps_the_summary(
     finally:
         await session.aclose()
 
-    resumed = await create_session(settings, thread_id=tid, approval_policy=headless_policy)
+    resumed = await open_session(settings, tid)
     try:
         assert resumed.context_tokens > 0  # the estimate was saved with the thread
         await _send(resumed, "question three")
@@ -130,17 +132,17 @@ async def test_compact_runs_pre_compact_hooks_and_refuses_during_a_turn(
         ]
     }
     scripted_llm.add({"text": "answer"}, {"text": "THE SUMMARY"}, {"hang": True})
-    session = await create_session(_settings(tmp_path, scripted_llm, hooks), approval_policy=headless_policy)
+    session = await open_session(_settings(tmp_path, scripted_llm, hooks))
     try:
         await _send(session, "hello")
         done = await session.compact("focus on tests")
-        assert done is not None and ("saved a copy first", "info") in done.notices
+        assert done is not None and ev.Notice("saved a copy first", "info") in done.notices
         payload = json.loads(seen.read_text())
         assert payload["hook_event_name"] == "PreCompact" and payload["trigger"] == "manual"
         assert payload["custom_instructions"] == "focus on tests"
         assert payload["session_id"] == session.thread_id
 
-        stream = session.send("this one hangs")
+        stream = session.send("this one hangs", options(session))
         await stream.__anext__()  # the turn has started
         with pytest.raises(UsageError, match="turn is running"):
             await session.compact()

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from auger import config_cmd
-from auger._schema import KEYS
+from auger.cli import config as config_cmd
 from auger.settings import load_settings
+from auger.settings_schema import KEYS
 
 
 @pytest.fixture

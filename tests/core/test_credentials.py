@@ -1,4 +1,5 @@
-"""Credentials recognised inside values (`auger.core.credentials`, used by `auger.core.redact`):
+"""Credentials recognised inside values (`auger.core.safety.credentials`, used by
+`auger.core.safety.redaction`):
 what is redacted, what is left as written (templates, references, prose, ordinary URLs), the
 password of a variable's URL, and a stream cut anywhere."""
 
@@ -11,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auger.core import events as ev
-from auger.core.credentials import kinds_in, redact, secrets_in
-from auger.core.redact import Redactor, StreamRedactor
+from auger.core.safety.credentials import kinds_in, redact, secrets_in
+from auger.core.safety.redaction import Redactor, StreamRedactor
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.hooks import HookRunner
-from auger.core.hooks_config import HookCommand, load_hooks, parse_hooks, trust_project_hooks
+from auger.core.safety.hook_config import HookCommand, load_hooks, parse_hooks, trust_project_hooks
+from auger.core.safety.hook_runner import HookRunner
 from auger.settings import load_settings
 
 
@@ -50,6 +50,28 @@ async def test_matchers_are_full_regexes_on_tool_names(tmp_path: Path) -> None:
     assert len(r.matching("PreToolUse", ["edit_file"])) == 2
     assert len(r.matching("PreToolUse", ["write_files"])) == 1
     assert len(r.matching("PreToolUse", ["execute"])) == 1
+
+
+async def test_matchers_written_for_any_mcp_tool_name_match(tmp_path: Path) -> None:
+    """An MCP tool is `mcp__time__get_time`; matchers naming it `time:get_time`, or as auger
+    named it before (`get_time`, `time__get_time`), still match it."""
+    from langchain_core.tools import StructuredTool
+
+    from auger.core.middleware.hooks import tool_subjects
+
+    def get_time() -> str:
+        """The time."""
+        return "noon"
+
+    tool = StructuredTool.from_function(
+        get_time, name="mcp__time__get_time", metadata={"mcp_server": "time", "mcp_tool": "get_time"}
+    )
+    subjects = tool_subjects(tool.name, tool)
+    for matcher in ("mcp__time__.*", "time:get_time", "get_time", "time__get_time"):
+        assert runner(tmp_path, HookCommand("PreToolUse", "true", matcher)).matching("PreToolUse", subjects)
+    assert not runner(tmp_path, HookCommand("PreToolUse", "true", "get_date")).matching(
+        "PreToolUse", subjects
+    )
 
 
 async def test_exit_2_blocks_with_stderr_and_json_block(tmp_path: Path) -> None:
@@ -168,41 +190,39 @@ def test_bad_hooks_file_is_a_notice_not_a_crash(project: tuple[Path, Path, dict[
     assert hooks == [] and any("invalid JSON" in n for n in notices)
 
 
-async def test_pre_compact_hook_runs_before_a_summary(tmp_path: Path) -> None:
-    """deepagents' summarization is patched to run PreCompact hooks from the run context."""
-    from types import SimpleNamespace
-    from typing import Any
-
-    from deepagents.middleware.summarization import _DeepAgentsSummarizationMiddleware
+async def test_pre_compact_model_runs_the_hooks_of_the_run_then_asks_its_model(tmp_path: Path) -> None:
+    """The summariser auger gives deepagents' summarization (its public `summarizer` slot):
+    PreCompact hooks from the run context of the graph step, then the wrapped model's answer."""
     from langgraph.graph import END, START, StateGraph
     from typing_extensions import TypedDict
 
-    from auger.core.context import AugerContext
-    from auger.core.middleware.hooks import install_precompact_hook
+    from auger.core.agent.context import AugerContext
+    from auger.core.middleware.pre_compact import PreCompactModel, summarization
+    from scripted_model import ScriptedChatModel
 
-    install_precompact_hook()
-    install_precompact_hook()  # idempotent
     marker = tmp_path / "precompact.json"
     hooks = runner(tmp_path, HookCommand("PreCompact", f"cat > {marker}", "auto"))
-
-    async def summary(messages: list[Any]) -> str:
-        return f"summary of {len(messages)}"
-
-    fake = SimpleNamespace(_lc_helper=SimpleNamespace(_acreate_summary=summary))
+    model = PreCompactModel(inner=ScriptedChatModel(script=["the summary"]))
 
     class State(TypedDict):
         out: str
 
     async def node(state: State) -> dict[str, str]:
-        return {"out": await _DeepAgentsSummarizationMiddleware._acreate_summary(fake, [1, 2])}  # type: ignore[arg-type]
+        return {"out": str((await model.ainvoke("summarise this")).content)}
 
     graph = StateGraph(State, context_schema=AugerContext)
     graph.add_node("n", node)
     graph.add_edge(START, "n")
     graph.add_edge("n", END)
     result = await graph.compile().ainvoke({"out": ""}, context=AugerContext(thread_id="t9", hooks=hooks))
-    assert result["out"] == "summary of 2"
+    assert result["out"] == "the summary"
     seen = json.loads(marker.read_text())
     assert (
         seen["hook_event_name"] == "PreCompact" and seen["trigger"] == "auto" and seen["session_id"] == "t9"
     )
+    assert (
+        await model.ainvoke("outside a run")
+    ).content == "(script exhausted)"  # no run: no hooks, no error
+    assert (
+        summarization(ScriptedChatModel(script=[]), None).name == "SummarizationMiddleware"
+    )  # the SDK's slot

@@ -1,4 +1,4 @@
-"""`auger.core.host_paths`: the one answer to "which host file is this agent path" (checked
+"""`auger.core.safety.host_paths`: the one answer to "which host file is this agent path" (checked
 against the real deepagents backend the file tools write through) and "is it protected", as
 permissions, protected paths and hooks use it."""
 
@@ -13,9 +13,9 @@ from deepagents.backends.utils import validate_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auger.core.host_paths import AgentPaths, ProtectedPaths, Route, normalise
-from auger.core.mounts import agent_paths, with_mounts
-from auger.core.permissions import PermissionEngine
+from auger.core.backends.mounts import agent_paths, with_mounts
+from auger.core.safety.host_paths import AgentPaths, ProtectedPaths, Route, normalise
+from auger.core.safety.permissions import PermissionEngine
 from auger.settings import Settings, load_settings
 
 

@@ -21,27 +21,27 @@ def _heavy(mods: set[str]) -> set[str]:
 
 def test_core_never_imports_textual() -> None:
     code = (
-        "import auger.core, auger.core.session, auger.core.agent, auger.core.events, auger.core.stream, "
-        "auger.core.models, auger.core.mcp, auger.headless\n"
-        "from auger.core.agent import create_cli_agent"
+        "import auger.core, auger.core.session.session, auger.core.agent.graph, auger.core.events, "
+        "auger.core.session.stream, auger.core.models.specs, auger.core.mcp.manager, auger.headless\n"
+        "from auger.core.agent.graph import create_cli_agent"
     )
     mods = _modules_after(code)
     assert not {m for m in mods if m.split(".")[0] == "textual"}
 
 
 def test_cli_entry_imports_nothing_heavy() -> None:
-    assert _heavy(_modules_after("import auger.cli")) == set()
+    assert _heavy(_modules_after("import auger.cli.command")) == set()
 
 
 def test_version_and_help_import_nothing_heavy() -> None:
     for flag in ("--version", "--help"):
         code = (
-            f"import sys\nsys.argv = ['auger', {flag!r}]\nimport auger.cli\n"
-            "try:\n    auger.cli.main()\nexcept SystemExit:\n    pass"
+            f"import sys\nsys.argv = ['auger', {flag!r}]\nimport auger.cli.command\n"
+            "try:\n    auger.cli.command.main()\nexcept SystemExit:\n    pass"
         )
         assert _heavy(_modules_after(code)) == set(), flag
 
 
 def test_settings_and_config_show_import_nothing_heavy() -> None:
-    code = "import auger.settings, auger.config_cmd, auger.core.events, auger.core.models, auger.errors"
+    code = "import auger.settings, auger.cli.config, auger.core.events, auger.core.models.specs, auger.errors"
     assert _heavy(_modules_after(code)) == set()

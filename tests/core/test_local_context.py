@@ -12,10 +12,18 @@ from deepagents.backends import FilesystemBackend, LocalShellBackend
 from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage
 
-from auger.core.bwrap import check_bwrap
+from auger.core.agent.project_facts import (
+    MAX_CHARS,
+    Facts,
+    detect,
+    detect_facts,
+    kinds_and_test,
+    parse,
+    render,
+)
+from auger.core.backends.bwrap import check_bwrap
+from auger.core.backends.sandbox import BubblewrapSandbox
 from auger.core.middleware.local_context import CONTEXT_KEY, MARK_KEY, LocalContextMiddleware
-from auger.core.project_facts import MAX_CHARS, Facts, detect, detect_facts, kinds_and_test, parse, render
-from auger.core.sandbox import BubblewrapSandbox
 from scripted_model import ScriptedChatModel
 
 

@@ -8,7 +8,7 @@ import os
 import time
 from pathlib import Path
 
-from auger.core.local_shell import LocalShell
+from auger.core.backends.local_shell import LocalShell
 
 
 def _alive(pid: int) -> bool:

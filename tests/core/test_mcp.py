@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from auger import mcp_cmd
-from auger.core.mcp import McpManager
-from auger.core.mcp_config import McpServerConfig, TrustStore, load_mcp_servers, servers_from_settings
+from auger.cli import mcp as mcp_cmd
+from auger.core.mcp.config import McpServerConfig, TrustStore, load_mcp_servers, servers_from_settings
+from auger.core.mcp.manager import McpManager
 from auger.errors import ConfigError
 
 HERE = Path(__file__).resolve().parent.parent / "mcp_servers"
@@ -52,8 +52,8 @@ async def running(servers: list[McpServerConfig], tmp_path: Path, **kw: Any) -> 
         await manager.aclose()
 
 
-def by_name(manager: McpManager, reserved: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {t.name: t for t in manager.tools(reserved)}
+def by_name(manager: McpManager) -> dict[str, Any]:
+    return {t.name: t for t in manager.tools()}
 
 
 def status_of(manager: McpManager, name: str) -> dict[str, Any]:
@@ -125,12 +125,12 @@ async def test_stdio_connect_and_warm_call(tmp_path: Path) -> None:
     async with running([fast("calc")], tmp_path) as manager:
         assert status_of(manager, "calc")["status"] == "connected"
         tools = by_name(manager)
-        assert {"add", "echo", "slow", "getenv", "pid"} <= set(tools)
-        assert text(await call(tools["add"], a=2, b=3)) == "5"
+        assert {f"mcp__calc__{t}" for t in ("add", "echo", "slow", "getenv", "pid")} <= set(tools)
+        assert text(await call(tools["mcp__calc__add"], a=2, b=3)) == "5"
         times = []
         for i in range(20):
             start = time.perf_counter()
-            result = await call(tools["add"], a=i, b=1)
+            result = await call(tools["mcp__calc__add"], a=i, b=1)
             times.append(time.perf_counter() - start)
             assert text(result) == str(i + 1)
         print(f"\nwarm stdio MCP round-trip: median {statistics.median(times) * 1000:.1f} ms")
@@ -155,8 +155,8 @@ async def test_streamable_http_and_sse(tmp_path: Path, http_server: tuple[str, s
     async with running(servers, tmp_path) as manager:
         assert [s["status"] for s in manager.status()] == ["connected", "connected"]
         tools = by_name(manager)
-        assert text(await call(tools["web__add"], a=40, b=2)) == "42"
-        assert text(await call(tools["stream__echo"], text="over sse")) == "over sse"
+        assert text(await call(tools["mcp__web__add"], a=40, b=2)) == "42"
+        assert text(await call(tools["mcp__stream__echo"], text="over sse")) == "over sse"
 
 
 async def test_http_server_going_away(tmp_path: Path) -> None:
@@ -169,7 +169,7 @@ async def test_http_server_going_away(tmp_path: Path) -> None:
             time.sleep(0.05)
         server = McpServerConfig("remote", "http", url=f"http://127.0.0.1:{port}/mcp")
         async with running([server], tmp_path, call_timeout=20) as manager:
-            add = by_name(manager)["add"]
+            add = by_name(manager)["mcp__remote__add"]
             assert text(await call(add, a=1, b=1)) == "2"
             proc.kill()
             proc.wait(10)
@@ -187,30 +187,45 @@ async def test_reference_time_server(tmp_path: Path) -> None:
     async with running([time_server()], tmp_path) as manager:
         assert status_of(manager, "time")["status"] == "connected", manager.status()
         tools = by_name(manager)
-        assert {"get_current_time", "convert_time"} <= set(tools)
-        result = json.loads(text(await call(tools["get_current_time"], timezone="UTC")))
+        assert {"mcp__time__get_current_time", "mcp__time__convert_time"} <= set(tools)
+        result = json.loads(text(await call(tools["mcp__time__get_current_time"], timezone="UTC")))
         assert result["timezone"] == "UTC"
 
 
-async def test_namespacing_only_on_collision(tmp_path: Path) -> None:
+async def test_names_are_server_and_tool_whatever_else_is_configured(tmp_path: Path) -> None:
+    async with running([fast("one")], tmp_path) as alone:
+        names_alone = set(by_name(alone))
     async with running([fast("one"), fast("two"), time_server()], tmp_path) as manager:
         names = set(by_name(manager))
-        assert {"one__add", "two__add", "one__echo", "two__echo"} <= names
-        assert {"get_current_time", "convert_time"} <= names  # unique: keeps its own name
-        assert "add" not in names
-        tools = by_name(manager)
-        assert text(await call(tools["two__echo"], text="hi")) == "hi"
-        # a name reserved by the agent's own tools is namespaced as well
-        assert "time__get_current_time" in by_name(manager, reserved=("get_current_time",))
+        assert {"mcp__one__add", "mcp__two__add", "mcp__one__echo", "mcp__two__echo"} <= names
+        assert {"mcp__time__get_current_time", "mcp__time__convert_time"} <= names
+        assert names_alone <= names  # a second server with the same tools renamed nothing
+        assert not {"add", "one__add", "get_current_time"} & names
+        assert text(await call(by_name(manager)["mcp__two__echo"], text="hi")) == "hi"
+
+
+def test_long_and_odd_names_stay_unique_and_valid() -> None:
+    from auger.core.mcp.names import prompt_command, tool_name
+
+    assert tool_name("my.server", "do it") == "mcp__my_server__do_it"
+    long_a, long_b = tool_name("s" * 40, "t" * 40 + "a"), tool_name("s" * 40, "t" * 40 + "b")
+    assert len(long_a) == 64 and len(long_b) == 64 and long_a != long_b
+    assert long_a == tool_name("s" * 40, "t" * 40 + "a")  # the same every run
+    assert prompt_command("docs", "summarise") == "mcp__docs__summarise"
 
 
 async def test_read_only_tools(tmp_path: Path) -> None:
     servers = [fast("hinted"), replace(crashing("flagged"), read_only=True)]
     async with running(servers, tmp_path) as manager:
         read_only = manager.read_only_tools()
-        assert {"getenv", "hinted__pid", "flagged__pid", "ok", "crash"} <= read_only
-        assert not {"add", "echo", "slow"} & read_only
-        assert by_name(manager)["getenv"].metadata["mcp_server"] == "hinted"
+        assert {
+            "mcp__hinted__getenv",
+            "mcp__hinted__pid",
+            "mcp__flagged__pid",
+            "mcp__flagged__ok",
+        } <= read_only
+        assert not {"mcp__hinted__add", "mcp__hinted__echo", "mcp__hinted__slow"} & read_only
+        assert by_name(manager)["mcp__hinted__getenv"].metadata["mcp_server"] == "hinted"
 
 
 async def test_disabled_server_is_not_started(tmp_path: Path) -> None:
@@ -230,7 +245,7 @@ async def test_failed_start_reports_and_others_work(tmp_path: Path) -> None:
         broken, ghost = status_of(manager, "broken"), status_of(manager, "ghost")
         assert broken["status"] == "failed" and "missing API token" in broken["error"]
         assert ghost["status"] == "failed" and "command not found" in ghost["error"]
-        assert text(await call(by_name(manager)["add"], a=1, b=1)) == "2"
+        assert text(await call(by_name(manager)["mcp__good__add"], a=1, b=1)) == "2"
         notices = manager.drain_notices()
         assert any("broken" in n for n in notices) and any("ghost" in n for n in notices)
 
@@ -245,19 +260,21 @@ async def test_crash_mid_call_then_restart(tmp_path: Path) -> None:
     notices: list[str] = []
     async with running([crashing("fragile"), fast("steady")], tmp_path, on_notice=notices.append) as manager:
         tools = by_name(manager)
-        old_pid = int(text(await call(tools["fragile__pid"])))
-        result = await call(tools["crash"])
+        old_pid = int(text(await call(tools["mcp__fragile__pid"])))
+        result = await call(tools["mcp__fragile__crash"])
         assert result.status == "error" and "failed while running 'crash'" in text(result)
         assert "crashing now" in text(result)  # the server's last stderr line
         assert status_of(manager, "fragile")["status"] == "failed"
         assert any("fragile" in n and "exited" in n for n in notices)
-        again = await call(tools["ok"])
+        again = await call(tools["mcp__fragile__ok"])
         assert again.status == "error" and "not available" in text(again)
-        assert text(await call(tools["add"], a=1, b=2)) == "3"  # the other server is fine
+        assert text(await call(tools["mcp__steady__add"], a=1, b=2)) == "3"  # the other server is fine
 
         await manager.restart("fragile")
         assert status_of(manager, "fragile")["status"] == "connected"
-        assert text(await call(tools["ok"])) == "ok"  # the tool object from before the restart works
+        assert (
+            text(await call(tools["mcp__fragile__ok"])) == "ok"
+        )  # the tool object from before the restart works
         assert wait_gone(old_pid)
 
 
@@ -265,18 +282,18 @@ async def test_hanging_call_times_out(tmp_path: Path) -> None:
     async with running([fast("sleepy")], tmp_path, call_timeout=0.5) as manager:
         tools = by_name(manager)
         start = time.perf_counter()
-        result = await call(tools["slow"], seconds=30)
+        result = await call(tools["mcp__sleepy__slow"], seconds=30)
         assert time.perf_counter() - start < 5
         assert result.status == "error" and "timed out after 0.5s" in text(result)
         assert any("timed out" in n for n in manager.drain_notices())
-        assert text(await call(tools["echo"], text="still here")) == "still here"
+        assert text(await call(tools["mcp__sleepy__echo"], text="still here")) == "still here"
 
 
 async def test_no_processes_left_after_aclose(tmp_path: Path) -> None:
     manager = McpManager([fast("a"), fast("b"), crashing("c")], tmp_path / "logs")
     await manager.start()
     tools = by_name(manager)
-    pids = [int(text(await call(tools[name]))) for name in ("a__pid", "b__pid", "c__pid")]
+    pids = [int(text(await call(tools[name]))) for name in ("mcp__a__pid", "mcp__b__pid", "mcp__c__pid")]
     assert all(pid_alive(pid) for pid in pids)
     await manager.aclose()
     assert all(wait_gone(pid, 1.0) for pid in pids)
@@ -303,8 +320,8 @@ async def test_env_expansion_reaches_the_server(tmp_path: Path) -> None:
     assert servers[0].args[-1] == "fallback" and servers[0].command == sys.executable
     async with running(servers, tmp_path) as manager:
         tools = by_name(manager)
-        assert text(await call(tools["getenv"], name="GREETING")) == "hello world"
-        assert text(await call(tools["getenv"], name="OTHER")) == "dflt"
+        assert text(await call(tools["mcp__envy__getenv"], name="GREETING")) == "hello world"
+        assert text(await call(tools["mcp__envy__getenv"], name="OTHER")) == "dflt"
 
 
 async def test_unset_variable_fails_only_that_server(tmp_path: Path) -> None:
@@ -465,7 +482,7 @@ def test_mcp_list_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert mcp_cmd.run(["list", "--json", "--mcp-config", str(extra)], cwd=root, env=env) == 0
     rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
     assert all(set(row) == {"name", "status", "tools", "error", "source"} for row in rows.values())
-    assert rows["calc"]["status"] == "connected" and "add" in rows["calc"]["tools"]
+    assert rows["calc"]["status"] == "connected" and "mcp__calc__add" in rows["calc"]["tools"]
     assert rows["calc"]["source"] == str(home / "mcp.json")
     assert rows["proj"]["status"] == "untrusted" and rows["proj"]["tools"] == []
     assert rows["off"]["status"] == "disabled"
@@ -485,8 +502,6 @@ def test_mcp_list_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_installed_auger_mcp_list(tmp_path: Path) -> None:
-    if "auger.mcp_cmd" not in (REPO / "src" / "auger" / "cli.py").read_text():
-        pytest.skip("cli.py does not route `auger mcp` yet")
     exe = shutil.which("auger") or str(Path(sys.executable).parent / "auger")
     home, root, env = make_project(tmp_path)
     write_json(home / "mcp.json", {"calc": {"command": "${PY}", "args": [FAST]}})

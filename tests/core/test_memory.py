@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from deepagents.backends import CompositeBackend, FilesystemBackend, LocalShellBackend
 
-from auger.core.memory import list_memory_files, memory_files, memory_sources
+from auger.core.backends.mounts import agent_paths, virtual_path, with_mounts
+from auger.core.catalog.memory import list_memory_files, memory_files, memory_sources
 from auger.core.middleware.memory import AugerMemoryMiddleware
-from auger.core.mounts import agent_paths, virtual_path, with_mounts
 from auger.settings import Settings, load_settings
 
 

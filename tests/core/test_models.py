@@ -8,13 +8,8 @@ import sys
 
 import pytest
 
-from auger.core.models import (
-    DEFAULT_CONTEXT_WINDOW,
-    build_chat_model,
-    check_credentials,
-    configured_window,
-    parse_spec,
-)
+from auger.core.models.providers import build_chat_model, check_credentials
+from auger.core.models.specs import DEFAULT_CONTEXT_WINDOW, configured_window, parse_spec
 from auger.errors import ModelError
 from auger.settings import ProviderSettings
 
@@ -95,7 +90,8 @@ def test_openai_compatible_model_speaks_chat_completions() -> None:
 def test_only_the_used_provider_package_is_imported() -> None:
     code = (
         "import sys, json\n"
-        "from auger.core.models import build_chat_model, parse_spec\n"
+        "from auger.core.models.providers import build_chat_model\n"
+        "from auger.core.models.specs import parse_spec\n"
         "from auger.settings import ProviderSettings\n"
         "p = {'local': ProviderSettings('local', 'http://127.0.0.1:9/v1', None, [], {})}\n"
         "build_chat_model(parse_spec('local:m', p), env={})\n"

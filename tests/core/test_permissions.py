@@ -11,11 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auger.core.host_paths import normalise
-from auger.core.permission_rules import RuleError, covers, escape, parse_rule, subject_for
-from auger.core.permissions import PermissionEngine, Verdict, rule_for_call
-from auger.core.session_safety import add_rule
-from auger.core.shellparse import analyse
+from auger.core.safety.host_paths import normalise
+from auger.core.safety.permissions import PermissionEngine, Verdict, add_rule, rule_for_call
+from auger.core.safety.rules import RuleError, covers, escape, parse_rule, subject_for
+from auger.core.safety.shell_parser import analyse
 from auger.settings import load_settings
 
 
@@ -214,6 +213,17 @@ def test_mcp_rules_by_server_and_tool(tmp_path: Path) -> None:
     assert eng.evaluate("delete_repo", {}, mode="yolo", gated=True, mcp=None).action == "allow"
 
 
+def test_mcp_rules_written_for_older_tool_names_still_match(tmp_path: Path) -> None:
+    """MCP tools are `mcp__server__tool` now; a rule naming the tool as auger used to (its bare
+    name, or `server__tool` after a collision) still applies to it, and the new name works too."""
+    call = ("mcp__time__get_time", {})
+    for rule in ("get_time", "time__get_time", "mcp__time__get_time"):
+        eng = engine(tmp_path, deny=[rule])
+        assert eng.evaluate(*call, mode="yolo", gated=True, mcp=("time", "get_time")).action == "deny", rule
+    eng = engine(tmp_path, deny=["get_time"])
+    assert eng.evaluate(*call, mode="yolo", gated=True, mcp=("clock", "get_now")).action == "allow"
+
+
 def test_task_and_other_tools(tmp_path: Path) -> None:
     eng = engine(tmp_path, allow=["task(general-purpose)"], deny=["fetch(https://evil.example/*)"])
     assert (
@@ -341,7 +351,7 @@ def test_rule_for_call_always_allows_its_path(name: str, segments: list[str], le
 
 @given(st.text(max_size=20))
 def test_escape_matches_exactly(text: str) -> None:
-    from auger.core.permission_rules import _command_regex
+    from auger.core.safety.rules import _command_regex
 
     assert _command_regex(escape(text)).fullmatch(" ".join(text.split()))
 

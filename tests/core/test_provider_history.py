@@ -19,7 +19,7 @@ from auger.core.middleware.provider_history import (
     model_family,
     sanitize_history,
 )
-from auger.core.openai_compat import ChatOpenAICompatible
+from auger.core.models.openai_compat import ChatOpenAICompatible
 from scripted_model import ScriptedChatModel
 
 ANTHROPIC_REPLY = AIMessage(

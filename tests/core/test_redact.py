@@ -9,7 +9,7 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, ToolMessage
 
 from auger.core import events as ev
-from auger.core.redact import Redactor, SecretFilter, StreamRedactor, secrets_in_env
+from auger.core.safety.redaction import Redactor, SecretFilter, StreamRedactor, secrets_in_env
 
 SECRET = "sk-test-0123456789abcdef"
 

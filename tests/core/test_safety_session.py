@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from auger.core import events as ev
-from auger.core.session import Session
+from auger.core.session.session import Session
 from auger.settings import load_settings
 from conftest import AugerEnv
 from session_helpers import drive, open_session
@@ -66,7 +66,7 @@ async def test_always_allow_grants_the_suggested_rule_not_the_whole_tool(
     [request] = asks(first)
     assert request.suggested_rule == "execute(git status *)"
     assert "mode 'manual' asks before execute" in request.description
-    assert session.always_allow == {"execute(git status *)"}
+    assert session.grants == {"execute(git status *)"}
     assert asks(second) == [] and finished(second)[0].status == "success"
     assert [a.args["command"] for a in asks(third)] == ["echo other"]
 
@@ -227,7 +227,7 @@ async def test_secret_in_prompt_and_tool_output_is_redacted(
 ) -> None:
     secret = "sk-session-test-0123456789"
     monkeypatch.setenv("SESSION_TEST_API_KEY", secret)
-    import auger.core.redact as redact
+    import auger.core.safety.redaction as redact
 
     monkeypatch.setattr(redact, "_default", redact.Redactor())
     monkeypatch.setattr(redact, "_default_ready", False)
@@ -235,7 +235,7 @@ async def test_secret_in_prompt_and_tool_output_is_redacted(
     session = await open_session(auger_env, mode="yolo")
     try:
         seen = await drive(session, f"my key is {secret}", [])
-        history = await session.history()
+        history = await session.messages()
     finally:
         await session.aclose()
     assert secret not in json.dumps([e.to_dict() for e in seen], default=str)
@@ -245,9 +245,20 @@ async def test_secret_in_prompt_and_tool_output_is_redacted(
 
 
 def test_recursion_limit_is_derived_from_the_turn_cap(auger_env: AugerEnv) -> None:
-    """The turn cap ends a run first (with a final message); LangGraph's limit is only a backstop."""
+    """The turn cap ends a run first (with a final message); LangGraph's limit is only a backstop.
+    A turn's own `max_turns` (TurnOptions) wins over the configured one."""
+    import asyncio
+
+    from auger.core.port import TurnOptions
+    from auger.core.runtime import Runtime
+    from auger.core.safety.redaction import Redactor
+    from auger.core.session.turn import Turn
+
     for cap in (1, 7, 50):
         settings = load_settings(cwd=auger_env.project, env=auger_env.env, flags={"max_turns": cap})
-        session = Session(settings, graph=None)
-        assert session.config["recursion_limit"] == 20 * cap + 100
-        assert session.context().max_turns == cap
+        runtime = Runtime(settings, None, None, None, None, None, None, Redactor(), None)  # type: ignore[arg-type]
+        session = Session(runtime)
+        assert session.config()["recursion_limit"] == 20 * cap + 100
+        turn = Turn(session, TurnOptions(), asyncio.Queue())
+        assert turn.max_turns == cap and turn._context().max_turns == cap
+        assert Turn(session, TurnOptions(max_turns=3), asyncio.Queue()).max_turns == 3

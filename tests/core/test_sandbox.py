@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from deepagents.backends import LocalShellBackend
 
-from auger.core.bwrap import MISSING_BWRAP, check_bwrap
-from auger.core.sandbox import BubblewrapSandbox
+from auger.core.backends.bwrap import MISSING_BWRAP, check_bwrap
+from auger.core.backends.sandbox import BubblewrapSandbox
 from auger.errors import ConfigError
 
 

@@ -1,4 +1,4 @@
-"""The sandbox hides secrets by default (`auger.core.sandbox_hide`), against a real `bwrap`.
+"""The sandbox hides secrets by default (`auger.core.backends.sandbox_hide`), against a real `bwrap`.
 
 The user's home lives under /var/tmp here, not /tmp: the sandbox's private /tmp would hide a
 home under /tmp anyway, and these tests must see what the hiding itself does."""
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.backends import make_backend
-from auger.core.bwrap import check_bwrap
-from auger.core.sandbox import BubblewrapSandbox
-from auger.core.sandbox_hide import DEFAULT_HIDE, BwrapHide
+from auger.core.backends.bwrap import check_bwrap
+from auger.core.backends.factory import make_backend
+from auger.core.backends.sandbox import BubblewrapSandbox
+from auger.core.backends.sandbox_hide import DEFAULT_HIDE, BwrapHide
 from auger.settings import load_settings
 
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- hunter2"

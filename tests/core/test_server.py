@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from auger.core import events as ev
+from auger.errors import BusyError
 from auger.server.app import create_app
 from auger.server.http import ApiError
 from auger.server.pool import EPHEMERAL_PREFIX, ThreadPool
@@ -144,10 +145,13 @@ async def test_keepalive_pings_a_quiet_stream_and_passes_frames_through() -> Non
 
 @pytest.fixture
 async def pool(auger_env: AugerEnv) -> AsyncIterator[ThreadPool]:
+    from auger.core.runtime import open_runtime
+
     settings = load_settings(cwd=auger_env.project, env=auger_env.env, flags={"mode": "yolo"})
-    p = await ThreadPool.open(settings, "yolo")
-    yield p
-    await p.aclose()
+    async with open_runtime(settings) as runtime:
+        p = ThreadPool(runtime, "yolo")
+        yield p
+        await p.aclose()
 
 
 def _client(pool: ThreadPool, token: str | None = TOKEN) -> httpx.AsyncClient:
@@ -187,7 +191,7 @@ async def test_chat_in_process_and_stateless_cleanup(pool: ThreadPool, auger_env
     assert lines[-1] == "[DONE]" and json.loads(lines[-2])["type"] == "finish"
     sql = "SELECT count(*) FROM checkpoints WHERE substr(thread_id, 1, 5) = ?"
     for _ in range(50):  # the throwaway thread is deleted right after its stream ends
-        async with pool.graph.checkpointer.conn.execute(sql, (EPHEMERAL_PREFIX,)) as cur:
+        async with pool.runtime.checkpointer.conn.execute(sql, (EPHEMERAL_PREFIX,)) as cur:
             if (await cur.fetchone())[0] == 0:
                 break
         await asyncio.sleep(0.02)
@@ -195,32 +199,30 @@ async def test_chat_in_process_and_stateless_cleanup(pool: ThreadPool, auger_env
         raise AssertionError("the stateless chat's checkpoints were not deleted")
 
 
-async def test_pool_sessions_share_graph_store_and_hooks(pool: ThreadPool) -> None:
-    a = await pool.create("one")
+async def test_pool_sessions_share_one_runtime(pool: ThreadPool) -> None:
+    a = await pool.create("one", "manual")
     b = await pool.create("two")
-    assert a.graph is b.graph is pool.base.graph
-    assert a.threads is b.threads is pool.base.threads
-    assert a.on_turn_end is pool.base.on_turn_end and a._conn is None
-    assert a.mode == "yolo" and a is not b and a.always_allow is not b.always_allow
-    with pytest.raises(ApiError) as busy:
+    assert a.runtime is b.runtime is pool.base.runtime  # one graph, connection, store, hooks
+    assert a is not b and a.grants is not b.grants
+    assert pool.mode_of("one") == "manual" and pool.mode_of("two") == "yolo"
+    with pytest.raises(BusyError, match="busy"):
         await pool.lease(a)
         await pool.lease(a)
-    assert busy.value.status == 409
     scratch = pool.ephemeral()
-    assert scratch.thread_id.startswith(EPHEMERAL_PREFIX) and scratch.on_turn_start is None
+    assert scratch.thread_id.startswith(EPHEMERAL_PREFIX) and not scratch.record
 
 
 # -- import budget -----------------------------------------------------------------------------------
 
-HEAVY = ("auger.server", "auger.serve_cmd", "auger.remote", "starlette", "uvicorn", "httpx")
+HEAVY = ("auger.server", "auger.cli.serve", "auger.remote", "starlette", "uvicorn", "httpx")
 
 
 @pytest.mark.parametrize(
     "code",
     [
-        "import auger.cli as c\ntry:\n    c._main(['--version'])\nexcept SystemExit:\n    pass",
-        "import auger.cli as c\ntry:\n    c._main(['--help'])\nexcept SystemExit:\n    pass",
-        "import auger.serve_cmd as s\ntry:\n    s.run(['--help'])\nexcept SystemExit:\n    pass",
+        "import auger.cli.command as c\ntry:\n    c._main(['--version'])\nexcept SystemExit:\n    pass",
+        "import auger.cli.command as c\ntry:\n    c._main(['--help'])\nexcept SystemExit:\n    pass",
+        "import auger.cli.serve as s\ntry:\n    s.run(['--help'])\nexcept SystemExit:\n    pass",
     ],
 )
 def test_version_and_help_import_no_server_code(code: str, tmp_path: Path) -> None:
@@ -230,5 +232,5 @@ def test_version_and_help_import_no_server_code(code: str, tmp_path: Path) -> No
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=60
     )
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1].replace("'", '"')))
-    allowed = {"auger.serve_cmd"} if "serve_cmd" in code else set()
+    allowed = {"auger.cli.serve"} if "cli.serve" in code else set()
     assert {m for m in loaded if m.startswith(HEAVY)} - allowed == set()

@@ -10,7 +10,7 @@ import pytest
 
 from auger.core import events as ev
 from conftest import AugerEnv
-from session_helpers import drive, open_session
+from session_helpers import drive, open_session, options
 
 WRITE = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/a.txt", "content": "A\n"}}]}
 SHELL = {"tool_calls": [{"name": "execute", "args": {"command": "echo shell-ran"}}]}
@@ -64,7 +64,7 @@ async def test_resolve_approval_by_request_id(auger_env: AugerEnv, project_cwd: 
     auger_env.llm.add(WRITE, {"text": "ok"})
     session = await open_session(auger_env)
     try:
-        async for event in session.send("write"):
+        async for event in session.send("write", options(session)):
             if isinstance(event, ev.ApprovalRequested):
                 await session.resolve_approval(event.request_id, ev.ApprovalDecision("reject"))
     finally:
@@ -77,11 +77,11 @@ async def test_cancel_stops_the_turn_and_keeps_what_was_done(auger_env: AugerEnv
     session = await open_session(auger_env, mode="yolo")
     seen: list[ev.Event] = []
     try:
-        async for event in session.send("write then think forever"):
+        async for event in session.send("write then think forever", options(session)):
             seen.append(event)
             if isinstance(event, ev.ToolCallFinished):
                 asyncio.get_running_loop().call_later(0.3, session.cancel)
-        history = await session.history()
+        history = await session.messages()
     finally:
         await session.aclose()
     assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].reason == "cancelled"
@@ -97,7 +97,7 @@ async def test_model_switch_applies_to_next_turn_of_same_thread(
     session = await open_session(auger_env)
     try:
         await drive(session, "turn one", [])
-        session.set_model("local:other-model")
+        await session.set_model("local:other-model")
         seen = await drive(session, "turn two", [])
     finally:
         await session.aclose()
@@ -129,10 +129,10 @@ async def test_cancel_mid_answer_keeps_partial_text_and_thread_continues(
     auger_env.llm.add({"text_tokens": 4000, "rate": 400}, {"text": "after"})
     session = await open_session(auger_env)
     try:
-        async for event in session.send("long answer"):
+        async for event in session.send("long answer", options(session)):
             if isinstance(event, ev.TextDelta):
                 session.cancel()
-        history = await session.history()
+        history = await session.messages()
         assert type(history[-1]).__name__ == "AIMessage"
         assert "[interrupted]" in str(history[-1].content)
         seen = await drive(session, "next", [])
@@ -150,7 +150,7 @@ async def test_cancel_drops_a_slow_front_ends_backlog(auger_env: AugerEnv, proje
     after_cancel: list[ev.Event] = []
     deltas = 0
     try:
-        async for event in session.send("long answer"):
+        async for event in session.send("long answer", options(session)):
             await asyncio.sleep(0.002)  # a front end that renders slower than the model streams
             if deltas >= 20:
                 after_cancel.append(event)

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from auger._schema import KEYS, find_key, free_prefix
 from auger.errors import ConfigError
 from auger.settings import Settings, load_settings
+from auger.settings_schema import KEYS, find_key, free_prefix
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.toml"
 
@@ -414,7 +414,7 @@ def test_uncommented_example_loads_without_warnings(project: Path, env: dict[str
 
 def test_settings_module_imports_nothing_heavy() -> None:
     code = (
-        "import sys, auger.settings, auger.config_cmd\n"
+        "import sys, auger.settings, auger.cli.config\n"
         "heavy = [m for m in ('tomli_w', 'langchain', 'langgraph', 'deepagents', 'textual', 'httpx')"
         " if m in sys.modules]\n"
         "assert not heavy, heavy\n"

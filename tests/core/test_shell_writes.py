@@ -1,5 +1,5 @@
 """Shell commands that write protected paths (.git/, .auger/, ~/.ssh, AUGER_HOME) ask first, in
-every mode; reads, git itself and ordinary writes do not (auger.core.shell_writes)."""
+every mode; reads, git itself and ordinary writes do not (auger.core.safety.written_paths)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.permissions import PermissionEngine
-from auger.core.shell_writes import ShellWrites
-from auger.core.shelllex import lex
-from auger.core.shellparse import analyse
+from auger.core.safety.permissions import PermissionEngine
+from auger.core.safety.shell_lexer import lex
+from auger.core.safety.shell_parser import analyse
+from auger.core.safety.written_paths import ShellWrites
 
 
 @pytest.fixture

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.middleware.skills import AugerSkillsMiddleware
-from auger.core.mounts import builtin_dir, with_mounts
-from auger.core.skills import (
+from auger.core.backends.mounts import builtin_dir, with_mounts
+from auger.core.catalog.skills import (
     SKILL_KEY,
     SkillError,
     discover_skills,
@@ -21,6 +20,7 @@ from auger.core.skills import (
     skill_file,
     support_files,
 )
+from auger.core.middleware.skills import AugerSkillsMiddleware
 from auger.settings import Settings, load_settings
 
 

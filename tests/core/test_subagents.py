@@ -11,8 +11,8 @@ from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 
+from auger.core.catalog.subagents import discover_subagents, list_subagents, subagent_specs
 from auger.core.middleware.tool_allowlist import ToolAllowListMiddleware
-from auger.core.subagents import discover_subagents, list_subagents, subagent_specs
 from auger.settings import Settings, load_settings
 from scripted_model import ScriptedChatModel
 
@@ -103,15 +103,13 @@ def test_specs_pin_models_and_filter_tools(settings: Settings) -> None:
     )
     seen: list[str | None] = []
 
-    def model_mw(spec: str | None) -> Any:
+    def middleware(spec: str | None) -> list[Any]:
         seen.append(spec)
-        return f"model-mw:{spec}"
+        return [f"model-mw:{spec}", "c"]
 
     specs = {
         s["name"]: s
-        for s in subagent_specs(
-            discover_subagents(settings), model_middleware=model_mw, common=["c"], tools=[lookup, other]
-        )
+        for s in subagent_specs(discover_subagents(settings), middleware=middleware, tools=[lookup, other])
     }
     scout = specs["scout"]
     assert scout["tools"] == [lookup]
@@ -139,8 +137,8 @@ def test_allow_list_hides_and_refuses_other_tools() -> None:
 
 
 def test_async_subagents_from_config_reach_the_agent(settings: Settings) -> None:
-    from auger.core.agent import create_cli_agent
-    from auger.core.context import AugerContext
+    from auger.core.agent.context import AugerContext
+    from auger.core.agent.graph import create_cli_agent
 
     model = ScriptedChatModel(script=["ok"])
     graph = create_cli_agent(settings, model=model)

@@ -4,6 +4,7 @@ SQLite file — and everything a thread is read, resumed and forked from still r
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -13,19 +14,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from auger.core import events as ev
-from auger.core.session import Session, create_session, headless_policy
-from auger.core.sqlite_saver import next_version
-from auger.core.thread_collapse import Step, plan
-from auger.core.thread_ops import fork_thread, read_history
+from auger.core.runtime import open_runtime, open_session
+from auger.core.session.session import Session
+from auger.core.threads.collapse import Step, plan
+from auger.core.threads.history import read_history
+from auger.core.threads.index import ThreadIndex, fork_thread
+from auger.core.threads.sqlite_saver import next_version
 from llm_server import ScriptedLLM
-from session_helpers import scripted_settings
+from session_helpers import options, scripted_settings
 
 TOOL = {"tool_calls": [{"name": "read_file", "args": {"file_path": "/README.md"}}]}
 READ = "@@ lines 1-3 of 3 @@\n# demo\n\nA small pro"  # the first 40 characters of its result
 
 
 def _db(session: Session) -> Path:
-    return Path(session.settings.home) / "threads.db"
+    return Path(session.runtime.settings.home) / "threads.db"
 
 
 def _size(db: Path) -> int:
@@ -46,7 +49,7 @@ def _rows(db: Path, sql: str, *params: Any) -> list[Any]:
 
 
 async def _turn(session: Session, prompt: str) -> list[ev.Event]:
-    events = [e async for e in session.send(prompt)]
+    events = [e async for e in session.send(prompt, options(session, headless=True))]
     assert isinstance(events[-1], ev.TurnEnded) and events[-1].reason == "done", events
     return events
 
@@ -54,7 +57,7 @@ async def _turn(session: Session, prompt: str) -> list[ev.Event]:
 async def _session(tmp_path: Path, llm: ScriptedLLM) -> Session:
     settings = scripted_settings(tmp_path, llm)
     (settings.project_root / "README.md").write_text("# demo\n\nA small project.\n")
-    return await create_session(settings, approval_policy=headless_policy)
+    return await open_session(settings)
 
 
 async def test_a_simple_turn_adds_at_most_10_kb(tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
@@ -87,15 +90,15 @@ async def test_history_forks_and_resume_are_unchanged_by_collapsing(
         for i in range(turns):
             scripted_llm.add(TOOL, {"text": f"answer {i}"})
             await _turn(session, f"question {i}")
-        history = await session.history()
-        tid, store = session.thread_id, session.threads
+        history = await session.messages()
+        tid, store = session.thread_id, session.runtime.threads
         forks = {at: await fork_thread(store, tid, at) for at in (1, 5, 17, 30)}
         fork_histories = {at: await read_history(_db(session), fid) for at, fid in forks.items()}
         scripted_llm.add({"text": "after the fork"})
         await session.open_thread(forks[17])
         await _turn(session, "continue the fork")
-        continued = await session.history()
-        serde = session.graph.checkpointer.serde
+        continued = await session.messages()
+        serde = session.runtime.checkpointer.serde
         rows = _rows(_db(session), "SELECT type, checkpoint FROM checkpoints WHERE thread_id = ?", tid)
         snapshots = sum("messages" in serde.loads_typed(row)["channel_values"] for row in rows)
     finally:
@@ -126,9 +129,9 @@ async def test_no_checkpoint_holds_the_skill_catalogue_or_memory(
         {"tool_calls": [{"name": "write_file", "args": {"file_path": "/out.txt", "content": "x\n"}}]},
         {"text": "written"},
     )
-    session = await create_session(settings)
+    session = await open_session(settings)
     try:
-        async for event in session.send("write it"):
+        async for event in session.send("write it", options(session)):
             if isinstance(event, ev.ApprovalRequested):
                 event.respond(ev.ApprovalDecision("approve"))
         db = _db(session)
@@ -150,25 +153,29 @@ async def test_a_thread_saved_before_continues(tmp_path: Path, scripted_llm: Scr
     import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    from auger.core.agent import create_cli_agent
+    from auger.core.agent.graph import create_cli_agent
 
     settings = scripted_settings(tmp_path, scripted_llm)
     (settings.project_root / "README.md").write_text("# demo\n")
     settings.home.mkdir(exist_ok=True)
-    async with aiosqlite.connect(settings.home / "threads.db") as conn:
-        old = Session(settings, create_cli_agent(settings, checkpointer=AsyncSqliteSaver(conn)))
-        old.approval_policy = headless_policy
+    async with open_runtime(settings) as rt, aiosqlite.connect(settings.home / "threads.db") as conn:
+        saver = AsyncSqliteSaver(conn)
+        graph = create_cli_agent(settings, checkpointer=saver, backend=rt.backend)
+        before = dataclasses.replace(
+            rt, graph=graph, checkpointer=saver, index=ThreadIndex(rt.threads, settings)
+        )
+        old = before.session()
         for i in range(3):
             scripted_llm.add(TOOL, {"text": f"old answer {i}"})
             await _turn(old, f"old question {i}")
-    session = await create_session(settings, thread_id=old.thread_id, approval_policy=headless_policy)
+    session = await open_session(settings, old.thread_id)
     try:
         for i in range(3):
             scripted_llm.add(TOOL, {"text": f"new answer {i}"})
             await _turn(session, f"new question {i}")
-        history = await session.history()
-        state = await session.graph.aget_state(session.config)
-        saved = await session.graph.checkpointer.aget_tuple(session.config)
+        history = await session.messages()
+        state = await session.runtime.graph.aget_state(session.config())
+        saved = await session.runtime.checkpointer.aget_tuple(session.config())
         main = _rows(_db(session), "SELECT count(*) FROM checkpoints WHERE checkpoint_ns = ''")[0][0]
     finally:
         await session.aclose()
@@ -201,7 +208,7 @@ async def test_a_subagents_checkpoints_go_when_its_turn_is_done(
     )
     try:
         await _turn(session, "delegate it")
-        history = await session.history()
+        history = await session.messages()
         sub = _rows(_db(session), "SELECT count(*) FROM checkpoints WHERE checkpoint_ns != ''")[0][0]
         subw = _rows(_db(session), "SELECT count(*) FROM writes WHERE checkpoint_ns != ''")[0][0]
     finally:

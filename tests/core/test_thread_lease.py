@@ -1,4 +1,4 @@
-"""The writer lease of a thread (auger.core.thread_lease) on a real SQLite file: one owner at a
+"""The writer lease of a thread (auger.core.threads.lease) on a real SQLite file: one owner at a
 time, an expired or dead holder does not block, and real processes racing for it take turns."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from auger.core import thread_lease
-from auger.core.thread_lease import ThreadBusyError
-from auger.core.threads import ThreadStore
-from auger.core.writer_lease import WriterLease
+from auger.core.threads import lease as thread_lease
+from auger.core.threads.lease import ThreadBusyError
+from auger.core.threads.store import ThreadStore
+from auger.core.threads.writer_lease import WriterLease
 
 
 @pytest.fixture
@@ -93,8 +93,8 @@ async def test_acquire_waits_with_one_notice_then_refuses(store: ThreadStore) ->
 RACER = """
 import asyncio, sys, time
 from pathlib import Path
-from auger.core.writer_lease import WriterLease
-from auger.core.threads import ThreadStore
+from auger.core.threads.writer_lease import WriterLease
+from auger.core.threads.store import ThreadStore
 
 async def main():
     store = ThreadStore.open(Path(sys.argv[1]))

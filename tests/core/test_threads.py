@@ -14,17 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.checkpoint import open_saver
-from auger.core.session import create_session, headless_policy
-from auger.core.thread_backend import ThreadDatabase
-from auger.core.thread_ops import fork_thread, messages_after, read_history
-from auger.core.thread_schema import MIGRATIONS
-from auger.core.thread_search import IndexedMessage, fts_query
-from auger.core.threads import ThreadStore, git_branch, make_title, parse_age, resolve_thread
+from auger.core import events as ev
+from auger.core.runtime import open_runtime, open_session
+from auger.core.threads.backend import ThreadDatabase
+from auger.core.threads.checkpointer import open_saver
+from auger.core.threads.history import read_history
+from auger.core.threads.index import fork_thread, messages_after
+from auger.core.threads.schema import MIGRATIONS
+from auger.core.threads.search import IndexedMessage, fts_query
+from auger.core.threads.store import ThreadStore, git_branch, make_title, parse_age, resolve_thread
 from auger.errors import ThreadError, UsageError
 from auger.settings import load_settings
 from conftest_llm import ScriptedLLM
-from session_helpers import scripted_settings
+from session_helpers import options, scripted_settings
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -229,8 +231,8 @@ def test_damaged_sqlite_database_is_a_clear_error(tmp_path: Path) -> None:
 _OPEN_AT = """
 import asyncio, sys, time
 from pathlib import Path
-from auger.core.checkpoint import open_checkpointer
-from auger.core.threads import ThreadStore
+from auger.core.threads.checkpointer import open_checkpointer
+from auger.core.threads.store import ThreadStore
 path, start = Path(sys.argv[1]), float(sys.argv[2])
 while time.time() < start:
     pass
@@ -270,7 +272,7 @@ _settings = scripted_settings
 
 
 async def _send(session, prompt: str) -> None:  # type: ignore[no-untyped-def]
-    async for _ in session.send(prompt):
+    async for _ in session.send(prompt, options(session, headless=True)):
         pass
 
 
@@ -284,18 +286,34 @@ async def test_turns_update_store_and_fork_keeps_turn_one(
         {"text": "second answer"},
         {"text": "third answer"},
     )
-    session = await create_session(settings, approval_policy=headless_policy)
+    session = await open_session(settings)
     try:
         for prompt in ("turn one", "turn two", "turn three"):
             await _send(session, prompt)
         tid = session.thread_id
-        store = session.threads
+        store = session.runtime.threads
         info = store.get(tid)
         assert info.title == "turn one" and info.message_count == 8 and info.model == "local:scripted-model"
         assert info.root == str(settings.project_root)
         assert [h.id for h in store.search("zebrafish")] == [tid]
-        history = await session.history()
+        history = await session.messages()
         assert [m.content for m in await read_history(store.database, tid)] == [m.content for m in history]
+        saved = await session.history()  # the port: the saved turns as the events a live turn emits
+        assert [e.prompt for e in saved if isinstance(e, ev.TurnStarted)] == [
+            "turn one",
+            "turn two",
+            "turn three",
+        ]
+        assert [e.text for e in saved if isinstance(e, ev.TurnEnded)] == [
+            "first answer",
+            "second answer",
+            "third answer",
+        ]
+        [call] = [e for e in saved if isinstance(e, ev.ToolCallStarted)]
+        [done] = [e for e in saved if isinstance(e, ev.ToolCallFinished)]
+        assert call.name == "execute" and done.call_id == call.call_id and "zebrafish" in done.output
+        assert done.status == "success" and saved.index(call) < saved.index(done)
+        assert "> turn two" in await session.transcript("text")  # what `auger threads show` prints
 
         fork_id = await fork_thread(store, tid, 1)
         forked = await read_history(store.database, fork_id)
@@ -326,23 +344,23 @@ async def test_resume_restores_model_history_and_project_newest(
 ) -> None:
     settings = _settings(tmp_path, scripted_llm, database_url=database.url)
     scripted_llm.add({"text": "old"}, {"text": "new"})
-    session = await create_session(settings, approval_policy=headless_policy)
+    session = await open_session(settings)
     try:
         await _send(session, "first thread")
         first = session.thread_id
         await session.open_thread(None)
-        session.set_model("local:other-model")
+        await session.set_model("local:other-model")
         await _send(session, "second thread")
         second = session.thread_id
     finally:
         await session.aclose()
     assert resolve_thread(settings, None) == second  # -r: the newest of this project
     assert resolve_thread(settings, first[:10]) == first
-    resumed = await create_session(settings, thread_id=second)
+    resumed = await open_session(settings, second)
     try:
         assert resumed.model_spec == "local:other-model"
         assert resumed.context_tokens > 0  # from the resume state in the checkpoint
-        assert [m.content for m in await resumed.history()] == ["second thread", "new"]
+        assert [m.content for m in await resumed.messages()] == ["second thread", "new"]
     finally:
         await resumed.aclose()
     other = load_settings(
@@ -357,7 +375,7 @@ async def test_resume_restores_model_history_and_project_newest(
 
 def test_list_and_search_import_no_langgraph(tmp_path: Path) -> None:
     code = (
-        "import sys; from auger.threads_cmd import run\n"
+        "import sys; from auger.cli.threads import run\n"
         "assert run(['list', '--all']) == 0 and run(['list', '--search', 'x', '--json']) == 0\n"
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('langgraph', 'langchain_core', 'deepagents')]"
         "\n"
@@ -371,7 +389,7 @@ def test_list_and_search_import_no_langgraph(tmp_path: Path) -> None:
 
 
 def test_list_without_a_database_creates_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from auger.threads_cmd import run
+    from auger.cli.threads import run
 
     assert run(["list", "--json"], cwd=tmp_path, env={"AUGER_HOME": str(tmp_path / "h")}) == 0
     assert capsys.readouterr().out.strip() == "[]"
@@ -379,7 +397,7 @@ def test_list_without_a_database_creates_nothing(tmp_path: Path, capsys: pytest.
 
 
 def test_cli_errors_name_the_thread_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from auger.threads_cmd import run
+    from auger.cli.threads import run
 
     env = {"AUGER_HOME": str(tmp_path)}
     with ThreadStore.open(tmp_path / "threads.db") as s:
@@ -396,34 +414,47 @@ def test_cli_errors_name_the_thread_and_exit_2(tmp_path: Path, capsys: pytest.Ca
         assert s.get("abc1").title == "New title"  # type: ignore[union-attr]
 
 
-async def test_a_cancel_during_the_thread_hooks_still_ends_the_turn(
+class StuckIndex:
+    """A thread index that hangs in `turn_started` or `turn_ended` until cancelled."""
+
+    def __init__(self) -> None:
+        self.hang_start, self.hang_end = True, False
+        self.entered, self.never = asyncio.Event(), asyncio.Event()
+
+    async def turn_started(self, thread_id: str, prompt: str, model: str | None) -> None:
+        if self.hang_start:
+            self.entered.set()
+            await self.never.wait()
+
+    async def turn_ended(self, thread_id: str, messages: object, model: str | None) -> None:
+        if self.hang_end:
+            self.entered.set()
+            await self.never.wait()
+
+
+async def test_a_cancel_during_the_thread_index_still_ends_the_turn(
     tmp_path: Path, scripted_llm: ScriptedLLM
 ) -> None:
+    import dataclasses
+
     settings = _settings(tmp_path, scripted_llm)
     scripted_llm.add({"text": "answered"})
-    session = await create_session(settings, approval_policy=headless_policy)
-    never, entered = asyncio.Event(), asyncio.Event()
-
-    async def stuck(_s: object, _p: str) -> None:
-        entered.set()
-        await never.wait()
-
-    try:
-        session.on_turn_start = stuck
+    index = StuckIndex()
+    async with open_runtime(settings) as runtime:
+        session = dataclasses.replace(runtime, index=index).session()
         events = []
-        async for event in session.send("first"):
+        async for event in session.send("first", options(session)):
             events.append(event)
             if event.type == "turn_started":
                 session.cancel()
         assert events[-1].type == "turn_ended" and events[-1].reason == "cancelled"
         assert scripted_llm.requests == []
 
-        session.on_turn_start, session.on_turn_end = None, stuck
-        entered.clear()
-        waiter = asyncio.create_task(entered.wait())
+        index.hang_start, index.hang_end = False, True
+        index.entered.clear()
+        waiter = asyncio.create_task(index.entered.wait())
         waiter.add_done_callback(lambda _t: session.cancel())
-        events = [event async for event in session.send("second")]
+        events = [event async for event in session.send("second", options(session))]
         assert events[-1].type == "turn_ended" and events[-1].reason == "done"
         assert events[-1].text == "answered"
-    finally:
         await session.aclose()

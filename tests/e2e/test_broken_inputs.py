@@ -67,7 +67,7 @@ def test_a_bad_server_entry_skips_that_server_only(auger_env: AugerEnv) -> None:
     servers = {"calc": GOOD_SERVER, "nothing": {"args": ["x"]}, "weird": 42}
     path.write_text(json.dumps({"mcpServers": servers}))
     stderr, request = _run(auger_env)
-    assert "add" in _tools(request)  # the good server's tools are there
+    assert "mcp__calc__add" in _tools(request)  # the good server's tools are there
     warnings = _warnings_about(stderr, path)
     assert len(warnings) == 2, stderr
     assert any("'nothing'" in w for w in warnings) and any("'weird'" in w for w in warnings)
@@ -78,12 +78,12 @@ def test_an_untrusted_project_mcp_file_is_only_read_for_its_server_names(auger_e
     servers = {"good": GOOD_SERVER, "odd": 42, "env": {"command": "${NOT_SET_ANYWHERE}"}}
     path.write_text(json.dumps({"mcpServers": servers}))
     stderr, request = _run(auger_env)
-    assert "add" not in _tools(request)  # nothing started
+    assert "mcp__good__add" not in _tools(request)  # nothing started
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert len(lines) == 1, stderr  # the trust notice, no complaint about entries it did not parse
     assert "Not started: good, odd, env" in lines[0] and "--trust-project-mcp" in lines[0]
     trusted_stderr, request = _run(auger_env, "--trust-project-mcp")
-    assert "add" in _tools(request)
+    assert "mcp__good__add" in _tools(request)
     assert any("'odd'" in line for line in _warnings_about(trusted_stderr, path))
     assert any("NOT_SET_ANYWHERE" in line for line in trusted_stderr.splitlines())
 

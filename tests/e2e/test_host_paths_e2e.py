@@ -2,7 +2,7 @@
 a protected-path write like `echo x > ~/.auger/AGENTS.md` in the shell: it asks in every mode,
 yolo included, so headless `auger -n` refuses it (a prompt-injected model cannot plant memory,
 skills or agents for every later session). Deny rules written against the host path match it,
-and hooks are given the same host path (`auger.core.host_paths` is the one resolution)."""
+and hooks are given the same host path (`auger.core.safety.host_paths` is the one resolution)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from conftest import AugerEnv
 
 SERVER = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
+CRASHING = Path(__file__).resolve().parents[1] / "mcp_servers" / "crashing_server.py"
 
 
 def _mcp_file(env: AugerEnv) -> Path:
@@ -21,16 +22,16 @@ def _mcp_file(env: AugerEnv) -> Path:
 def test_model_calls_mcp_tool_and_uses_result(auger_env: AugerEnv) -> None:
     _mcp_file(auger_env)
     auger_env.llm.add(
-        {"tool_calls": [{"name": "add", "args": {"a": 20, "b": 22}}]},
+        {"tool_calls": [{"name": "mcp__calc__add", "args": {"a": 20, "b": 22}}]},
         {"text": "The sum is 42."},
     )
     proc = auger_env.run("-n", "add 20 and 22", "--mode", "yolo", "--output-format", "stream-json")
     assert proc.returncode == 0, proc.stderr
     events = auger_env.events(proc)
     finished = [e for e in events if e["type"] == "tool_call_finished"]
-    assert finished and finished[0]["name"] == "add" and "42" in finished[0]["output"]
+    assert finished and finished[0]["name"] == "mcp__calc__add" and "42" in finished[0]["output"]
     first_tools = [t["function"]["name"] for t in auger_env.llm.requests[0]["tools"]]
-    assert "add" in first_tools and "echo" in first_tools
+    assert "mcp__calc__add" in first_tools and "mcp__calc__echo" in first_tools
     tool_msgs = [m for m in auger_env.llm.requests[1]["messages"] if m["role"] == "tool"]
     assert "42" in str(tool_msgs[-1]["content"])
     assert events[-1]["text"] == "The sum is 42."
@@ -39,15 +40,15 @@ def test_model_calls_mcp_tool_and_uses_result(auger_env: AugerEnv) -> None:
 def test_mcp_tool_refused_in_manual_headless_unless_read_only(auger_env: AugerEnv) -> None:
     _mcp_file(auger_env)
     auger_env.llm.add(
-        {"tool_calls": [{"name": "echo", "args": {"text": "hello"}}]},
-        {"tool_calls": [{"name": "getenv", "args": {"name": "HOME"}}]},
+        {"tool_calls": [{"name": "mcp__calc__echo", "args": {"text": "hello"}}]},
+        {"tool_calls": [{"name": "mcp__calc__getenv", "args": {"name": "HOME"}}]},
         {"text": "done"},
     )
     proc = auger_env.run("-n", "echo", "--mode", "manual", "--output-format", "stream-json")
     assert proc.returncode == 0, proc.stderr
     finished = {e["name"]: e for e in auger_env.events(proc) if e["type"] == "tool_call_finished"}
-    assert finished["echo"]["status"] == "rejected"
-    assert finished["getenv"]["status"] == "success"
+    assert finished["mcp__calc__echo"]["status"] == "rejected"
+    assert finished["mcp__calc__getenv"]["status"] == "success"
 
 
 def test_no_mcp_flag_starts_nothing(auger_env: AugerEnv) -> None:
@@ -56,4 +57,107 @@ def test_no_mcp_flag_starts_nothing(auger_env: AugerEnv) -> None:
     proc = auger_env.run("-n", "hi", "--no-mcp")
     assert proc.returncode == 0, proc.stderr
     names = [t["function"]["name"] for t in auger_env.llm.requests[0]["tools"]]
-    assert "add" not in names
+    assert not [n for n in names if n.startswith("mcp__")]
+
+
+def test_a_server_crashing_mid_turn_renames_nothing(auger_env: AugerEnv) -> None:
+    """Two real servers share a tool name (`pid`); one crashes during the turn. The survivor's
+    tool keeps its name, so the model's next call to it works (it used to be renamed mid-turn)."""
+    servers = {
+        "fragile": {"command": sys.executable, "args": [str(CRASHING)]},
+        "steady": {"command": sys.executable, "args": [str(SERVER)]},
+    }
+    (auger_env.home / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "mcp__steady__pid", "args": {}}]},
+        {"tool_calls": [{"name": "mcp__fragile__crash", "args": {}}]},
+        {"tool_calls": [{"name": "mcp__steady__pid", "args": {}}]},
+        {"text": "done"},
+    )
+    proc = auger_env.run("-n", "go", "--mode", "yolo", "--output-format", "stream-json")
+    assert proc.returncode == 0, proc.stderr
+    finished = [e for e in auger_env.events(proc) if e["type"] == "tool_call_finished"]
+    assert [(e["name"], e["status"]) for e in finished] == [
+        ("mcp__steady__pid", "success"),
+        ("mcp__fragile__crash", "error"),
+        ("mcp__steady__pid", "success"),
+    ]
+    assert finished[0]["output"] == finished[2]["output"]  # the same live server answered
+    offered = [{t["function"]["name"] for t in r["tools"]} for r in auger_env.llm.requests]
+    assert all("mcp__steady__pid" in names for names in offered)
+    assert "mcp__fragile__pid" in offered[0] and "mcp__fragile__pid" not in offered[2]
+
+
+def test_prompts_resources_and_progress_headless(auger_env: AugerEnv) -> None:
+    """`auger -n "/mcp__calc__review 42 ..."` sends the server's prompt; `@calc:docs://guide`
+    attaches the resource; a tool's progress notifications are `tool_progress` events."""
+    _mcp_file(auger_env)
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "mcp__calc__steps", "args": {"count": 2}}]},
+        {"text": "reviewed"},
+    )
+    proc = auger_env.run(
+        "-n",
+        "/mcp__calc__review 42 see @calc:docs://guide",
+        "--mode",
+        "yolo",
+        "--output-format",
+        "stream-json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    user = [m for m in auger_env.llm.requests[0]["messages"] if m["role"] == "user"][-1]["content"]
+    assert user.startswith("Review pull request 42, looking at see @calc:docs://guide.")
+    assert "Use tabs." in user
+    events = auger_env.events(proc)
+    progress = [e for e in events if e["type"] == "tool_progress"]
+    started = next(e for e in events if e["type"] == "tool_call_started")
+    assert [(e["call_id"], e["progress"], e["total"]) for e in progress] == [
+        (started["call_id"], 1, 2),
+        (started["call_id"], 2, 2),
+    ]
+
+
+def test_a_missing_prompt_argument_is_one_line_and_exit_1(auger_env: AugerEnv) -> None:
+    _mcp_file(auger_env)
+    proc = auger_env.run("-n", "/mcp__calc__review")
+    assert proc.returncode != 0
+    assert "auger: /mcp__calc__review needs pr. Usage: /mcp__calc__review pr [focus]" in proc.stderr
+    assert "Traceback" not in proc.stderr and not auger_env.llm.requests
+
+
+EVERYTHING = (
+    Path(__file__).resolve().parents[1] / "mcp_servers" / "node_modules" / ".bin" / "mcp-server-everything"
+)
+
+
+def _everything(env: AugerEnv) -> None:
+    assert EVERYTHING.exists(), "npm server missing: run scripts/test.sh (npm ci --prefix tests/mcp_servers)"
+    spec = {"mcpServers": {"ev": {"command": str(EVERYTHING), "args": ["stdio"]}}}
+    (env.home / "mcp.json").write_text(json.dumps(spec))
+
+
+def test_sampling_is_answered_by_the_model_in_yolo_and_refused_otherwise(auger_env: AugerEnv) -> None:
+    """The reference npm server asks for a model reply during its tool call: in yolo the scripted
+    model answers it (a request of its own, with the server's system prompt); in auto-edit mode
+    it is refused with a line saying how to allow it. Elicitation is declined headless."""
+    _everything(auger_env)
+    sample = {"name": "mcp__ev__trigger-sampling-request", "args": {"prompt": "say hi"}}
+    auger_env.llm.add({"tool_calls": [sample]}, {"text": "sampled hello"}, {"text": "done"})
+    proc = auger_env.run("-n", "go", "--mode", "yolo", "--output-format", "stream-json")
+    assert proc.returncode == 0, proc.stderr
+    [finished] = [e for e in auger_env.events(proc) if e["type"] == "tool_call_finished"]
+    assert finished["status"] == "success" and "sampled hello" in finished["output"]
+    asked = auger_env.llm.requests[1]["messages"]
+    assert asked[0] == {"role": "system", "content": "You are a helpful test server."}
+    assert "say hi" in asked[-1]["content"] and "tools" not in auger_env.llm.requests[1]
+
+    elicit = {"name": "mcp__ev__trigger-elicitation-request", "args": {}}
+    auger_env.llm.add({"tool_calls": [sample]}, {"tool_calls": [elicit]}, {"text": "done"})
+    auger_env.write_config('[permissions]\nallow = ["ev:*"]\n')  # the tool runs; its sampling does not
+    proc = auger_env.run("-n", "go", "--mode", "auto-edit", "--output-format", "stream-json")
+    assert proc.returncode == 0, proc.stderr
+    events = auger_env.events(proc)
+    outputs = [e["output"] for e in events if e["type"] == "tool_call_finished"]
+    assert len(auger_env.llm.requests) == 3 + 3  # no sampling request reached the model this time
+    assert "refused in 'auto-edit' mode" in outputs[0] and "--mode yolo" in outputs[0]
+    assert '"action": "decline"' in outputs[1]

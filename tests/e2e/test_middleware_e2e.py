@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 
 from auger.core import events as ev
-from auger.core.session import Session, create_session
+from auger.core.runtime import open_session
+from auger.core.session.session import Session
 from auger.settings import load_settings
 from conftest import AugerEnv
+from session_helpers import options
 
 COMMIT_BODY_LINE = "Make one clean commit of the work that is ready"
 
@@ -54,11 +56,11 @@ def in_process(auger_env: AugerEnv, monkeypatch: pytest.MonkeyPatch) -> AugerEnv
 
 async def _session(env: AugerEnv, mode: str = "yolo", thread_id: str | None = None) -> Session:
     settings = load_settings(cwd=env.project, env=env.env, flags={"mode": mode})
-    return await create_session(settings, thread_id=thread_id)
+    return await open_session(settings, thread_id)
 
 
 async def _turn(session: Session, prompt: str) -> list[ev.Event]:
-    return [event async for event in session.send(prompt)]
+    return [event async for event in session.send(prompt, options(session))]
 
 
 def test_system_prompt_has_memory_skills_catalogue_and_local_context(auger_env: AugerEnv) -> None:
@@ -88,9 +90,9 @@ async def test_model_switch_on_one_thread_and_resume_in_a_new_process(in_process
     session = await _session(env)
     try:
         await _turn(session, "turn one")
-        session.set_model("local:other-model")
+        await session.set_model("local:other-model")
         second = await _turn(session, "turn two")
-        values = (await session.graph.aget_state(session.config)).values
+        values = (await session.runtime.graph.aget_state(session.config())).values
         thread_id = session.thread_id
     finally:
         await session.aclose()
@@ -105,9 +107,9 @@ async def test_model_switch_on_one_thread_and_resume_in_a_new_process(in_process
     snippet = (
         "import asyncio, json, sys\n"
         "from auger.settings import load_settings\n"
-        "from auger.core.session import create_session\n"
+        "from auger.core.runtime import open_session\n"
         "async def main():\n"
-        "    s = await create_session(load_settings(), thread_id=sys.argv[1])\n"
+        "    s = await open_session(load_settings(), sys.argv[1])\n"
         "    print(json.dumps({'model': s.model_spec, 'tokens': s.context_tokens}))\n"
         "    await s.aclose()\n"
         "asyncio.run(main())\n"
@@ -150,10 +152,12 @@ async def test_skill_invocation_through_session_is_marked_in_the_resumed_thread(
     assert "BODY OF deploy" in sent and "to staging" in sent
     reopened = await _session(env, thread_id=thread_id)
     try:
-        first = (await reopened.history())[0]
+        first = (await reopened.messages())[0]
+        started = (await reopened.history())[0]
     finally:
         await reopened.aclose()
     assert first.additional_kwargs["auger_skill"]["name"] == "deploy"
+    assert isinstance(started, ev.TurnStarted) and started.prompt == "/deploy to staging"  # as typed
     assert first.additional_kwargs["auger_skill"]["args"] == "to staging"
 
 
@@ -211,7 +215,7 @@ async def test_general_purpose_subagent_follows_the_model_switch(in_process: Aug
     )
     session = await _session(env)
     try:
-        session.set_model("local:other-model")
+        await session.set_model("local:other-model")
         await _turn(session, "count the files")
     finally:
         await session.aclose()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from auger.core.session import create_session
+from auger.core.runtime import open_session
 from auger.settings import load_settings
 from conftest import AUGER, AugerEnv
 
@@ -90,7 +90,9 @@ def _media_server(env: AugerEnv) -> None:
 
 def test_mcp_content_a_provider_cannot_take_reaches_the_model_as_text(auger_env: AugerEnv) -> None:
     _media_server(auger_env)
-    auger_env.llm.add(_call("c_media", "media"), {"text": "The report is linked."}, {"text": "Next."})
+    auger_env.llm.add(
+        _call("c_media", "mcp__files__media"), {"text": "The report is linked."}, {"text": "Next."}
+    )
     proc = auger_env.run("-n", "fetch the report", "--output-format", "json")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
@@ -117,7 +119,7 @@ async def test_a_thread_written_with_unsendable_content_resumes(in_process: Auge
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
     settings = load_settings(cwd=in_process.project, env=in_process.env)
-    session = await create_session(settings)
+    session = await open_session(settings)
     try:
         old = [
             HumanMessage(content="fetch the report"),
@@ -132,7 +134,7 @@ async def test_a_thread_written_with_unsendable_content_resumes(in_process: Auge
             ),
             AIMessage(content="Here it is."),
         ]
-        await session.graph.aupdate_state(session.config, {"messages": old})
+        await session.runtime.graph.aupdate_state(session.config(), {"messages": old})
         thread_id = session.thread_id
     finally:
         await session.aclose()

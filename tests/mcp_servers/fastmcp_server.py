@@ -11,8 +11,9 @@ import argparse
 import asyncio
 import os
 import sys
+from pathlib import Path
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp import Context, FastMCP
 from mcp.types import (
     AudioContent,
     BlobResourceContents,
@@ -76,7 +77,51 @@ def build(name: str, port: int = 8000) -> FastMCP:
             ),
         ]
 
+    add_features(server)
     return server
+
+
+def add_features(server: FastMCP) -> None:
+    """Progress, cancellation, roots, prompts and a resource."""
+
+    @server.tool()
+    async def steps(count: int, ctx: Context) -> str:  # type: ignore[type-arg]
+        """Report progress `count` times (notifications/progress), then answer."""
+        for i in range(1, count + 1):
+            await ctx.report_progress(i, count, f"step {i} of {count}")
+        return f"did {count} steps"
+
+    @server.tool()
+    async def wait_for_cancel(marker: str, ctx: Context, seconds: float = 60) -> str:  # type: ignore[type-arg]
+        """Report progress 0, sleep; if the client cancels (notifications/cancelled), write `marker`."""
+        await ctx.report_progress(0, None, "waiting")
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            Path(marker).write_text("cancelled")
+            raise
+        return "not cancelled"
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    async def roots(ctx: Context) -> str:  # type: ignore[type-arg]
+        """The roots the client gave (roots/list), one URI a line."""
+        listed = await ctx.session.list_roots()
+        return "\n".join(str(r.uri) for r in listed.roots)
+
+    @server.prompt()
+    def review(pr: str, focus: str = "everything") -> str:
+        """Ask for a review of a pull request."""
+        return f"Review pull request {pr}, looking at {focus}."
+
+    @server.prompt()
+    def hello() -> str:
+        """A prompt without arguments."""
+        return "Say hello."
+
+    @server.resource("docs://guide", mime_type="text/markdown")
+    def guide() -> str:
+        """The team's style guide."""
+        return "# Guide\nUse tabs."
 
 
 def main() -> None:

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from auger.cli.agents import LocalOptions, local
 from auger.settings import Settings, load_settings
 from auger.tui import make_app
 from auger.tui.app import AugerApp
-from auger.tui.boot import BootOptions, session_factory
 from auger.tui.widgets.messages import AssistantMessage
 from conftest import AugerEnv
 
@@ -28,13 +28,18 @@ class Tui:
     def llm(self) -> Any:
         return self.env.llm
 
+    @property
+    def here(self) -> Path:
+        """The folder the TUI runs in (the agent's project, unless the agent is remote)."""
+        return self.env.project
+
     def settings(self, **flags: Any) -> Settings:
         return load_settings(cwd=self.env.project, env=self.env.env, flags=flags)
 
     def app(self, *, thread_id: str | None = None, factory: Any = None, **flags: Any) -> AugerApp:
         return make_app(
             self.settings(**flags),
-            factory or session_factory(BootOptions(use_mcp=False)),
+            factory or local(LocalOptions(use_mcp=False)),
             thread_id=thread_id,
         )
 

@@ -26,7 +26,7 @@ def test_tui_modules_import_no_agent_stack() -> None:
     code = (
         "import auger.tui, auger.tui.app, auger.tui.turn, auger.tui.inputs, auger.tui.replay\n"
         "from auger.tui import make_app\nfrom auger.tui.commands import load_commands\nload_commands()\n"
-        "import auger.tui.screens.model_picker, auger.tui.screens.thread_picker, auger.tui_entry"
+        "import auger.tui.screens.model_picker, auger.tui.screens.thread_picker, auger.cli.frontends"
     )
     heavy = {m for m in _modules_after(code) if m.split(".")[0] in HEAVY}
     assert heavy == set()
@@ -98,5 +98,5 @@ async def test_old_blocks_are_pruned_past_the_budget(tui: Tui) -> None:
         assert replies(app)[-1] == "answer 14"
         assert app.transcript.query(AssistantMessage).last().text == "answer 14"
         history = await app.session.history()  # type: ignore[union-attr]
-        assert len([m for m in history if m.type == "human"]) == 15  # the thread keeps everything
+        assert len([e for e in history if e.type == "turn_started"]) == 15  # the thread keeps everything
         await wait_for(pilot, lambda: not app.busy)

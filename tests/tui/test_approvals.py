@@ -95,5 +95,4 @@ async def test_a_always_allows_the_tool_for_the_thread(tui: Tui) -> None:
         assert [r.status for r in rows] == ["success", "success"]
         assert "always allowed write_file(src/**)" in rows[0].meta()
         assert rows[1].decision == ""  # no second question
-        assert app.session is not None and "write_file(src/**)" in app.session.always_allow
         assert json.dumps(tui.llm.requests[-1]).count("write_file") >= 2

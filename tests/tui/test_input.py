@@ -7,7 +7,7 @@ from typing import Any
 
 from conftest_tui import Tui, ready, replies, send_nowait, submit, tui, turn, wait_for  # noqa: F401
 
-from auger.tui.boot import BootOptions, session_factory
+from auger.cli.agents import LocalOptions, local
 from auger.tui.screens.history_search import HistorySearch
 from auger.tui.widgets.messages import ShellBlock, UserMessage
 
@@ -122,7 +122,7 @@ async def test_prompts_typed_during_a_turn_are_queued_in_order(tui: Tui) -> None
 
 async def test_a_prompt_typed_before_the_agent_is_ready_is_sent_when_it_is(tui: Tui) -> None:
     gate = asyncio.Event()
-    real = session_factory(BootOptions(use_mcp=False))
+    real = local(LocalOptions(use_mcp=False))
 
     async def slow_factory(settings: Any, thread_id: str | None) -> Any:
         await gate.wait()

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from conftest_tui import Tui, ready, tui, turn, wait_for  # noqa: F401
 
-from auger.core.mcp_config import TrustStore
-from auger.tui.boot import BootOptions, session_factory
+from auger.cli.agents import local
+from auger.core.mcp.config import TrustStore
 from auger.tui.widgets.messages import InfoBlock
 
 SERVER = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
@@ -22,24 +22,54 @@ def _project_mcp(tui: Tui) -> None:
 
 
 def _status(app) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    return {s["name"]: s["status"] for s in app.session.mcp.status()}
+    return {s["name"]: s["status"] for s in app.session.runtime.mcp.status()}
 
 
 async def test_project_servers_wait_for_trust_then_start(tui: Tui) -> None:
     _project_mcp(tui)
     tui.llm.add({"text": "hello"})
-    app = tui.app(factory=session_factory(BootOptions()))
+    app = tui.app(factory=local())
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None or app.boot_error is not None)
         await ready(pilot)
         assert _status(app) == {"calc": "untrusted"}
         await turn(pilot, "hi")  # the first turn tells the user how to trust them
         assert "/mcp trust" in " ".join(str(n.render()) for n in app.transcript.query("Notice"))
-        assert "add" not in [t["function"]["name"] for t in tui.llm.requests[0]["tools"]]
+        assert "mcp__calc__add" not in [t["function"]["name"] for t in tui.llm.requests[0]["tools"]]
         await turn(pilot, "/mcp trust")
         await wait_for(pilot, lambda: _status(app) == {"calc": "connected"})
-        assert "add" in app.transcript.query(InfoBlock).last().source
+        assert "mcp__calc__add" in app.transcript.query(InfoBlock).last().source
         await turn(pilot, "/mcp restart calc")
         assert _status(app) == {"calc": "connected"}
         assert "Restarted" in " ".join(b.source for b in app.transcript.query(InfoBlock))
     assert TrustStore(tui.env.home).is_trusted(tui.env.project)
+
+
+async def test_prompts_resources_and_progress_in_the_tui(tui: Tui) -> None:
+    """`/mcp__calc__review 42 ...` is completed and sent as the server's prompt, `@calc:docs://guide`
+    attaches the resource, and a tool's progress shows on its row."""
+    from auger.tui.completer import completions
+    from auger.tui.widgets.tool_row import ToolRow
+
+    spec = {"mcpServers": {"calc": {"command": sys.executable, "args": [str(SERVER)]}}}
+    (tui.env.home / "mcp.json").write_text(json.dumps(spec))
+    tui.llm.add(
+        {"text": "reviewed"},
+        {"text": "read it"},
+        {"tool_calls": [{"name": "mcp__calc__steps", "args": {"count": 4}}]},
+        {"text": "stepped"},
+    )
+    app = tui.app(factory=local(), mode="yolo")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: _status(app) == {"calc": "connected"})
+        menu = completions(app, "/mcp__calc__r", len("/mcp__calc__r"))
+        assert menu is not None and [c.label for c in menu.items] == ["/mcp__calc__review pr [focus]"]
+        await turn(pilot, "/mcp__calc__review 42 the tests")
+        assert tui.last_user_text() == "Review pull request 42, looking at the tests."
+        await turn(pilot, "use @calc:docs://guide please")
+        assert "Use tabs." in tui.last_user_text() and "use @calc:docs://guide please" in tui.last_user_text()
+        await turn(pilot, "step")
+        row = app.transcript.query(ToolRow).last()
+        assert row.tool_name == "mcp__calc__steps" and row.status == "success"
+        assert row.progress == "▰▰▰▰▰▰▰▰▰▰ 4/4 step 4 of 4"

@@ -23,7 +23,7 @@ TOKENS = 4000
 @pytest.fixture
 def still(monkeypatch: pytest.MonkeyPatch) -> None:
     """No clock and no random ids on screen."""
-    import auger.core.session as session_mod
+    import auger.core.session.session as session_mod
     from auger.tui import format as fmt
     from auger.tui.widgets import status
 

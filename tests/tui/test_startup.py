@@ -13,7 +13,7 @@ import pytest
 from conftest_tui import Tui, ready, tui  # noqa: F401
 from textual.geometry import Region
 
-from auger import cli
+from auger.cli import command as cli
 from auger.logsetup import setup_logging
 from auger.tui import gcpolicy
 from auger.tui.widgets.messages import UserMessage
@@ -73,7 +73,7 @@ async def test_the_app_turns_the_collector_back_on_after_the_first_paint(tui: Tu
 def test_log_records_are_redacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     secret = "sk-test-0123456789abcdef"
     monkeypatch.setenv("MY_API_KEY", secret)
-    import auger.core.redact as redact
+    import auger.core.safety.redaction as redact
 
     monkeypatch.setattr(redact, "_default", redact.Redactor())  # read the environment afresh
     monkeypatch.setattr(redact, "_default_ready", False)
@@ -139,7 +139,7 @@ def test_nothing_of_the_agent_stack_is_imported_before_the_app_runs(tmp_path: Pa
         "    return 0\n"
         "textual.app.App.run = run\n"
         "sys.stdin.isatty = sys.stdout.isatty = lambda: True\n"
-        "from auger import cli\n"
+        "from auger.cli import command as cli\n"
         "cli._main([])\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AUGER_", "OPENAI_"))}

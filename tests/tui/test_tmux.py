@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
 from conftest import AUGER, AugerEnv
+from serve_harness import start_server
 
 
 class Tmux:
@@ -39,18 +42,25 @@ class Tmux:
         self("send-keys", "-t", self.name, "Enter")
 
 
-@pytest.fixture
-def tmux(auger_env: AugerEnv) -> Iterator[Tmux]:
+@contextlib.contextmanager
+def terminal(env: dict[str, str], cwd: Path, *args: str) -> Iterator[Tmux]:
+    """`auger ARGS` in a tmux terminal, in `cwd` with `env`."""
     term = Tmux(f"auger-smoke-{os.getpid()}")
-    env = {**auger_env.env, "TERM": "xterm-256color", "COLORTERM": "truecolor"}
+    env = {**env, "TERM": "xterm-256color", "COLORTERM": "truecolor"}
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items() if k.isidentifier())
-    project = shlex.quote(str(auger_env.project))
-    script = f"cd {project} && env {exports} {AUGER}; echo AUGER-EXIT=$?; sleep 60"
+    command = shlex.join([AUGER, *args])
+    script = f"cd {shlex.quote(str(cwd))} && env {exports} {command}; echo AUGER-EXIT=$?; sleep 60"
     term("new-session", "-d", "-s", term.name, "-x", "100", "-y", "30", "sh", "-c", script)
     try:
         yield term
     finally:
         subprocess.run([*term.base, "kill-server"], capture_output=True)
+
+
+@pytest.fixture
+def tmux(auger_env: AugerEnv) -> Iterator[Tmux]:
+    with terminal(auger_env.env, auger_env.project) as term:
+        yield term
 
 
 def test_auger_runs_in_a_terminal(auger_env: AugerEnv, tmux: Tmux) -> None:
@@ -67,3 +77,25 @@ def test_auger_runs_in_a_terminal(auger_env: AugerEnv, tmux: Tmux) -> None:
     thread = screen.split("auger -r ")[1].split()[0]
     assert len(thread) == 32
     assert auger_env.llm.requests[-1]["model"] == "scripted-model"
+
+
+def test_connect_from_a_client_without_config(auger_env: AugerEnv, tmp_path: Path) -> None:
+    """`auger --connect` on a machine with no auger config: no first-run screen, the server's
+    model, a turn on the server's agent."""
+    client = tmp_path / "client"
+    (client / "auger-home").mkdir(parents=True)
+    (client / "project").mkdir()
+    env = {**auger_env.env, "HOME": str(client), "AUGER_HOME": str(client / "auger-home")}
+    server = start_server(auger_env, "--no-mcp")
+    try:
+        auger_env.llm.add({"text": "Hello from the server."})
+        with terminal(env, client / "project", "--connect", server.url, "--token", server.token) as term:
+            first = term.wait(lambda s: "local:scripted-model" in s or "provider:model" in s)
+            assert "provider:model" not in first  # not the first-run form
+            term.type("hello there")
+            term.wait(lambda s: "Hello from the server." in s)
+            term.type("/quit")
+            assert "AUGER-EXIT=0" in term.wait(lambda s: "AUGER-EXIT=" in s)
+    finally:
+        assert server.stop() == 0
+    assert not list((client / "auger-home").glob("config.toml"))

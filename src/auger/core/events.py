@@ -73,6 +73,18 @@ class ToolCallFinished(Event):
 
 
 @dataclass(frozen=True)
+class ToolProgress(Event):
+    """A running tool reported progress (MCP `notifications/progress`); `total` None: unknown."""
+
+    type: ClassVar[str] = "tool_progress"
+    call_id: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+    parent_id: str | None = None
+
+
+@dataclass(frozen=True)
 class ApprovalDecision:
     """The answer to an ApprovalRequested: approve, reject (with a message to the agent), or
     approve_always: allow `rule` (default: the request's `suggested_rule`, which provably matches
@@ -177,6 +189,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ReasoningDelta,
         ToolCallStarted,
         ToolCallFinished,
+        ToolProgress,
         ApprovalRequested,
         TodosUpdated,
         SubagentStarted,

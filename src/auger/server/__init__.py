@@ -7,5 +7,5 @@
 * `http.py`    — request parsing and the JSON error shape `{"error": "..."}`.
 * `openapi.py` — the OpenAPI description served at `/openapi.json`.
 
-Nothing here is imported by `auger --version`/`--help`; `auger.serve_cmd` loads it on demand.
+Nothing here is imported by `auger --version`/`--help`; `auger.cli.serve` loads it on demand.
 """

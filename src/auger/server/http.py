@@ -7,14 +7,12 @@ Every client mistake is an `ApiError(status, message)`; the app turns it into
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 MAX_BODY = 1 << 20  # bytes; bigger bodies get 413
-THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 
 
 EXPECTED = {
@@ -91,8 +89,9 @@ def thread_id_field(body: dict[str, Any], name: str = "thread_id") -> str | None
 
 
 def check_thread_id(value: str) -> str:
-    if not THREAD_ID.match(value):
-        raise ApiError(
-            400, f"Invalid thread id {value[:80]!r}: use 1-128 letters, digits, '_', '-', '.' or ':'."
-        )
-    return value
+    from auger.core.operations import check_thread_id as check
+
+    try:
+        return check(value)
+    except ValueError as exc:
+        raise ApiError(400, f"{exc}.") from None

@@ -9,22 +9,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from auger.core.port import SessionFactory
     from auger.settings import Settings
     from auger.tui.app import AugerApp
-    from auger.tui.boot import SessionFactory
 
 __all__ = ["make_app"]
 
 
 def make_app(
-    settings: Settings, session_factory: SessionFactory | None = None, *, thread_id: str | None = None
+    settings: Settings,
+    session_factory: SessionFactory,
+    *,
+    thread_id: str | None = None,
+    first_run: bool = True,
 ) -> AugerApp:
-    """The app for `settings`; `session_factory(settings, thread_id)` builds the Session (the real
-    `create_session` with MCP unless given)."""
+    """The app for `settings`; `await session_factory(settings, thread_id)` gives it the agent (an
+    `AgentPort`: in process or remote, `auger.cli.agents`), after the first paint. `first_run`:
+    with no model in `settings`, ask for one first — False when the agent's config is not on this
+    machine (`auger --connect`: the server's model, skills and credentials count)."""
     from auger.tui.app import AugerApp
 
-    if session_factory is None:
-        from auger.tui.boot import session_factory as real_factory
-
-        session_factory = real_factory()
-    return AugerApp(settings, session_factory, thread_id=thread_id)
+    return AugerApp(settings, session_factory, thread_id=thread_id, first_run=first_run)

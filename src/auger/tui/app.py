@@ -2,7 +2,9 @@
 Session's events; everything it does to the agent goes through the Session's methods.
 
 Input handling (slash commands, `!shell`, `@file`, the queue) lives in `auger.tui.inputs`; event
-rendering in `auger.tui.turn`; the commands in `auger.tui.commands`.
+rendering in `auger.tui.turn`; the commands in `auger.tui.commands`. The agent is an `AgentPort`
+(`auger.core.port`): an in-process Session or a client of `auger serve`, from the factory the CLI
+picked; the catalogue, models, `!command` and threads all come through it.
 """
 
 from __future__ import annotations
@@ -28,10 +30,8 @@ from auger.tui.widgets.todos import TodoPanel
 from auger.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from auger.core.session import Session
-    from auger.core.threads import ThreadStore
+    from auger.core.port import AgentPort, Catalogue, LiveThread, SessionFactory
     from auger.settings import Settings
-    from auger.tui.boot import SessionFactory
     from auger.tui.files import FileIndex
     from auger.tui.inputs import InputController
     from auger.tui.turn import TurnView
@@ -48,7 +48,7 @@ LATER = (
     "auger.tui.widgets.messages",
     "auger.tui.widgets.approval",
     "auger.tui.widgets.tool_row",
-    "auger.core.models",
+    "auger.core.port",
 )
 
 log = logging.getLogger("auger.tui")
@@ -60,26 +60,33 @@ class AugerApp(AppBase):
     BINDINGS: ClassVar[list[Binding]] = APP_BINDINGS  # type: ignore[assignment]
 
     def __init__(
-        self, settings: Settings, session_factory: SessionFactory, *, thread_id: str | None = None
+        self,
+        settings: Settings,
+        session_factory: SessionFactory,
+        *,
+        thread_id: str | None = None,
+        first_run: bool = True,
     ) -> None:
         super().__init__()
         self.settings = settings
         self.session_factory = session_factory
         self.resume_id = thread_id
-        self.session: Session | None = None
+        self.first_run = first_run  # no model configured here: ask for one (not with --connect)
+        self.session: AgentPort | None = None
+        self.catalogue: Catalogue | None = None  # what the agent offers: skills, subagents, tools, MCP
+        self.thread: LiveThread | None = None  # the current thread as last read (title, window)
+        self.model_choices: list[str] = []  # what /model offered last (its completions)
         self.boot_error: str | None = None
         self.prompt_history = PromptHistory(settings.home / FILE_NAME)
         self._files: FileIndex | None = None
         self._inputs: InputController | None = None
         self._shown: UserMessage | None = None
-        self._thread_store: ThreadStore | None = None
         self.gc = GcPolicy(self.set_timer, before_collect=self._release_offscreen)
         self.last_reply = ""
         self.turns = 0
         self.usage_totals = {"input": 0, "output": 0}
         self.view: TurnView | None = None
         self._quit_armed = 0.0
-        self._windows: dict[str, int] = {}
         theme = str(settings.get("tui.theme") or "")
         if theme != self.theme and theme in self.available_themes:
             self.theme = theme
@@ -116,7 +123,7 @@ class AugerApp(AppBase):
             self.set_keymap(keymap)
         self.prompt.focus()
         self.refresh_status(window=False)
-        if not self.settings.model:
+        if self.first_run and not self.settings.model:
             from auger.tui.screens.first_run import FirstRunScreen
 
             self.push_screen(FirstRunScreen(self.settings), self._configured)
@@ -182,8 +189,30 @@ class AugerApp(AppBase):
         self.gc.start()
         if self.resume_id:
             await self.show_history()
-        self.refresh_status()
+        await self.refresh_agent()
         await self.inputs.drain()
+
+    async def refresh_thread(self) -> None:
+        """Read the thread again (title, model, window) and redraw the status."""
+        if self.session is not None:
+            try:
+                self.thread = await self.session.thread_info()
+            except AugerError as exc:
+                log.warning("reading the thread failed: %s", exc)
+        self.refresh_status()
+
+    async def refresh_agent(self) -> None:
+        """Read the thread and the catalogue again, then redraw the status."""
+        if self.session is None:
+            return
+        try:
+            self.thread = await self.session.thread_info()
+            self.catalogue = await self.session.catalogue()
+            if not self.model_choices:  # for `/model <Tab>`; /model reads them again
+                self.model_choices = [c.spec for c in await self.session.models()]
+        except AugerError as exc:
+            log.warning("reading the thread or the catalogue failed: %s", exc)
+        self.refresh_status()
 
     async def show_history(self) -> None:
         """Render the current thread's saved conversation (after resume or a thread switch)."""
@@ -204,7 +233,7 @@ class AugerApp(AppBase):
         self.turns = 0
         if thread_id is not None:
             await self.show_history()
-        self.refresh_status()
+        await self.refresh_agent()
 
     # -- a turn ----------------------------------------------------------------------------
     def start_turn(self, prompt: str, shown: UserMessage) -> None:
@@ -217,6 +246,7 @@ class AugerApp(AppBase):
         # Only plain data goes in the worker's arguments: a finished worker stays reachable for a
         # while (asyncio keeps cancelled timers created during the turn, and their contexts name
         # the worker), and a widget in its arguments would keep a pruned transcript alive.
+        from auger.core.port import TurnOptions
         from auger.tui.turn import TurnView
 
         assert self.session is not None
@@ -230,7 +260,7 @@ class AugerApp(AppBase):
         self.turns += 1
         self.gc.turn_started()
         try:
-            async for event in self.session.send(prompt):
+            async for event in self.session.send(prompt, TurnOptions(self.settings.mode)):
                 await view.handle(event)
         except AugerError as exc:
             self.notice(str(exc), "error")
@@ -248,7 +278,7 @@ class AugerApp(AppBase):
     async def _after_turn(self, view: TurnView) -> None:
         await view.close()
         self.set_activity("")
-        self.refresh_status()
+        await self.refresh_agent()
         self.prompt.focus()
         await self.inputs.drain()
 
@@ -325,9 +355,6 @@ class AugerApp(AppBase):
                 await session.aclose()
             except Exception:
                 log.exception("closing the session failed")
-        if self._thread_store is not None:  # opened by /threads before the agent was up
-            self._thread_store.close()
-            self._thread_store = None
 
     exit_thread_id: str | None = None
 

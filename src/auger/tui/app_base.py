@@ -1,5 +1,5 @@
 """AppBase: the widgets, status line and key actions of the app (AugerApp, in app.py, adds the
-session's lifecycle, turns and input handling). Split only to keep modules small."""
+session's lifecycle, turns and input handling)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import TextArea
 
-from auger.errors import AugerError
+from auger.errors import UsageError
 from auger.tui import format as fmt
 from auger.tui.gitinfo import git_branch
 from auger.tui.widgets.prompt import PromptInput
@@ -20,10 +20,11 @@ from auger.tui.widgets.todos import TodoPanel
 from auger.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from auger.core.session import Session
+    from auger.core.port import AgentPort, LiveThread
     from auger.settings import Settings
     from auger.tui.history import PromptHistory
 
+MODES = ("manual", "auto-edit", "yolo")  # auger.core.port.MODES (not imported before the first paint)
 QUIT_WINDOW = 2.0  # seconds between the two Ctrl+C presses
 
 
@@ -32,10 +33,10 @@ class AppBase(App[int]):
 
     busy: reactive[bool] = reactive(False)
     settings: Settings
-    session: Session | None
+    session: AgentPort | None
+    thread: LiveThread | None
     prompt_history: PromptHistory
     _quit_armed = 0.0
-    _windows: dict[str, int]
     last_key_at = 0.0  # when the user last typed in the prompt (streamed text yields to typing)
 
     # -- widgets ---------------------------------------------------------------------------
@@ -79,42 +80,24 @@ class AppBase(App[int]):
         for bar in self.main_screen.query(StatusBar):
             bar.activity = text
 
-    def context_window(self, spec: str | None) -> int:
-        if not spec:
-            return 0
-        if spec not in self._windows:
-            from auger.core.models import configured_window, parse_spec
-
-            try:
-                ms = parse_spec(spec, self.settings.providers)
-            except AugerError:
-                ms = None
-            configured = configured_window(self.settings.get("context_window"), ms)
-            self._windows[spec] = configured or (ms.context_window if ms else 0)
-        return self._windows[spec]
+    def context_window(self) -> int:
+        """The window of the thread's model, as the agent reads it from its config (0: unknown)."""
+        return (self.thread.context_window if self.thread else None) or 0
 
     def refresh_status(self, window: bool = True) -> None:
         bar = self.status
         session = self.session
         spec = session.model_spec if session else self.settings.model
         bar.model = spec or ""
-        bar.mode = session.mode if session else self.settings.mode
-        if window:  # (parse_spec's module is not needed for the first paint)
-            bar.window = self.context_window(spec)
+        bar.mode = self.settings.mode
+        if window:
+            bar.window = self.context_window()
         bar.context_tokens = session.context_tokens if session else 0
-        bar.title = self.thread_title()
+        bar.title = (
+            self.thread.title if self.thread and session and self.thread.id == session.thread_id else ""
+        )
         bar.branch = git_branch(self.settings.project_root) or ""
         bar.cwd = fmt.short_path(self.settings.cwd)
-
-    def thread_title(self) -> str:
-        store = getattr(self.session, "threads", None)
-        if store is None or self.session is None:
-            return ""
-        try:
-            info = store.get(self.session.thread_id)
-        except Exception:
-            return ""
-        return info.title if info else ""
 
     # -- actions ---------------------------------------------------------------------------
     def action_cancel(self) -> None:
@@ -139,15 +122,14 @@ class AppBase(App[int]):
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
     def action_cycle_mode(self) -> None:
-        from auger.core.context import MODES
-
-        current = self.session.mode if self.session else self.settings.mode
+        current = self.settings.mode
         new = MODES[(MODES.index(current) + 1) % len(MODES)] if current in MODES else MODES[0]
         self.set_mode(new)
 
     def set_mode(self, mode: str) -> None:
-        if self.session is not None:
-            self.session.set_mode(mode)
+        """The approval mode of the next turns (the front end owns it: it goes with each turn)."""
+        if mode not in MODES:
+            raise UsageError(f"Unknown approval mode {mode!r}.", hint=f"Use one of: {', '.join(MODES)}.")
         self.settings.mode = mode
         self.refresh_status()
 

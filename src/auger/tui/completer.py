@@ -1,11 +1,10 @@
-"""What the completion menu offers for the text being typed: slash commands and skills, a
+"""What the completion menu offers for the text being typed: slash commands, skills, MCP prompts, a
 command's arguments, or `@path`s from the project's file index."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from auger.tui import services
 from auger.tui.commands import REGISTRY
 from auger.tui.files import mention_at
 from auger.tui.widgets.completion import Completion, CompletionSet
@@ -22,10 +21,21 @@ def _commands(app: AugerApp, prefix: str) -> list[Completion]:
         required = bool(cmd.args) and not cmd.args.startswith("[")
         label = f"/{typed} {cmd.args}".rstrip()
         out.append(Completion(f"/{typed}" + (" " if required else ""), label, cmd.help))
-    for name, description in services.skills(app):
-        if name.startswith(prefix.lower()) and REGISTRY.get(name) is None:
-            out.append(Completion(f"/{name} ", f"/{name} [args]", f"skill: {description}"))
+    for skill in app.catalogue.skills if app.catalogue else []:
+        if skill.name.startswith(prefix.lower()) and REGISTRY.get(skill.name) is None:
+            label = f"/{skill.name} {skill.args_hint}".rstrip()
+            out.append(Completion(f"/{skill.name} ", label, f"skill: {skill.description}"))
+    for server in (app.catalogue.mcp or []) if app.catalogue else []:
+        for usage in server.prompts:
+            command = usage.split(" ", 1)[0]
+            if command[1:].startswith(prefix):
+                out.append(Completion(f"{command} ", usage, f"MCP prompt of {server.name}"))
     return out[:MAX_ITEMS]
+
+
+def skill_names(app: AugerApp) -> list[str]:
+    """The skills the agent offers (from the catalogue read after boot and after every turn)."""
+    return [s.name for s in app.catalogue.skills] if app.catalogue else []
 
 
 def completions(app: AugerApp, text: str, cursor: int) -> CompletionSet | None:

@@ -61,6 +61,16 @@ def elapsed(seconds: float) -> str:
     return f"{s}s" if s < 60 else f"{s // 60}m{s % 60:02d}s"
 
 
+def progress(done: float, total: float | None, message: str | None = None, width: int = 10) -> str:
+    """`▰▰▰▱▱▱▱▱▱▱ 3/10 step 3` when the total is known, else `3 · step 3`."""
+    label = one_line(message, 40) if message else ""
+    if total and total > 0:
+        filled = max(0, min(width, round(width * done / total)))
+        bar = "▰" * filled + "▱" * (width - filled)
+        return f"{bar} {done:g}/{total:g}" + (f" {label}" if label else "")
+    return f"{done:g}" + (f" · {label}" if label else "")
+
+
 def tokens(n: int) -> str:
     if n < 1000:
         return str(n)

@@ -9,11 +9,9 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from auger.errors import AugerError
-from auger.tui import services
 from auger.tui.commands import REGISTRY, load_commands, parse
-from auger.tui.completer import completions
+from auger.tui.completer import completions, skill_names
 from auger.tui.files import inline_mentions
-from auger.tui.shell import run_shell
 from auger.tui.widgets.messages import ShellBlock, UserMessage
 
 if TYPE_CHECKING:
@@ -77,10 +75,13 @@ class InputController:
     async def command(self, text: str, name: str, arg: str) -> None:
         app = self.app
         cmd = REGISTRY.get(name)
+        if cmd is None and app.catalogue is None and not app.boot_error:
+            self.queue.append((text, None))  # a skill, maybe: the agent says which once it is up
+            return
         if cmd is None:
-            skills = services.skill_names(app)
-            if name in skills:
-                await self.prompt(text)  # the Session expands `/skill args`
+            skills = skill_names(app)
+            if name in skills or name.startswith("mcp__"):
+                await self.prompt(text)  # the Session expands `/skill args` and `/mcp__server__prompt`
                 return
             near = REGISTRY.suggest(name, extra=skills)
             hint = f" Did you mean /{near}?" if near else " Type /help for the list."
@@ -106,16 +107,30 @@ class InputController:
 
     # -- !shell ----------------------------------------------------------------------------
     async def shell(self, command: str) -> None:
+        """`!command`: run where the agent runs (the agent's project, its sandbox: the port's
+        `run_shell`); the output goes with the next prompt."""
+        app = self.app
         if not command:
-            self.app.notice("Type a shell command after `!`, e.g. `!git status`.", "warning")
+            app.notice("Type a shell command after `!`, e.g. `!git status`.", "warning")
+            return
+        if app.session is None:
+            if app.boot_error:
+                app.notice("`!` commands run where the agent runs, which did not start.", "error")
+            else:
+                self.queue.append((f"!{command}", None))
+                app.notice("The command will run when the agent is ready.")
             return
         block = ShellBlock(command)
-        await self.app.transcript.add(block)
-        self.app.run_worker(self._run_shell(block), group="shell")
+        await app.transcript.add(block)
+        app.run_worker(self._run_shell(block), group="shell")
 
     async def _run_shell(self, block: ShellBlock) -> None:
-        settings = self.app.settings
-        result = await run_shell(block.command, settings.project_root, timeout=settings.shell_timeout)
+        assert self.app.session is not None
+        try:
+            result = await self.app.session.run_shell(block.command)
+        except AugerError as exc:
+            block.finish(str(exc), -1)
+            return
         block.finish(result.output, result.exit_code)
         self.pending_context.append(result.as_context())
 

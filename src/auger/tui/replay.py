@@ -1,68 +1,49 @@
-"""Show a saved conversation (resume, /threads, /fork): the newest messages as finished blocks."""
+"""Show a saved conversation (resume, /threads, /fork): the port's `history()` — the same IR
+events a live turn emits — as finished blocks, the newest `limit` of them (a live turn streams
+into the same widget kinds through `turn.TurnView`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from auger.core import events as ev
 from auger.tui.widgets.messages import AssistantMessage, Notice, UserMessage
 from auger.tui.widgets.tool_row import ToolRow
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from textual.widget import Widget
 
     from auger.tui.app import AugerApp
 
-SKILL_KEY = "auger_skill"
 
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
-    return str(content or "")
-
-
-def blocks(messages: list[Any], root: Any, limit: int) -> list[Widget]:
-    """Widgets for `messages` (duck-typed LangChain messages), at most `limit` of them."""
+def blocks(events: list[ev.Event], root: Path, limit: int) -> list[Widget]:
     out: list[Widget] = []
     rows: dict[str, ToolRow] = {}
-    for msg in messages:
-        kind = getattr(msg, "type", "")
-        text = _text(getattr(msg, "content", "")).strip()
-        if kind == "human":
-            skill = (getattr(msg, "additional_kwargs", None) or {}).get(SKILL_KEY)
-            if isinstance(skill, dict):  # a `/skill args` call: show what the user typed
-                text = f"/{skill.get('name')} {skill.get('args') or ''}".rstrip()
-            out.append(UserMessage(text))
-        elif kind == "ai":
-            if text:
-                out.append(AssistantMessage(text, classes="assistant"))
-            for call in getattr(msg, "tool_calls", None) or []:
-                call_id, name = str(call.get("id") or ""), str(call.get("name"))
-                row = ToolRow(call_id, name, dict(call.get("args") or {}), root, applied=True)
-                rows[row.call_id] = row
-                out.append(row)
-        elif kind == "tool":
-            done = rows.get(str(getattr(msg, "tool_call_id", "")))
-            if done is not None:
-                status = "error" if getattr(msg, "status", "success") == "error" else "success"
-                done.finish(status, text, None)
+    for event in events:
+        if isinstance(event, ev.TurnStarted):
+            out.append(UserMessage(event.prompt))
+        elif isinstance(event, ev.TextDelta) and event.parent_id is None:
+            out.append(AssistantMessage(event.text, classes="assistant"))
+        elif isinstance(event, ev.ToolCallStarted) and event.parent_id is None:
+            rows[event.call_id] = ToolRow(event.call_id, event.name, event.args, root, applied=True)
+            out.append(rows[event.call_id])
+        elif isinstance(event, ev.ToolCallFinished) and (row := rows.get(event.call_id)) is not None:
+            row.finish(event.status, event.output, event.duration_ms)
+        elif isinstance(event, ev.Notice):
+            out.append(Notice(event.message, event.level))
     if len(out) > limit:
         note = Notice(f"{len(out) - limit} earlier blocks not shown (/export writes them all).")
         out = [note, *out[-limit:]]
     return out
 
 
-async def replay(app: AugerApp, messages: list[Any]) -> None:
-    widgets = blocks(messages, app.settings.project_root, app.transcript.budget)
-    last = ""
-    for msg in reversed(messages):
-        if getattr(msg, "type", "") == "ai" and _text(getattr(msg, "content", "")).strip():
-            last = _text(msg.content).strip()
-            break
+async def replay(app: AugerApp, events: list[ev.Event]) -> None:
+    widgets = blocks(events, app.settings.project_root, app.transcript.budget)
     if widgets:
         await app.transcript.add(*widgets)
-    app.last_reply = last
-    if messages:
-        app.notice(f"Resumed: {sum(1 for m in messages if getattr(m, 'type', '') == 'human')} turns so far.")
+    app.last_reply = next((e.text for e in reversed(events) if isinstance(e, ev.TurnEnded) and e.text), "")
+    turns = sum(isinstance(e, ev.TurnStarted) for e in events)
+    if turns:
+        app.notice(f"Resumed: {turns} turns so far.")

@@ -38,6 +38,7 @@ class TurnView:
             ev.ReasoningDelta: self._reasoning,
             ev.ToolCallStarted: self._tool_started,
             ev.ToolCallFinished: self._tool_finished,
+            ev.ToolProgress: self._tool_progress,
             ev.ApprovalRequested: self._approval,
             ev.TodosUpdated: self._todos,
             ev.SubagentFinished: self._subagent_finished,
@@ -114,6 +115,11 @@ class TurnView:
         await self._close_text(event.call_id)
         row.finish(event.status, event.output, event.duration_ms)
 
+    async def _tool_progress(self, event: ev.ToolProgress) -> None:
+        row = self.rows.get(event.call_id)
+        if row is not None:
+            row.report_progress(event.progress, event.total, event.message)
+
     def _row_for(self, request: ev.ApprovalRequested) -> ToolRow | None:
         for row in reversed(self.rows.values()):
             if row.status == "running" and row.tool_name == request.name and row.args == request.args:
@@ -151,7 +157,7 @@ class TurnView:
         self.app.usage_totals["input"] += event.input_tokens
         self.app.usage_totals["output"] += event.output_tokens
         if event.parent_id is None:
-            self.app.refresh_status()
+            await self.app.refresh_thread()  # the context size, and the title once the thread is saved
 
     async def _notice(self, event: ev.Notice) -> None:
         await self.transcript.add(Notice(event.message, event.level))

@@ -1,9 +1,9 @@
 """HooksMiddleware: PreToolUse / PostToolUse / PostToolUseFailure (and SubagentStart /
 SubagentStop around `task`) hooks on every tool call. The runner comes from the run context
-(`AugerContext.hooks`, see `auger.core.hooks`); session-level events are run by the Session.
+(`AugerContext.hooks`, see `auger.core.safety.hook_runner`); session-level events are run by the Session.
 
 Hooks get a file tool's path as the host file it reaches (`tool_input.file_path` / `.path`, as
-Claude Code's hooks do; resolved by `auger.core.host_paths`, like permissions and protected paths),
+Claude Code's hooks do; resolved by `auger.core.safety.host_paths`, like permissions and protected paths),
 and a host path in `updatedInput` is mapped back to the agent path.
 A PreToolUse block means the tool is not run and the model reads the hook's reason; an
 `updatedInput` replaces those arguments before the call (deny rules are checked after this,
@@ -20,13 +20,14 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
-from auger.core.context import AugerContext
-from auger.core.hooks import HookResult, HookRunner
-from auger.core.host_paths import AgentPaths
+from auger.core.agent.context import AugerContext
+from auger.core.mcp.names import legacy_names
 from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
 from auger.core.middleware.redaction import map_tool_messages
-from auger.core.permission_rules import path_key
-from auger.core.stream import tool_output_text
+from auger.core.safety.hook_runner import HookResult, HookRunner
+from auger.core.safety.host_paths import AgentPaths
+from auger.core.safety.rules import path_key
+from auger.core.session.stream import tool_output_text
 
 
 def _runner(request: Any) -> tuple[HookRunner | None, AugerContext | None]:
@@ -37,10 +38,12 @@ def _runner(request: Any) -> tuple[HookRunner | None, AugerContext | None]:
 
 
 def tool_subjects(name: str, tool: Any) -> list[str]:
-    """What a tool matcher is matched against: the tool's name, and for MCP tools also
-    `server:tool` and Claude Code's `mcp__server__tool`."""
+    """What a tool matcher is matched against: the tool's name (`mcp__server__tool` for MCP tools),
+    and for MCP tools also `server:tool` and the names matchers used before (`auger.core.mcp.names`)."""
     ident = mcp_identity(tool)
-    return [name, *([f"{ident[0]}:{ident[1]}", f"mcp__{ident[0]}__{ident[1]}"] if ident else [])]
+    if ident is None:
+        return [name]
+    return [name, f"{ident[0]}:{ident[1]}", f"mcp__{ident[0]}__{ident[1]}", *legacy_names(*ident)]
 
 
 def _notify(request: Any, result: HookResult) -> None:
@@ -201,64 +204,3 @@ class HooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             stop = call.subagent_payload(_output(result))
             outcomes.append(runner.run_sync("SubagentStop", stop, [call.agent_type]))
         return call.finish(result, *outcomes)
-
-
-# --- PreCompact -----------------------------------------------------------------------------------
-# deepagents' summarization (automatic, and its `compact_conversation` tool) builds its summary in
-# `_create_summary` / `_acreate_summary` of a private class; auger runs the PreCompact hooks just
-# before, reading the hook runner from the run context of the graph step that summarises.
-
-
-def _precompact_runner() -> tuple[HookRunner, AugerContext] | None:
-    try:
-        from langgraph.runtime import get_runtime
-
-        ctx = get_runtime().context
-    except Exception:
-        return None
-    if isinstance(ctx, AugerContext) and isinstance(ctx.hooks, HookRunner) and ctx.hooks.has("PreCompact"):
-        return ctx.hooks, ctx
-    return None
-
-
-def _precompact_notify(result: HookResult) -> None:
-    try:
-        from langgraph.config import get_stream_writer
-
-        writer = get_stream_writer()
-        for message, level in result.notices:
-            writer({"auger_event": "notice", "message": message, "level": level})
-    except Exception:
-        return  # outside a graph step: nothing to tell
-
-
-def _precompact_payload(ctx: AugerContext) -> dict[str, Any]:
-    return {"session_id": ctx.thread_id or "", "trigger": "auto", "custom_instructions": ""}
-
-
-def install_precompact_hook() -> None:
-    """Patch deepagents' summarization once so PreCompact hooks run before each summary."""
-    try:
-        from deepagents.middleware import summarization
-    except ImportError:
-        return
-    cls = getattr(summarization, "_DeepAgentsSummarizationMiddleware", None)
-    if cls is None or getattr(cls, "_auger_precompact", False):
-        return
-    sync_summary, async_summary = cls._create_summary, cls._acreate_summary
-
-    def _create_summary(self: Any, messages: list[Any]) -> str:
-        found = _precompact_runner()
-        if found is not None:
-            _precompact_notify(found[0].run_sync("PreCompact", _precompact_payload(found[1]), ["auto"]))
-        return sync_summary(self, messages)  # type: ignore[no-any-return]
-
-    async def _acreate_summary(self: Any, messages: list[Any]) -> str:
-        found = _precompact_runner()
-        if found is not None:
-            _precompact_notify(await found[0].run("PreCompact", _precompact_payload(found[1]), ["auto"]))
-        return await async_summary(self, messages)  # type: ignore[no-any-return]
-
-    cls._create_summary = _create_summary
-    cls._acreate_summary = _acreate_summary
-    cls._auger_precompact = True

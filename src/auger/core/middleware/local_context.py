@@ -1,6 +1,6 @@
 """LocalContextMiddleware: the project's facts, appended to the system prompt.
 
-Detected (see `auger.core.project_facts`) through the agent's backend, so a sandboxed agent
+Detected (see `auger.core.agent.project_facts`) through the agent's backend, so a sandboxed agent
 describes the sandbox it works in. The result is cached in checkpointed state (`_local_context`)
 and detected again only when the thread has none yet or the history has been summarised since:
 deepagents' summarization records each compaction in `_summarization_event` (its `cutoff_index`
@@ -18,7 +18,7 @@ from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 
-from auger.core.project_facts import detect
+from auger.core.agent.project_facts import detect
 
 CONTEXT_KEY = "_local_context"
 MARK_KEY = "_local_context_mark"

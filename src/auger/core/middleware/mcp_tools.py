@@ -4,11 +4,13 @@ The servers start in the background (after the TUI paints), so their tools are n
 the graph is built. Each model call offers the tools of the servers connected *now*; each tool
 call of one of them is executed here. Calls to tools that are not read-only ask for approval
 like the shell does (same HITL interrupt shape, so the Session answers them the same way).
+While a server offers resources, the model also gets `list_mcp_resources` / `read_mcp_resource`
+(read-only). A call's progress notifications reach its tool row (`auger.core.mcp.client.CALL`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
@@ -16,21 +18,25 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.types import interrupt
 
+from auger.core.mcp.client import CALL
 from auger.core.middleware.permissions import approval_description, mcp_identity, refused, tool_verdict
-
-BUILTIN_TOOL_NAMES = frozenset(
-    {"ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "task", "write_todos"}
-)
 
 
 class McpToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
-    def __init__(self, manager: Any, reserved: Iterable[str] = BUILTIN_TOOL_NAMES) -> None:
+    def __init__(self, manager: Any) -> None:
         super().__init__()
         self.manager = manager
-        self.reserved = frozenset(reserved)
+        self._resource_tools: list[BaseTool] | None = None
 
     def current_tools(self) -> dict[str, BaseTool]:
-        return {t.name: t for t in self.manager.tools(reserved=self.reserved)}
+        tools = {t.name: t for t in self.manager.tools()}
+        if self.manager.resources() or self.manager.resource_templates():
+            from auger.core.mcp.resources import resource_tools
+
+            if self._resource_tools is None:
+                self._resource_tools = resource_tools(self.manager)
+            tools.update((t.name, t) for t in self._resource_tools)
+        return tools
 
     def _with_tools(self, request: ModelRequest) -> ModelRequest:
         tools = self.current_tools()
@@ -86,7 +92,13 @@ class McpToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         refused = self._gate(request, tool)
         if refused is not None:
             return refused
-        return await handler(request.override(tool=tool))
+        writer = getattr(request.runtime, "stream_writer", None)
+        token = CALL.set((str(request.tool_call.get("id") or ""), writer)) if callable(writer) else None
+        try:
+            return await handler(request.override(tool=tool))
+        finally:
+            if token is not None:
+                CALL.reset(token)
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         tool = self.current_tools().get(request.tool_call["name"])

@@ -19,7 +19,7 @@ from deepagents.middleware.memory import MemoryMiddleware
 from langchain.agents.middleware.types import AgentState, PrivateStateAttr
 from langgraph.channels.untracked_value import UntrackedValue
 
-from auger.core.memory import memory_files, read_memory_file
+from auger.core.catalog.memory import memory_files, read_memory_file
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest
@@ -48,7 +48,7 @@ store secrets (API keys, tokens, passwords)."""
 
 def read_memory(settings: Settings) -> tuple[list[str], dict[str, str]]:
     """(sources, contents): every slot's agent path, and the text of those that exist (binary ones
-    skipped, big ones capped: `auger.core.memory.read_memory_file`)."""
+    skipped, big ones capped: `auger.core.catalog.memory.read_memory_file`)."""
     sources: list[str] = []
     contents: dict[str, str] = {}
     for memory in memory_files(settings):

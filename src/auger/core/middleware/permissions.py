@@ -1,6 +1,6 @@
 """PermissionMiddleware: permission rules on every tool call.
 
-Two halves, one verdict (`tool_verdict`, see `auger.core.permissions` for the order):
+Two halves, one verdict (`tool_verdict`, see `auger.core.safety.permissions` for the order):
 
 * before the tools run, HITL's `when` predicate (built by `interrupt_config`) asks for approval
   when the verdict is "ask" — an ask rule, a protected path, or the approval mode — and the
@@ -23,8 +23,8 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
-from auger.core.context import AugerContext
-from auger.core.permissions import Verdict, describe_call, is_gated, mode_verdict, refusal_message
+from auger.core.agent.context import AugerContext
+from auger.core.safety.permissions import Verdict, describe_call, is_gated, mode_verdict, refusal_message
 
 REFUSED_FLAG = "auger_refused"  # additional_kwargs marker on a ToolMessage for a call that never ran
 
@@ -150,6 +150,6 @@ class PermissionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
 
 def all_tool_names(extra: Sequence[str] = ()) -> list[str]:
     """Every tool auger's agent may call that the `when` gate should see."""
-    from auger.core.permission_rules import FILE_TOOLS
+    from auger.core.safety.rules import FILE_TOOLS
 
     return sorted({*FILE_TOOLS, "execute", "task", "write_todos", *extra})

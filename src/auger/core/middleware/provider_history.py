@@ -35,7 +35,7 @@ PROVIDER_BLOCK_FIELDS = frozenset({"cache_control", "signature", "id", "annotati
 _MODULE_FAMILIES = (
     ("langchain_anthropic", "anthropic"),
     ("langchain_openai", "openai"),
-    ("auger.core.openai_compat", "openai"),
+    ("auger.core.models.openai_compat", "openai"),
     ("langchain_google", "google_genai"),
     ("langchain_ollama", "ollama"),
     ("langchain_aws", "bedrock"),

@@ -1,7 +1,7 @@
 """RedactionMiddleware: secret values never enter the graph state (and so the thread DB).
 
 Tool results (plain `ToolMessage`s and those inside a `Command` update, e.g. from `task`) and
-model replies (text and tool-call arguments) are passed through `auger.core.redact`. A tool call
+model replies (text and tool-call arguments) are passed through `auger.core.safety.redaction`. A tool call
 whose arguments redaction changed still runs with the arguments the model wrote (kept for the
 turn in `AugerContext.originals`, never stored), unless a hook changed them meanwhile: a
 `write_file` of a docker-compose file with `postgres://app:app@db` writes that, the thread keeps
@@ -19,8 +19,8 @@ from langchain.agents.middleware.types import ExtendedModelResponse, ModelRespon
 from langchain_core.messages import BaseMessage
 from langgraph.types import Command
 
-from auger.core.context import AugerContext
-from auger.core.redact import Redactor, default_redactor
+from auger.core.agent.context import AugerContext
+from auger.core.safety.redaction import Redactor, default_redactor
 
 
 def map_tool_messages(result: Any, fn: Callable[[Any], Any]) -> Any:

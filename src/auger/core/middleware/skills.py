@@ -1,7 +1,7 @@
 """The SDK's SkillsMiddleware, fed by auger's own skill discovery.
 
 deepagents lists each source through the backend and only *warns* when a skill's name does not
-match its folder; auger skips such skills (and says why, see `auger.core.skills`). This subclass
+match its folder; auger skips such skills (and says why, see `auger.core.catalog.skills`). This subclass
 keeps the SDK's prompt section, skill-tool disclosure and `pinned_skills`, and replaces only the
 loading: skills are discovered at the start of every run (a user turn), so a skill written during
 a conversation is offered on the next turn. The catalogue lives in *untracked* state channels
@@ -19,8 +19,8 @@ from langchain.agents.middleware.types import OmitFromOutput, PrivateStateAttr
 from langgraph.channels.untracked_value import UntrackedValue
 from typing_extensions import TypedDict
 
-from auger.core.mounts import virtual_path
-from auger.core.skills import SkillCatalog, discover_skills, skill_sources
+from auger.core.backends.mounts import virtual_path
+from auger.core.catalog.skills import SkillCatalog, discover_skills, skill_sources
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest

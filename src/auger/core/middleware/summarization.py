@@ -6,9 +6,10 @@ thread's first model (which may not even be reachable any more). This middleware
 SDK's slot by name ("SummarizationMiddleware", in the main agent and the general-purpose
 subagent) and keeps one deepagents summarization middleware per model: each call asks
 ConfigurableModelMiddleware which model the call uses (same spec, params and cache as the call
-itself) and hands the call to that model's instance, built with deepagents' own defaults for it.
+itself) and hands the call to that model's instance, built with deepagents' own defaults for it
+(its summaries run the PreCompact hooks first: `auger.core.middleware.pre_compact`).
 The `_summarization_event` state is shared by all of them, so a compaction made under one model
-stands under the next; `/compact` (auger.core.compact) uses the current model the same way.
+stands under the next; `/compact` (auger.core.session.compact) uses the current model the same way.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from deepagents.middleware.summarization import SummarizationState, create_summarization_middleware
+from deepagents.middleware.summarization import SummarizationState
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.language_models import BaseChatModel
 
 from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
+from auger.core.middleware.pre_compact import summarization
 
 
 class AugerSummarizationMiddleware(AgentMiddleware):  # type: ignore[type-arg]
@@ -32,7 +34,7 @@ class AugerSummarizationMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         super().__init__()
         self._backend = backend
         self._switch = switch
-        self._default = create_summarization_middleware(default_model, backend)
+        self._default = summarization(default_model, backend)
         self._by_model: dict[int, tuple[BaseChatModel, Any]] = {}  # id -> (model, its middleware)
 
     @property
@@ -45,7 +47,7 @@ class AugerSummarizationMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         if model is None:  # the graph's own model
             return self._default
         if id(model) not in self._by_model:  # models are cached by the switch: one entry per model
-            self._by_model[id(model)] = (model, create_summarization_middleware(model, self._backend))
+            self._by_model[id(model)] = (model, summarization(model, self._backend))
         return self._by_model[id(model)][1]
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:

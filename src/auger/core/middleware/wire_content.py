@@ -8,7 +8,7 @@ thread fails too (the thread is "poisoned"). Before each model call:
 * tool results hold text and images only — a link to a resource (`resource_link` from MCP), a
   file by URL, audio, video or an embedded blob become a line of text naming what it was
   (OpenAI-compatible chat completions raise on a file URL; no chat API takes audio in a tool
-  result). Fresh MCP results are rendered so already (`auger.core.mcp`); this covers threads
+  result). Fresh MCP results are rendered so already (`auger.core.mcp.manager`); this covers threads
   written before that, and any other tool.
 
 The checkpointed history is not changed: only the request is.

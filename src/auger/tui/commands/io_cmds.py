@@ -6,7 +6,6 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from auger.tui import services
 from auger.tui.commands.registry import command
 
 if TYPE_CHECKING:
@@ -15,18 +14,14 @@ if TYPE_CHECKING:
 
 @command("export", "Write this thread to a Markdown file", args="[file]")
 async def export_cmd(app: AugerApp, arg: str) -> None:
-    from auger.core.transcript import render_markdown
-
     assert app.session is not None
     thread_id = app.session.thread_id
-    messages = await app.session.history()
-    info = services.thread_store(app).get(thread_id)
-    text = render_markdown(messages, info, thread_id)
+    text = await app.session.transcript("markdown")
     target = Path(arg).expanduser() if arg else Path(f"auger-{thread_id[:8]}.md")
     if not target.is_absolute():
         target = app.settings.cwd / target
     await asyncio.to_thread(target.write_text, text, encoding="utf-8")
-    app.notice(f"Exported {len(messages)} messages to {target}")
+    app.notice(f"Exported the conversation to {target}")
 
 
 @command("copy", "Copy the last reply to the clipboard", needs_session=False)

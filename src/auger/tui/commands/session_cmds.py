@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from auger.tui import format as fmt
 from auger.tui.commands.registry import command
-from auger.tui.models import available_models
 from auger.tui.widgets.completion import Completion
 
 if TYPE_CHECKING:
@@ -21,19 +20,25 @@ MODE_HELP = {
 
 
 def _complete_model(app: AugerApp, partial: str) -> list[Completion]:
-    return [Completion(spec, spec) for spec in available_models(app.settings, app.session) if partial in spec]
+    return [Completion(spec, spec) for spec in app.model_choices if partial in spec]
+
+
+async def available_models(app: AugerApp) -> list[str]:
+    """What the agent can switch to (its config, its credentials), the current model first."""
+    assert app.session is not None
+    choices = [c.spec for c in await app.session.models()]
+    current = app.session.model_spec
+    app.model_choices = list(dict.fromkeys([*([current] if current else []), *choices]))
+    return app.model_choices
 
 
 async def switch_model(app: AugerApp, spec: str) -> None:
-    from auger.core.models import check_credentials, parse_spec
-
+    """Switch where the agent runs: it resolves the spec and checks the credentials."""
     assert app.session is not None
-    resolved = parse_spec(spec, app.settings.providers)
-    check_credentials(resolved)
-    app.session.set_model(resolved.spec)
-    app.refresh_status()
+    resolved = await app.session.set_model(spec)
+    await app.refresh_agent()
     when = "from the next turn" if app.busy else "for the next turn"
-    app.notice(f"Model: {resolved.spec} ({when} of this thread).")
+    app.notice(f"Model: {resolved} ({when} of this thread).")
 
 
 @command("model", "Switch the model (picker without a spec)", args="[spec]", complete=_complete_model)
@@ -44,7 +49,7 @@ async def model_cmd(app: AugerApp, arg: str) -> None:
     from auger.tui.screens.model_picker import ModelPicker
 
     assert app.session is not None
-    models = available_models(app.settings, app.session)
+    models = await available_models(app)
 
     async def chosen(spec: str | None) -> None:
         if spec:
@@ -73,7 +78,7 @@ async def mode_cmd(app: AugerApp, arg: str) -> None:
         app.action_cycle_mode()
     else:
         app.set_mode(arg.strip())
-    mode = app.session.mode if app.session else app.settings.mode
+    mode = app.settings.mode
     app.notice(f"Approval mode: {mode} ({MODE_HELP.get(mode, '')}).")
 
 
@@ -81,7 +86,7 @@ async def mode_cmd(app: AugerApp, arg: str) -> None:
 async def tokens_cmd(app: AugerApp, arg: str) -> None:
     assert app.session is not None
     spec = app.session.model_spec
-    window = app.context_window(spec)
+    window = app.context_window()
     used = app.session.context_tokens
     totals = app.usage_totals
     rows = [
@@ -108,13 +113,13 @@ async def compact_cmd(app: AugerApp, arg: str) -> None:
     if done is None:
         app.notice("Nothing to compact yet.")
         return
-    for text, level in done.notices:
-        app.notice(text, level)
+    for notice in done.notices:
+        app.notice(notice.message, notice.level)
     app.refresh_status()
     await app.write_info(
-        f"**Compacted** {done.summarized} messages: context {fmt.tokens(done.tokens_before)} → "
-        f"~{fmt.tokens(done.tokens_after)} tokens. The model now sees this summary:\n\n"
-        + "\n".join(f"> {line}" for line in done.summary.splitlines())
+        f"**Compacted** {done.summarized} messages: context {fmt.tokens(done.tokens_before or 0)} → "
+        f"~{fmt.tokens(done.tokens_after or 0)} tokens. The model now sees this summary:\n\n"
+        + "\n".join(f"> {line}" for line in (done.summary or "").splitlines())
     )
 
 

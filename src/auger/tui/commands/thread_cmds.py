@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
-from auger.tui import services
 from auger.tui.commands.registry import command
 
 if TYPE_CHECKING:
@@ -24,24 +22,16 @@ async def rename_cmd(app: AugerApp, arg: str) -> None:
     if not arg.strip():
         app.notice("Usage: /rename <title>", "warning")
         return
-    store = services.thread_store(app)
-    await asyncio.to_thread(store.rename, app.session.thread_id, arg)
+    app.thread = await app.session.rename_thread(arg)
     app.refresh_status()
     app.notice(f"Thread renamed: {' '.join(arg.split())}")
-
-
-async def fork_into(app: AugerApp, thread_id: str) -> str:
-    from auger.core.thread_ops import fork_thread
-
-    new_id = await fork_thread(services.thread_store(app), thread_id)
-    return new_id
 
 
 @command("fork", "Copy this thread into a new one and continue there", idle_only=True)
 async def fork_cmd(app: AugerApp, arg: str) -> None:
     assert app.session is not None
     old = app.session.thread_id
-    new_id = await fork_into(app, old)
+    new_id = await app.session.fork_thread()
     await app.switch_thread(new_id)
     app.notice(f"Forked thread {old[:8]} into {new_id[:8]}; you are now in the fork.")
 
@@ -51,8 +41,6 @@ async def threads_cmd(app: AugerApp, arg: str) -> None:
     from auger.tui.screens.thread_picker import ThreadPicker
 
     assert app.session is not None
-    store = services.thread_store(app)
-    root = str(app.settings.project_root)
 
     async def chosen(thread_id: str | None) -> None:
         app.prompt.focus()
@@ -60,7 +48,4 @@ async def threads_cmd(app: AugerApp, arg: str) -> None:
             await app.switch_thread(thread_id)
             app.notice(f"Resumed thread {thread_id[:8]}.")
 
-    await app.push_screen(
-        ThreadPicker(store, root, current=app.session.thread_id, query=arg, fork=lambda t: fork_into(app, t)),
-        chosen,
-    )
+    await app.push_screen(ThreadPicker(app.session, query=arg), chosen)

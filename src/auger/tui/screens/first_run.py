@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -71,27 +70,12 @@ class FirstRunScreen(Screen["Settings | None"]):
         if not spec:
             error.update("Type a model as provider:model first.")
             return
+        from auger.cli.config import save_first_model
+
         try:
-            self.dismiss(save_model(self.settings, spec, url or None))
+            self.dismiss(save_first_model(self.settings, spec, url or None))
         except AugerError as exc:
             error.update(str(exc))
 
     def action_quit_setup(self) -> None:
         self.dismiss(None)
-
-
-def save_model(settings: Settings, spec: str, base_url: str | None) -> Settings:
-    """Write `model` (and the provider's base_url) to the user config; return reloaded settings."""
-    from auger.config_cmd import write_user_setting
-    from auger.core.models import parse_spec
-    from auger.settings import load_settings
-
-    provider = spec.partition(":")[0]
-    if not base_url:
-        parse_spec(spec, settings.providers)  # an unknown provider: say so before writing anything
-    else:
-        if ":" not in spec:
-            raise AugerError("Write the model as provider:model (e.g. local:qwen3-coder).")
-        write_user_setting(settings.home, f"providers.{provider}.base_url", base_url)
-    write_user_setting(settings.home, "model", spec)
-    return load_settings(cwd=settings.cwd, env={**os.environ, "AUGER_HOME": str(settings.home)})

@@ -18,5 +18,5 @@ class HistorySearch(FilterPicker[str]):
         super().__init__()
         self.history = history
 
-    def rows(self, query: str) -> list[tuple[str, Content | str]]:
+    async def rows(self, query: str) -> list[tuple[str, Content | str]]:
         return [(text, one_line(text, 100)) for text in self.history.search(query)]

@@ -16,7 +16,7 @@ class ModelPicker(FilterPicker[str]):
         self.models = models
         self.current = current
 
-    def rows(self, query: str) -> list[tuple[str, Content | str]]:
+    async def rows(self, query: str) -> list[tuple[str, Content | str]]:
         words = query.lower().split()
         out: list[tuple[str, Content | str]] = []
         for spec in self.models:

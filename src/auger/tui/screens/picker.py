@@ -32,6 +32,7 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
         super().__init__(classes="picker")
         self.query_text = query
         self.values: list[T] = []
+        self._generation = 0  # rows may come from the agent: only the latest query's are shown
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
@@ -45,12 +46,12 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
         """Widgets a subclass adds between the filter and the list."""
         yield from ()
 
-    def on_mount(self) -> None:
-        self.refill(self.query_text)
+    async def on_mount(self) -> None:
         self.query_one("#picker-filter", Input).focus()
+        await self.refill(self.query_text)
 
     # subclasses: the (value, label) rows for a query
-    def rows(self, query: str) -> list[tuple[T, Content | str]]:
+    async def rows(self, query: str) -> list[tuple[T, Content | str]]:
         raise NotImplementedError
 
     def current_index(self) -> int:
@@ -60,8 +61,12 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
     def option_list(self) -> OptionList:
         return self.query_one("#picker-list", OptionList)
 
-    def refill(self, query: str) -> None:
-        rows = self.rows(query)
+    async def refill(self, query: str) -> None:
+        self._generation += 1
+        generation = self._generation
+        rows = await self.rows(query)
+        if generation != self._generation or not self.is_attached:
+            return  # a newer query is on its way, or the picker closed
         self.values = [value for value, _ in rows]
         options = [Option(label) for _, label in rows]
         olist = self.option_list
@@ -75,8 +80,8 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
         return self.values[index] if index is not None and 0 <= index < len(self.values) else None
 
     @on(Input.Changed, "#picker-filter")
-    def _filter(self, event: Input.Changed) -> None:
-        self.refill(event.value)
+    async def _filter(self, event: Input.Changed) -> None:
+        await self.refill(event.value)
 
     @on(Input.Submitted, "#picker-filter")
     def _submit(self) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -20,7 +19,7 @@ from auger.tui.format import one_line
 from auger.tui.screens.picker import FilterPicker
 
 if TYPE_CHECKING:
-    from auger.core.threads import ThreadInfo, ThreadStore
+    from auger.core.port import AgentPort, ThreadInfo
 
 LIMIT = 200
 
@@ -44,18 +43,10 @@ class ThreadPicker(FilterPicker[str]):
         Binding("ctrl+a", "all_projects", "All projects", priority=True, id="threads.all"),
     ]
 
-    def __init__(
-        self,
-        store: ThreadStore,
-        root: str,
-        *,
-        current: str | None = None,
-        query: str = "",
-        fork: Callable[[str], Awaitable[str]] | None = None,
-    ) -> None:
+    def __init__(self, port: AgentPort, *, query: str = "") -> None:
         super().__init__(query)
-        self.store, self.root, self.current = store, root, current
-        self.fork_thread = fork
+        self.port = port
+        self.current = port.thread_id
         self.all_projects = False
         self._delete_armed: str | None = None
         self._renaming: str | None = None
@@ -64,15 +55,16 @@ class ThreadPicker(FilterPicker[str]):
     def extra(self) -> ComposeResult:
         yield Input(placeholder="New title (Enter to save, Esc to cancel)", id="picker-rename")
 
-    def rows(self, query: str) -> list[tuple[str, Content | str]]:
-        root = None if self.all_projects else self.root
-        recent = self.store.list(root=root, limit=LIMIT)
+    async def rows(self, query: str) -> list[tuple[str, Content | str]]:
+        every = self.all_projects
+        recent = await self.port.list_threads(all_projects=every, limit=LIMIT)
         words = query.lower().split()
-        found = [t for t in recent if all(w in (t.title or "").lower() for w in words)]
+        found: list[ThreadInfo] = [t for t in recent if all(w in (t.title or "").lower() for w in words)]
         if words:
             seen = {t.id for t in found}
             with contextlib.suppress(AugerError):  # a query FTS cannot read: titles only
-                found += [t for t in self.store.search(query, root=root, limit=50) if t.id not in seen]
+                hits = await self.port.list_threads(search=query, all_projects=every, limit=50)
+                found += [t for t in hits if t.id not in seen]
         self.infos = {t.id: t for t in found}
         now = time.time()
         return [(t.id, self._label(t, now)) for t in found]
@@ -91,14 +83,14 @@ class ThreadPicker(FilterPicker[str]):
         return next((i for i, v in enumerate(self.values) if v == self.current), 0)
 
     # -- actions ---------------------------------------------------------------------------
-    def _refresh(self, note: str | None = None) -> None:
-        self.refill(self.query_one("#picker-filter", Input).value)
+    async def _refresh(self, note: str | None = None) -> None:
+        await self.refill(self.query_one("#picker-filter", Input).value)
         if note:
             self.notify(note)
 
-    def action_all_projects(self) -> None:
+    async def action_all_projects(self) -> None:
         self.all_projects = not self.all_projects
-        self._refresh("All projects" if self.all_projects else "This project")
+        await self._refresh("All projects" if self.all_projects else "This project")
 
     def action_rename(self) -> None:
         target = self.selected
@@ -111,12 +103,12 @@ class ThreadPicker(FilterPicker[str]):
         box.focus()
 
     @on(Input.Submitted, "#picker-rename")
-    def _renamed(self, event: Input.Submitted) -> None:
+    async def _renamed(self, event: Input.Submitted) -> None:
         event.stop()
         if self._renaming and event.value.strip():
-            self.store.rename(self._renaming, event.value)
+            await self.port.rename_thread(event.value, self._renaming)
         self._end_rename()
-        self._refresh("Renamed.")
+        await self._refresh("Renamed.")
 
     def _end_rename(self) -> None:
         self._renaming = None
@@ -129,7 +121,7 @@ class ThreadPicker(FilterPicker[str]):
         else:
             super().action_close()
 
-    def action_delete(self) -> None:
+    async def action_delete(self) -> None:
         target = self.selected
         if target is None:
             return
@@ -141,15 +133,15 @@ class ThreadPicker(FilterPicker[str]):
             self.notify("Press Ctrl+D again to delete this thread.", severity="warning")
             return
         self._delete_armed = None
-        self.store.delete(target)
-        self._refresh("Deleted.")
+        await self.port.delete_thread(target)
+        await self._refresh("Deleted.")
 
     async def action_fork(self) -> None:
         target = self.selected
-        if target is None or self.fork_thread is None:
+        if target is None:
             return
         try:
-            new_id = await self.fork_thread(target)
+            new_id = await self.port.fork_thread(target)
         except AugerError as exc:
             self.notify(str(exc), severity="error")
             return

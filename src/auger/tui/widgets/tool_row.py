@@ -66,6 +66,7 @@ class ToolRow(Vertical, can_focus=True):
         self.summary = "$ " + fmt.one_line(str(args.get("command", "")), 90) if name == "execute" else ""
         self.summary = self.summary or fmt.key_arg(name, args)
         self.decision = ""  # "approved", "always allowed", "rejected: why" once the user answered
+        self.progress = ""  # the running call's last progress report (a bar, counts, message)
         self._built = False
         self.header = ToolHeader(self)
         self.details = Vertical(classes="tool-details")
@@ -84,6 +85,8 @@ class ToolRow(Vertical, can_focus=True):
             bits.append(diff_stats(self.diff))
         if self.decision:
             bits.append(self.decision)
+        if self.progress and self.status == "running":
+            bits.append(self.progress)
         if self.tool_name == "execute" and self.status in ("success", "error"):
             code = fmt.exit_code(self.output)
             bits.append(f"exit {code if code is not None else 0 if self.status == 'success' else '?'}")
@@ -92,6 +95,11 @@ class ToolRow(Vertical, can_focus=True):
         if self.duration_ms is not None:
             bits.append(fmt.duration(self.duration_ms))
         return " · ".join(bits)
+
+    def report_progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """A progress notification from the running tool: a bar when the total is known."""
+        self.progress = fmt.progress(progress, total, message)
+        self.header.refresh()
 
     def set_status(self, status: str) -> None:
         self.remove_class(f"-{self.status}")

@@ -1,0 +1,102 @@
+"""`auger` picks where the agent runs (local | remote) and which front end talks to it (tui |
+headless) once, from its arguments, in `run` below; every pair works."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from auger.core.port import SessionFactory
+    from auger.settings import Settings
+
+FrontEnd = Callable[["Settings", Any, "SessionFactory"], int]
+
+
+def _local(args: Any, headless: bool) -> SessionFactory:
+    from auger.cli import agents
+
+    return agents.local(agents.options_from_args(args, headless=headless))
+
+
+def _remote(args: Any, headless: bool) -> SessionFactory:
+    from auger.cli import agents
+
+    return agents.remote(args.connect, args.token)
+
+
+def tui(settings: Settings, args: Any, factory: SessionFactory) -> int:
+    """The TUI; afterwards, how to resume the thread."""
+    from auger.errors import UsageError
+    from auger.tui import make_app
+
+    if not sys.stdout.isatty():
+        raise UsageError("The TUI needs a terminal.", hint='Use auger -n "task" for a headless run.')
+    app = make_app(settings, factory, thread_id=args.resume or None, first_run=not args.connect)
+    code = app.run()
+    hint = app.resume_hint()
+    if hint:
+        where = f"auger --connect {args.connect} " if args.connect else "auger "
+        print(f"Resume this conversation with: {hint.replace('auger ', where, 1)}")
+    return int(code or 0)
+
+
+def headless(settings: Settings, args: Any, factory: SessionFactory) -> int:
+    import asyncio
+
+    from auger.cli.command import STARTED
+    from auger.headless import run_headless
+
+    prompt = read_prompt(args)
+    return asyncio.run(
+        run_headless(
+            settings,
+            prompt,
+            factory,
+            output_format=args.output_format,
+            resume=args.resume or None,
+            started=STARTED,
+        )
+    )
+
+
+AGENTS: dict[str, Callable[[Any, bool], SessionFactory]] = {"local": _local, "remote": _remote}
+FRONT_ENDS: dict[str, FrontEnd] = {"tui": tui, "headless": headless}
+
+
+def run(settings: Settings, args: Any) -> int:
+    where = "remote" if args.connect else "local"
+    front = (
+        "headless"
+        if args.non_interactive is not None or (not sys.stdin.isatty() and not args.connect)
+        else "tui"
+    )
+    if front == "headless":
+        end_startup()
+    if args.resume is not None and where == "local":  # -r: newest thread of this project; -r ID: a prefix
+        from auger.core.threads.store import resolve_thread
+
+        args.resume = resolve_thread(settings, args.resume or None)
+    return FRONT_ENDS[front](settings, args, AGENTS[where](args, front == "headless"))
+
+
+def read_prompt(args: Any) -> str:
+    from auger.errors import UsageError
+
+    text = args.non_interactive or ""
+    if not sys.stdin.isatty():
+        from auger.core.text import decode_bytes
+
+        piped = decode_bytes(sys.stdin.buffer.read())  # bytes that are not UTF-8 become U+FFFD
+        text = f"{text}\n\n{piped}".strip() if text else piped.strip()
+    if not text.strip():
+        raise UsageError("No task given.", hint='Use auger -n "your task" or pipe it on stdin.')
+    return text
+
+
+def end_startup() -> None:
+    """The garbage collector back on (it is off until the TUI's first paint, `auger.tui.gcpolicy`)."""
+    module = sys.modules.get("auger.tui.gcpolicy")
+    if module is not None:
+        module.end_startup()

@@ -1,0 +1,46 @@
+"""The per-run context (`context_schema`): what may change between turns of one thread
+without rebuilding the graph — the model, its params, the approval mode, per-thread grants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+MODES = ("manual", "auto-edit", "yolo")
+FILE_EDIT_TOOLS = frozenset({"write_file", "edit_file", "delete"})
+GATED_TOOLS = frozenset({*FILE_EDIT_TOOLS, "execute", "task"})
+
+
+@dataclass
+class AugerContext:
+    model_spec: str | None = None
+    model_params: dict[str, Any] = field(default_factory=dict)
+    mode: str = "manual"
+    always_allow: frozenset[str] = frozenset()
+    thread_id: str | None = None
+    max_turns: int = 50
+    # safety (auger.core.safety.permissions / .hook_runner): the session's rule engine and hook
+    # runner, and this turn's per-call verdicts (so HITL's `when` answers the same on resume)
+    permissions: Any = None
+    hooks: Any = None
+    verdicts: dict[str, Any] = field(default_factory=dict)
+    # call id -> (the arguments as stored, redacted; as the model wrote them): the tool runs the
+    # latter (auger.core.middleware.redaction); in memory only, for this turn
+    originals: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
+    # asks auger's approvals about an action {name, args, id, description} that is not a tool
+    # call of this graph (an ACP subagent's permission request); returns {"type": "approve" | "reject"}
+    approve: Any = None
+    # the front end's file access for this turn (auger.core.port.ClientFiles), None: the backend's
+    files: Any = None
+    terminal: Any = None  # the front end's terminal for `execute` (auger.core.port.ClientTerminal)
+
+
+def needs_approval(tool_name: str, ctx: AugerContext | None) -> bool:
+    """The approval-mode policy: manual asks for every gated tool, auto-edit lets file edits
+    through, yolo asks for nothing; tools granted "always" for the thread pass. Permission
+    rules come on top of it: `auger.core.middleware.permissions.tool_verdict`."""
+    if ctx is None:
+        return True
+    if ctx.mode == "yolo" or tool_name in ctx.always_allow:
+        return False
+    return not (ctx.mode == "auto-edit" and tool_name in FILE_EDIT_TOOLS)

@@ -1,0 +1,271 @@
+"""create_cli_agent(): the deepagents graph auger runs.
+
+The middleware order lives in ONE place: this list (`Stack.main()` builds it; docs/ARCHITECTURE.md
+points here). Read it top to bottom as the order hooks run before a model call (wrap_model_call:
+outermost first):
+
+0. AugerSummarizationMiddleware — named "SummarizationMiddleware": takes the SDK's slot in its
+                                 core stack; compacts with the model in use now (`/model`).
+1. ConfigurableModelMiddleware — pick the model (and temperature, max_tokens, reasoning_effort)
+                                 for this call from the run context (`/model`); refuse a reply
+                                 that did not finish (`auger.core.models.complete_reply`); tag the reply
+                                 with the effective `provider:model`.
+2. ProviderHistoryMiddleware   — after a cross-provider switch, send the history without the
+                                 previous provider's reasoning blocks / cache fields.
+2b. WireContentMiddleware      — send only what any provider takes: valid Unicode, tool results
+                                 of text and images (links, audio, blobs as a line of text).
+3. ResumeStateMiddleware       — keep `_context_tokens` and `_model_spec` in checkpointed state.
+4. LocalContextMiddleware      — project facts (git, kinds, test command, layout) in the system
+                                 prompt; detected through the backend, cached in state, refreshed
+                                 after a summarization.
+5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`).
+6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
+7. HooksMiddleware             — PreToolUse/PostToolUse(/Failure), SubagentStart/Stop hooks
+                                 (`auger.core.safety.hook_runner`); may block a call or change its input.
+8. PermissionMiddleware        — refuses calls a `[permissions] deny` rule matches (on the final
+                                 input, after hooks), telling the model and the user which rule.
+9. RedactionMiddleware         — secret env values out of tool results and model replies before
+                                 they enter state (and the thread DB).
+9b. ToolResultsMiddleware      — a tool that raises is an error result, not the end of the turn;
+                                 a non-zero exit is status "error"; results are valid Unicode.
+9c. ClientToolsMiddleware      — with `TurnOptions.files` / `.terminal` (an editor over ACP), read_file /
+                                 write_file / edit_file on project paths and execute run in the front end.
+10. McpToolsMiddleware         — (when MCP servers are configured) offers the tools of the servers
+                                 connected now and runs their calls, asking approval if needed.
+11. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
+12. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
+
+deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
+dangling-tool-call patching) and its tail after 1-10: skills (11), prompt caching, memory (12),
+human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
+`auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
+> approval mode), unsupported content. Subagents get 1 (or a pinned model) and the roles of
+`SUBAGENT_ROLES`: 2, 2b, 5, 7-9b (+ a tool allow-list; the general-purpose one also 0 and 11,
+file-defined ones deepagents' default summarization with PreCompact) — see `_subagents()`.
+
+The backend is the project backend wrapped with the user-folder mounts of `auger.core.backends.mounts`
+(`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from auger.core.agent.context import AugerContext
+from auger.core.agent.prompt import SYSTEM_PROMPT
+from auger.core.models.providers import build_chat_model
+from auger.core.models.specs import ModelSpec, configured_window, parse_spec
+from auger.errors import ModelError
+
+if TYPE_CHECKING:
+    from langchain.agents.middleware import AgentMiddleware
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.tools import BaseTool
+    from langgraph.types import Checkpointer
+
+    from auger.settings import Settings
+
+
+def model_factory(settings: Settings) -> Any:
+    """(spec, params) -> chat model, resolving providers from settings: the default model, a
+    `/model` switch, a subagent's own model and the summariser all come from here, with the
+    configured `request_timeout` and context window."""
+
+    def build(spec: str, params: dict[str, Any]) -> BaseChatModel:
+        resolved = parse_spec(spec, settings.providers)
+        timeout = settings.get("request_timeout")
+        model = build_chat_model(resolved, request_timeout=timeout, **params)
+        return with_context_window(
+            model, resolved, configured_window(settings.get("context_window"), resolved)
+        )
+
+    return build
+
+
+def with_context_window(model: BaseChatModel, ms: ModelSpec, configured: int | None) -> BaseChatModel:
+    """Give the model's profile a `max_input_tokens` — the configured window, else the profile's
+    own, else what auger knows of the model — so deepagents' summarization compacts at 85% of it
+    (with none it waits until 170k tokens, past many local models' limit)."""
+    profile = dict(model.profile or {})
+    if configured is not None or not isinstance(profile.get("max_input_tokens"), int):
+        profile["max_input_tokens"] = configured or ms.context_window
+        model.profile = profile  # type: ignore[assignment]
+    return model
+
+
+@dataclass(frozen=True)
+class Stack:
+    """auger's middleware by role: `main()` is THE model-call order (the list in the docstring);
+    `subagent(model)` is what a subagent gets, by role (`SUBAGENT_ROLES`), after its model."""
+
+    summarization: Any  # 0
+    model: Any  # 1: ConfigurableModelMiddleware, following /model
+    history: Any  # 2
+    wire: Any  # 2b
+    resume: Any  # 3
+    local_context: Any  # 4
+    turn_limit: Any  # 5
+    todos: Any  # 6
+    safety: tuple[Any, ...]  # 7-9b
+    skills: Any  # 11
+    memory: Any  # 12
+
+    def main(self) -> list[AgentMiddleware[Any, Any, Any]]:
+        head = [self.summarization, self.model, self.history, self.wire, self.resume, self.local_context]
+        return [*head, self.turn_limit, self.todos, *self.safety]
+
+    def subagent(self, model: Any) -> list[AgentMiddleware[Any, Any, Any]]:
+        roles = [getattr(self, role) for role in SUBAGENT_ROLES]
+        return [model, *(m for role in roles for m in (role if isinstance(role, tuple) else (role,)))]
+
+
+SUBAGENT_ROLES = ("history", "wire", "turn_limit", "safety")
+
+
+def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
+    from langchain.agents.middleware import TodoListMiddleware
+
+    from auger.core.middleware.client_tools import ClientToolsMiddleware
+    from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
+    from auger.core.middleware.hooks import HooksMiddleware
+    from auger.core.middleware.local_context import LocalContextMiddleware
+    from auger.core.middleware.memory import AugerMemoryMiddleware
+    from auger.core.middleware.permissions import PermissionMiddleware
+    from auger.core.middleware.provider_history import ProviderHistoryMiddleware
+    from auger.core.middleware.redaction import RedactionMiddleware
+    from auger.core.middleware.resume_state import ResumeStateMiddleware
+    from auger.core.middleware.skills import AugerSkillsMiddleware
+    from auger.core.middleware.summarization import AugerSummarizationMiddleware
+    from auger.core.middleware.tool_results import ToolResultsMiddleware
+    from auger.core.middleware.turn_limit import TurnLimitMiddleware
+    from auger.core.middleware.wire_content import WireContentMiddleware
+
+    switch = ConfigurableModelMiddleware(model_factory(settings), settings.model)
+    return Stack(
+        summarization=AugerSummarizationMiddleware(model, backend, switch),  # takes the SDK's slot
+        model=switch,
+        history=ProviderHistoryMiddleware(),
+        wire=WireContentMiddleware(),
+        resume=ResumeStateMiddleware(),
+        local_context=LocalContextMiddleware(backend, str(settings.project_root)),
+        turn_limit=TurnLimitMiddleware(),
+        todos=TodoListMiddleware(),
+        # tool-call safety, outermost first: hooks (may change or block the input), permission rules
+        # (deny; on the final input), redaction (secrets out of results and replies),
+        # truthful results; innermost, the front end's files/terminal when it offers them (ACP)
+        safety=(
+            HooksMiddleware(),
+            PermissionMiddleware(),
+            RedactionMiddleware(),
+            ToolResultsMiddleware(),
+            ClientToolsMiddleware(),
+        ),
+        skills=AugerSkillsMiddleware(backend, settings),  # they replace the SDK's own by name,
+        memory=AugerMemoryMiddleware(backend, settings),  # in the SDK's tail slots
+    )
+
+
+def _subagents(
+    settings: Settings, stack: Stack, model: BaseChatModel, backend: Any, tools: Sequence[Any]
+) -> list[dict[str, Any]]:
+    """The general-purpose subagent (following `/model`, compacting like the main agent) and the
+    file/config-defined ones (their own model if the file names one; summaries after PreCompact)."""
+    from deepagents.middleware.subagents import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
+
+    from auger.core.catalog.subagents import discover_subagents, subagent_specs
+    from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
+    from auger.core.middleware.pre_compact import summarization
+
+    compaction = summarization(model, backend)  # deepagents' default for them, with PreCompact
+
+    def middleware(spec: str | None) -> list[Any]:
+        pinned = ConfigurableModelMiddleware(model_factory(settings), pinned=spec) if spec else stack.model
+        return [compaction, *stack.subagent(pinned)]
+
+    general_purpose = {
+        "name": "general-purpose",
+        "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
+        "system_prompt": DEFAULT_SUBAGENT_PROMPT,
+        "middleware": [stack.summarization, *stack.subagent(stack.model), stack.skills],
+    }
+    catalog = discover_subagents(settings)
+    defined = subagent_specs(catalog, middleware=middleware, tools=tools)
+    if catalog.acp_agents:
+        from auger.core.agent.acp_subagent import acp_subagent
+
+        defined += [acp_subagent(agent, settings.project_root) for agent in catalog.acp_agents]
+    specs = {spec["name"]: spec for spec in [general_purpose, *defined]}  # a file may redefine it
+    return list(specs.values())
+
+
+def _interrupt_on(tools: Sequence[BaseTool], gated_tools: Sequence[str]) -> dict[str, Any]:
+    """HITL config for every tool: `when` asks only on an "ask" verdict (permission rules, then
+    the approval mode; see `auger.core.middleware.permissions`)."""
+    from auger.core.middleware.permissions import all_tool_names, interrupt_config, mcp_identity
+
+    mcp_names = {t.name: ident for t in tools if (ident := mcp_identity(t))}
+    names = all_tool_names([*gated_tools, *(t.name for t in tools)])
+    return interrupt_config(names, gated=gated_tools, mcp_names=mcp_names)
+
+
+def create_cli_agent(
+    settings: Settings,
+    *,
+    checkpointer: Checkpointer | None = None,
+    model: BaseChatModel | None = None,
+    tools: Sequence[BaseTool] = (),
+    gated_tools: Sequence[str] = (),
+    backend: Any = None,
+    mcp: Any = None,
+) -> Any:
+    """Build the compiled agent graph for `settings`.
+
+    `model` overrides the configured one (tests pass a scripted chat model); `tools` are extra
+    tools; `gated_tools` are extra tool names that need approval like the shell does; `mcp` is an
+    `McpManager` whose tools join each model call as its servers connect.
+    """
+    from deepagents import create_deep_agent
+
+    from auger.core.backends.factory import make_backend
+    from auger.core.backends.mounts import with_mounts
+    from auger.core.catalog.memory import memory_sources
+
+    default_spec = settings.model
+    if model is None:
+        if not default_spec:
+            raise ModelError(
+                "No model configured.",
+                hint="Use --model PROVIDER:MODEL or `auger config set model PROVIDER:MODEL`.",
+            )
+        model = model_factory(settings)(default_spec, {})
+    backend = with_mounts(backend if backend is not None else make_backend(settings), settings)
+    stack = _stack(settings, backend, model)
+    middleware = stack.main()
+    subagents = _subagents(settings, stack, model, backend, tools)
+    if mcp is not None:
+        from auger.core.middleware.mcp_tools import McpToolsMiddleware
+
+        middleware.append(McpToolsMiddleware(mcp))
+    return create_deep_agent(
+        model=model,
+        tools=list(tools),
+        system_prompt=SYSTEM_PROMPT,
+        middleware=[*middleware, stack.skills, stack.memory],
+        subagents=subagents,  # type: ignore[arg-type]
+        memory=memory_sources(settings),
+        backend=backend,
+        interrupt_on=_interrupt_on(tools, gated_tools),
+        context_schema=AugerContext,
+        checkpointer=checkpointer,
+    )
+
+
+def agent_tool_names(graph: Any, manager: Any = None) -> list[str]:
+    """The tools the agent can call now: the graph's own, then the connected MCP servers'."""
+    node = getattr(graph, "nodes", {}).get("tools")
+    names = list(getattr(getattr(node, "bound", None), "tools_by_name", None) or {})
+    if manager is not None:
+        names += [tool.name for tool in manager.tools() if tool.name not in names]
+    return names

@@ -1,0 +1,173 @@
+"""The backends behind the user-folder mounts of `auger.core.backends.mounts` (imports deepagents).
+
+* `MountBackend` — a `FilesystemBackend` in virtual mode whose path errors (`..`, a symlink out
+  of the folder) come back as error results the model can read; deepagents' own backend raises
+  ValueError there, which would end the whole turn.
+* `read_only=True` — shipped skills: writes, edits and deletes are refused.
+* `shared=...` — AUGER_HOME: only the named top-level entries (AGENTS.md, CLAUDE.md, skills/,
+  agents/) can be read or listed; config.toml, mcp.json, threads.db and logs/ stay out of reach.
+* `MountedBackend` — the CompositeBackend the agent uses: a search or listing of the project
+  root (`grep`/`glob`/`ls` on "/" or no path) stays in the project, instead of deepagents'
+  default of also searching every mount; a mount is searched when its path is named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from deepagents.backends import CompositeBackend, FilesystemBackend
+from deepagents.backends.protocol import (
+    DeleteResult,
+    EditResult,
+    FileDownloadResponse,
+    FileUploadResponse,
+    GlobResult,
+    GrepResult,
+    LsResult,
+    ReadResult,
+    WriteResult,
+)
+
+
+def _is_root(path: str | None) -> bool:
+    return path is None or path.strip("/") == ""
+
+
+def _first(path: str) -> str:
+    return path.strip("/").split("/", 1)[0]
+
+
+class MountBackend(FilesystemBackend):
+    def __init__(self, root: Path, *, read_only: bool = False, shared: Iterable[str] | None = None) -> None:
+        super().__init__(root_dir=root, virtual_mode=True)
+        self.read_only = read_only
+        self.shared = frozenset(shared) if shared is not None else None
+
+    def _resolve_path(self, key: str) -> Path:
+        name = _first(key if key.startswith("/") else "/" + key)
+        if self.shared is not None and name and name not in self.shared:
+            raise ValueError(f"not reachable: only {', '.join(sorted(self.shared))} are shared here")
+        return super()._resolve_path(key)
+
+    def _visible(self, path: str) -> bool:
+        return self.shared is None or _first(path) in self.shared
+
+    def _refusal(self, path: str) -> str | None:
+        return f"{path} is read-only (shipped with auger)" if self.read_only else None
+
+    # -- reads -------------------------------------------------------------------------------
+    def ls(self, path: str) -> LsResult:
+        try:
+            result = super().ls(path)
+        except ValueError as exc:
+            return LsResult(error=str(exc))
+        result.entries = [e for e in result.entries or [] if self._visible(str(e.get("path", "")))]
+        return result
+
+    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        try:
+            return super().read(file_path, offset, limit)
+        except ValueError as exc:
+            return ReadResult(error=str(exc))
+
+    def grep(self, pattern: str, path: str | None = None, glob: str | None = None, **kw: Any) -> GrepResult:
+        if self.shared is not None and _is_root(path):
+            return GrepResult(error=f"search a shared folder instead: {', '.join(sorted(self.shared))}")
+        try:
+            return super().grep(pattern, path, glob, **kw)
+        except ValueError as exc:
+            return GrepResult(error=str(exc))
+
+    async def agrep(
+        self, pattern: str, path: str | None = None, glob: str | None = None, **kw: Any
+    ) -> GrepResult:
+        import asyncio
+
+        return await asyncio.to_thread(self.grep, pattern, path, glob, **kw)
+
+    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
+        try:
+            result = super().glob(pattern, path)
+        except ValueError as exc:
+            return GlobResult(error=str(exc))
+        result.matches = [m for m in result.matches or [] if self._visible(str(m.get("path", "")))]
+        return result
+
+    def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
+        out: list[FileDownloadResponse] = []
+        for path in paths:
+            try:
+                out += super().download_files([path])
+            except ValueError:
+                out.append(FileDownloadResponse(path=path, content=None, error="invalid_path"))
+        return out
+
+    # -- writes ------------------------------------------------------------------------------
+    def write(self, file_path: str, content: str) -> WriteResult:
+        if refusal := self._refusal(file_path):
+            return WriteResult(error=refusal)
+        try:
+            return super().write(file_path, content)
+        except ValueError as exc:
+            return WriteResult(error=str(exc))
+
+    def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
+        if refusal := self._refusal(file_path):
+            return EditResult(error=refusal)
+        try:
+            return super().edit(file_path, old_string, new_string, replace_all)
+        except ValueError as exc:
+            return EditResult(error=str(exc))
+
+    def delete(self, file_path: str) -> DeleteResult:
+        if refusal := self._refusal(file_path):
+            return DeleteResult(error=refusal)
+        try:
+            return super().delete(file_path)
+        except ValueError as exc:
+            return DeleteResult(error=str(exc))
+
+    def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
+        if self.read_only:
+            return [FileUploadResponse(path=p, error="permission_denied") for p, _ in files]
+        out: list[FileUploadResponse] = []
+        for path, data in files:
+            try:
+                out += super().upload_files([(path, data)])
+            except ValueError:
+                out.append(FileUploadResponse(path=path, error="invalid_path"))
+        return out
+
+
+class MountedBackend(CompositeBackend):
+    """Project-root searches and listings stay in the project; named mount paths are routed."""
+
+    def ls(self, path: str) -> LsResult:
+        return self.default.ls(path) if _is_root(path) else super().ls(path)
+
+    async def als(self, path: str) -> LsResult:
+        return await self.default.als(path) if _is_root(path) else await super().als(path)
+
+    def grep(self, pattern: str, path: str | None = None, glob: str | None = None, **kw: Any) -> GrepResult:
+        if _is_root(path):
+            return self.default.grep(pattern, path, glob, **kw)  # type: ignore[no-any-return]
+        return super().grep(pattern, path, glob, **kw)
+
+    async def agrep(
+        self, pattern: str, path: str | None = None, glob: str | None = None, **kw: Any
+    ) -> GrepResult:
+        if _is_root(path):
+            return await self.default.agrep(pattern, path, glob, **kw)  # type: ignore[no-any-return]
+        return await super().agrep(pattern, path, glob, **kw)
+
+    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
+        if _is_root(path) and not pattern.lstrip("/").startswith("~"):
+            return self.default.glob(pattern, path)  # type: ignore[no-any-return]
+        return super().glob(pattern, path)
+
+    async def aglob(self, pattern: str, path: str | None = None) -> GlobResult:
+        if _is_root(path) and not pattern.lstrip("/").startswith("~"):
+            return await self.default.aglob(pattern, path)  # type: ignore[no-any-return]
+        return await super().aglob(pattern, path)

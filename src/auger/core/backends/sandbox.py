@@ -1,0 +1,350 @@
+"""Bubblewrap sandbox: every shell command *and* every file tool runs inside `bwrap`.
+
+The host filesystem is bound read-only, the project folder read-write at its own path, `/tmp` is a
+private per-backend folder (never the host's `/tmp`), the user's credentials and AUGER_HOME are
+hidden (`hide`/`expose`, see `auger.core.backends.sandbox_hide`) and every namespace is unshared — no
+network unless `network=True`. File-tool paths are virtual and rooted at the project ("/src/x.py" is
+`<root>/src/x.py`), with the same results as `LocalShellBackend(root_dir=root, virtual_mode=True)`.
+The bwrap flags, the scrubbed environment and the output collector are `auger.core.backends.bwrap`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+import weakref
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from deepagents.backends.protocol import (
+    DeleteResult,
+    EditResult,
+    ExecuteResponse,
+    FileData,
+    FileDownloadResponse,
+    FileInfo,
+    FileUploadResponse,
+    GlobResult,
+    GrepResult,
+    LsResult,
+    ReadResult,
+    WriteResult,
+)
+from deepagents.backends.sandbox import BaseSandbox
+from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, slice_read_response
+
+from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, Outcome, collect, kill, sandbox_env
+from auger.core.backends.sandbox_hide import BwrapHide
+
+_EDIT_TMP_PREFIX = "/tmp/.deepagents_edit_"  # BaseSandbox.edit uploads big payloads here, then reads them
+_DOWNLOAD_CAP = 64 * 1024 * 1024
+_SH = "/bin/sh"
+_LS_SCRIPT = """
+import base64, datetime, json, os, stat, sys
+path, root = (base64.b64decode(a).decode() for a in sys.argv[1:3])
+try:
+    names = os.listdir(path)
+except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
+    codes = {FileNotFoundError: 'path_not_found', NotADirectoryError: 'not_a_directory'}
+    print(json.dumps({'error': codes.get(type(exc), 'permission_denied')}))
+    sys.exit(0)
+out = []
+for name in names:
+    full = os.path.join(path, name)
+    real = os.path.realpath(full)
+    try:
+        mode, size, mtime = (lambda s: (s.st_mode, s.st_size, s.st_mtime))(os.stat(full))
+    except OSError:
+        continue
+    inside = real == root or real.startswith(root + '/')
+    if inside and (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+        d = stat.S_ISDIR(mode)
+        when = datetime.datetime.fromtimestamp(mtime).isoformat()
+        out.append({'path': full + '/' * d, 'is_dir': d, 'size': 0 if d else size, 'modified_at': when})
+print(json.dumps({'entries': out}))
+"""
+_UPLOAD_SCRIPT = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
+_DOWNLOAD_SCRIPT = '[ -d "$1" ] && exit 3; [ -e "$1" ] || exit 4; [ -r "$1" ] || exit 5; exec cat -- "$1"'
+_DOWNLOAD_ERRORS = {3: "is_directory", 4: "file_not_found", 5: "permission_denied"}
+
+
+class BubblewrapSandbox(BaseSandbox):
+    """A `SandboxBackendProtocol` whose commands and file operations all run inside bubblewrap."""
+
+    def __init__(
+        self,
+        root_dir: str | Path,
+        *,
+        network: bool = False,
+        timeout: int = 120,
+        max_output_bytes: int = 100_000,
+        env: dict[str, str] | None = None,
+        hide: Iterable[str] = (),
+        expose: Sequence[str] = (),
+    ) -> None:
+        if timeout <= 0:
+            raise ValueError(f"timeout must be positive, got {timeout}")
+        self.root = os.path.realpath(root_dir)
+        self.network = network
+        self._timeout, self._cap = timeout, max_output_bytes
+        self._env = sandbox_env(env)
+        self._bwrap = shutil.which("bwrap") or "bwrap"
+        self._id = f"bwrap-{uuid.uuid4().hex[:8]}"
+        self.tmp_dir = tempfile.mkdtemp(prefix="auger-sandbox-tmp-")
+        self._finalizer = weakref.finalize(self, shutil.rmtree, self.tmp_dir, ignore_errors=True)
+        self._hide = BwrapHide.build(hide, expose, self.root, self._tool_dirs)
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    def close(self) -> None:
+        """Remove the sandbox's private /tmp (also done when the object is garbage-collected)."""
+        self._finalizer()
+
+    # -- running commands ------------------------------------------------------------------------
+    @property
+    def _tool_dirs(self) -> list[str]:
+        """The private /tmp hides the host's; toolchains that live there (a venv, PATH entries)
+        are bound back, read-only."""
+        dirs = {sys.prefix, *self._env.get("PATH", "").split(os.pathsep)}
+        return sorted(x for x in dirs if x.startswith("/tmp/") and os.path.isdir(x))
+
+    @property
+    def _tool_binds(self) -> list[str]:
+        return [arg for d in self._tool_dirs for arg in ("--ro-bind", d, d)]
+
+    def bwrap_argv(self, *command: str) -> list[str]:
+        """The full argv that runs `command` inside the sandbox."""
+        argv = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        argv += ["--bind", self.tmp_dir, "/tmp", *self._tool_binds]
+        argv += [*self._hide.before, "--bind", self.root, self.root, *self._hide.after, *ISOLATION]
+        argv += ["--share-net"] if self.network else []
+        return [*argv, "--chdir", self.root, "--", *command]
+
+    def _spawn(self, command: list[str], stdin: Any = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            self.bwrap_argv(*command),
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=self._env,
+            cwd=self.root,
+            start_new_session=True,
+        )
+
+    def _run(self, command: list[str], *, data: bytes = b"", cap: int | None = None) -> Outcome:
+        with tempfile.TemporaryFile() as stdin:
+            stdin.write(data)
+            stdin.seek(0)
+            return collect(self._spawn(command, stdin), self._timeout, cap or self._cap)
+
+    def _start(self, command: str, timeout: int | None) -> tuple[int, subprocess.Popen[bytes] | str]:
+        limit = timeout if timeout is not None else self._timeout
+        if not command or not isinstance(command, str) or limit <= 0:
+            return limit, "Error: Command must be a non-empty string and the timeout positive."
+        try:
+            return limit, self._spawn([_SH, "-c", command])
+        except OSError as exc:
+            return limit, f"Error: cannot start bubblewrap ({exc}). {MISSING_BWRAP}"
+
+    def _response(self, out: Outcome, limit: int) -> ExecuteResponse:
+        text = out.data.decode("utf-8", errors="replace")
+        if out.truncated:
+            text += f"\n\n... Output truncated at {self._cap} bytes."
+        if out.timed_out:
+            text += ("\n" if text else "") + f"Error: Command timed out after {limit} seconds and was killed."
+        return ExecuteResponse(output=text, exit_code=out.exit_code, truncated=out.truncated)
+
+    def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
+        limit, proc = self._start(command, timeout)
+        if isinstance(proc, str):
+            return ExecuteResponse(output=proc, exit_code=1)
+        return self._response(collect(proc, limit, self._cap), limit)
+
+    async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
+        limit, proc = self._start(command, timeout)
+        if isinstance(proc, str):
+            return ExecuteResponse(output=proc, exit_code=1)
+        try:
+            out = await asyncio.to_thread(collect, proc, limit, self._cap)
+        except asyncio.CancelledError:
+            kill(proc)  # a cancelled turn stops the command; the reader thread then sees EOF
+            raise
+        return self._response(out, limit)
+
+    # -- virtual paths ---------------------------------------------------------------------------
+    def real_path(self, path: str) -> str:
+        """The host (= sandbox) path of a virtual path; `ValueError` if it leaves the project."""
+        vpath = path if path.startswith("/") else "/" + path
+        if ".." in PurePosixPath(vpath).parts or path.startswith("~"):
+            raise ValueError(f"Path '{path}' is outside the project: path traversal is not allowed")
+        full = os.path.realpath(os.path.join(self.root, vpath.lstrip("/")))
+        if full != self.root and not full.startswith(self.root + "/"):
+            raise ValueError(f"Path '{path}' is outside the project: a symlink leads out of it")
+        return full
+
+    def virtual_path(self, real: str) -> str:
+        if real == self.root:
+            return "/"
+        return real[len(self.root) :] if real.startswith(self.root + "/") else real
+
+    def _infos(self, infos: list[FileInfo]) -> list[FileInfo]:
+        mapped: list[FileInfo] = [{**info, "path": self.virtual_path(info["path"])} for info in infos]
+        return sorted(mapped, key=lambda info: info["path"])
+
+    # -- file operations: virtual paths in, virtual paths out ------------------------------------
+    def ls(self, path: str) -> LsResult:
+        try:
+            real = self.real_path(path)
+        except ValueError as exc:
+            return LsResult(error=str(exc))
+        args = " ".join(base64.b64encode(s.encode()).decode() for s in (real, self.root))
+        out = self.execute(f"python3 -c {shlex.quote(_LS_SCRIPT)} {args}")
+        try:
+            data: dict[str, Any] = json.loads(out.output)
+        except ValueError:
+            return LsResult(error=f"Cannot list '{path}': {out.output.strip()[:300]}")
+        if "error" in data:
+            return LsResult(error=f"Path '{path}': {data['error']}")
+        return LsResult(entries=self._infos(data["entries"]))
+
+    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        """Fetch the file from inside the sandbox, then page it exactly like `FilesystemBackend.read`."""
+        try:
+            self.real_path(file_path)
+        except ValueError as exc:
+            return ReadResult(error=f"Error reading file '{file_path}': {exc}")
+        [response] = self.download_files([file_path])
+        if response.error in ("file_not_found", "is_directory"):
+            return ReadResult(error=f"File '{file_path}' not found")
+        if response.error or response.content is None:
+            return ReadResult(error=f"Error reading file '{file_path}': {response.error}")
+        if _get_backend_read_file_type(file_path) != "text":
+            return ReadResult(
+                file_data=FileData(content=base64.b64encode(response.content).decode(), encoding="base64")
+            )
+        try:
+            content = response.content.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        except UnicodeDecodeError as exc:
+            return ReadResult(error=f"Error reading file '{file_path}': {exc}")
+        empty = check_empty_content(content)
+        data = FileData(content=empty or content, encoding="utf-8")
+        return ReadResult(file_data=data) if empty else slice_read_response(data, offset, limit)
+
+    def write(self, file_path: str, content: str) -> WriteResult:
+        try:
+            self.real_path(file_path)
+        except ValueError as exc:
+            return WriteResult(error=f"Error writing file '{file_path}': {exc}")
+        [response] = self.upload_files([(file_path, content.encode("utf-8"))])
+        if response.error:
+            return WriteResult(error=f"Error writing file '{file_path}': {response.error}")
+        return WriteResult(path=file_path)
+
+    def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
+        try:
+            real = self.real_path(file_path)
+        except ValueError as exc:
+            return EditResult(error=f"Error editing file '{file_path}': {exc}")
+        result = super().edit(real, old_string, new_string, replace_all)
+        if result.error:
+            return EditResult(error=result.error.replace(real, file_path))
+        return EditResult(path=file_path, occurrences=result.occurrences)
+
+    def delete(self, file_path: str) -> DeleteResult:
+        try:
+            real = self.real_path(file_path)
+        except ValueError as exc:
+            return DeleteResult(error=f"Error deleting '{file_path}': {exc}")
+        if real == self.root:
+            return DeleteResult(error="Error: refusing to delete the project root")
+        result = super().delete(real)
+        if result.error:
+            return DeleteResult(error=result.error.replace(real, file_path))
+        return DeleteResult(path=file_path)
+
+    def grep(
+        self, pattern: str, path: str | None = None, glob: str | None = None, *, max_count: int | None = None
+    ) -> GrepResult:
+        try:
+            real = self.real_path(path or "/")
+        except ValueError as exc:
+            return GrepResult(error=str(exc), matches=[])
+        result = super().grep(pattern, real, glob, max_count=max_count)
+        if result.matches is not None:
+            result.matches = [{**m, "path": self.virtual_path(m["path"])} for m in result.matches]
+        result.error = result.error.replace(real, path or "/") if result.error else None
+        return result
+
+    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
+        try:
+            real = self.real_path(path or "/")
+        except ValueError as exc:
+            return GlobResult(error=str(exc), matches=None)
+        result = super().glob(pattern, real)
+        if result.error and ("path_not_found" in result.error or "not_a_directory" in result.error):
+            return GlobResult(matches=[])  # as LocalShellBackend: no folder, no matches
+        if result.matches is not None:
+            result.matches = self._infos(result.matches)
+        result.error = result.error.replace(real, path or "/") if result.error else None
+        return result
+
+    def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
+        responses = []
+        for path, data in files:
+            try:
+                real = path if path.startswith(_EDIT_TMP_PREFIX) else self.real_path(path)
+            except ValueError:
+                responses.append(FileUploadResponse(path=path, error="invalid_path"))
+                continue
+            out = self._run([_SH, "-c", _UPLOAD_SCRIPT, "sh", real], data=data)
+            text = out.data.decode("utf-8", "replace").replace(real, path).strip()
+            error = None if out.exit_code == 0 else (text[:300] or f"exit code {out.exit_code}")
+            if error and "Is a directory" in error:
+                error = "is_directory"
+            elif error and ("Permission denied" in error or "Read-only file system" in error):
+                error = "permission_denied"
+            responses.append(FileUploadResponse(path=path, error=error))
+        return responses
+
+    def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
+        responses = []
+        for path in paths:
+            try:
+                real = self.real_path(path)
+            except ValueError:
+                responses.append(FileDownloadResponse(path=path, error="invalid_path"))
+                continue
+            out = self._run([_SH, "-c", _DOWNLOAD_SCRIPT, "sh", real], cap=_DOWNLOAD_CAP)
+            if out.exit_code == 0 and not out.truncated:
+                responses.append(FileDownloadResponse(path=path, content=out.data))
+                continue
+            error = _DOWNLOAD_ERRORS.get(out.exit_code, f"download failed (exit code {out.exit_code})")
+            responses.append(
+                FileDownloadResponse(path=path, error="file too large" if out.truncated else error)
+            )
+        return responses
+
+
+def _in_thread(name: str) -> Any:
+    async def method(self: BubblewrapSandbox, *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(getattr(self, name), *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = f"a{name}"
+    return method
+
+
+# Async file operations run the sync ones in a thread: BaseSandbox's own async versions call
+# `aexecute` directly and would skip the virtual-path mapping above.
+for _name in ("ls", "read", "write", "edit", "delete", "grep", "glob", "upload_files", "download_files"):
+    setattr(BubblewrapSandbox, f"a{_name}", _in_thread(_name))

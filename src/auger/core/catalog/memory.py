@@ -1,0 +1,123 @@
+"""Memory: the AGENTS.md files the agent reads on every turn and may edit when asked to remember.
+
+Three slots, in the order they appear in the prompt:
+
+    user           $AUGER_HOME/AGENTS.md        (agent path /~auger/AGENTS.md)
+    project        <project root>/AGENTS.md     (agent path /AGENTS.md)
+    project-local  <project root>/.auger/AGENTS.md  (agent path /.auger/AGENTS.md)
+
+The project root is the nearest folder holding `.git`, else the working directory. In a folder
+with no AGENTS.md, a CLAUDE.md there is read instead. The SDK's MemoryMiddleware does the
+injection (see `auger.core.middleware.memory`); `list_memory_files` serves a `/memory` view.
+
+A memory file goes into every model call, so it is read with care (`read_memory_file`): one
+holding NUL bytes (binary) is skipped; one that is not valid UTF-8 is read with U+FFFD for the
+bad bytes; one over `MAX_MEMORY_BYTES` (64 KB, ~16k tokens) is cut there, and the model is told
+so. Each of these is a warning to the user (`memory_warnings`, shown on the first turn).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from auger.core.backends.mounts import HOME_MOUNT
+
+if TYPE_CHECKING:
+    from auger.settings import Settings
+
+AGENTS_MD = "AGENTS.md"
+CLAUDE_MD = "CLAUDE.md"
+MAX_MEMORY_BYTES = 64 * 1024  # per file; see the module docstring
+SNIFF_BYTES = 8192  # a NUL in the first 8 KB means a binary file (what git and grep look at)
+
+
+@dataclass(frozen=True)
+class MemoryFile:
+    scope: str  # "user" | "project" | "project-local"
+    path: Path  # host path
+    virtual_path: str  # path for the agent's file tools
+    exists: bool
+
+
+def _slots(settings: Settings) -> list[tuple[str, Path, str]]:
+    root = Path(settings.project_root)
+    return [
+        ("user", Path(settings.home), HOME_MOUNT),
+        ("project", root, "/"),
+        ("project-local", root / ".auger", "/.auger/"),
+    ]
+
+
+def memory_files(settings: Settings) -> list[MemoryFile]:
+    """One file per slot: AGENTS.md, or CLAUDE.md where only that exists (missing ones too)."""
+    out: list[MemoryFile] = []
+    seen: set[Path] = set()
+    for scope, folder, prefix in _slots(settings):
+        if folder.resolve() in seen:  # e.g. the project is $HOME and AUGER_HOME is ~/.auger
+            continue
+        seen.add(folder.resolve())
+        name = AGENTS_MD
+        if not (folder / AGENTS_MD).is_file() and (folder / CLAUDE_MD).is_file():
+            name = CLAUDE_MD
+        path = folder / name
+        out.append(MemoryFile(scope, path, prefix + name, path.is_file()))
+    return out
+
+
+def list_memory_files(settings: Settings, *, include_missing: bool = False) -> list[MemoryFile]:
+    """The memory files in force (existing), or every slot with `include_missing=True`."""
+    return [m for m in memory_files(settings) if include_missing or m.exists]
+
+
+def memory_sources(settings: Settings) -> list[str]:
+    """The backend paths MemoryMiddleware reads (every slot; missing files are skipped)."""
+    return [m.virtual_path for m in memory_files(settings)]
+
+
+@dataclass(frozen=True)
+class MemoryText:
+    text: str | None  # None: skipped (missing, unreadable, binary)
+    warning: str | None = None  # what the user should know about this file
+
+
+def read_memory_file(path: Path) -> MemoryText:
+    """A memory file's text for the prompt, with the cap, binary and encoding rules above."""
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_MEMORY_BYTES + 1)
+            size = path.stat().st_size if len(raw) > MAX_MEMORY_BYTES else len(raw)
+    except OSError as exc:
+        return MemoryText(None, f"memory file {path} skipped: cannot read it ({exc.strerror or exc}).")
+    if b"\0" in raw[:SNIFF_BYTES]:
+        return MemoryText(None, f"memory file {path} skipped: it is binary, not text.")
+    if len(raw) <= MAX_MEMORY_BYTES:
+        return MemoryText(*_decode(raw, path))
+    kept = raw[:MAX_MEMORY_BYTES]
+    newline = kept.rfind(b"\n")
+    text, _ = _decode(kept[: newline + 1] if newline > 0 else kept, path)
+    cap = MAX_MEMORY_BYTES // 1024
+    text += (
+        f"\n[auger: {path.name} is {size // 1024} KB; only its first {cap} KB are shown here. "
+        "Read the rest with read_file when it matters.]\n"
+    )
+    warning = (
+        f"memory file {path} is {size // 1024} KB; only its first {cap} KB are used (the cap per memory "
+        "file). Move the rest to other files and link to them."
+    )
+    return MemoryText(text, warning)
+
+
+def _decode(raw: bytes, path: Path) -> tuple[str, str | None]:
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return raw.decode("utf-8", errors="replace"), (
+            f"memory file {path} is not valid UTF-8 (byte {exc.start}); bad bytes are shown as U+FFFD."
+        )
+
+
+def memory_warnings(settings: Settings) -> list[str]:
+    """One line per memory file the agent gets only partly or not at all (for the first turn)."""
+    return [w for m in memory_files(settings) if m.exists and (w := read_memory_file(m.path).warning)]

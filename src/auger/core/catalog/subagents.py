@@ -1,0 +1,204 @@
+"""Subagents: `NAME.md` definitions the main agent can hand work to with the `task` tool.
+
+Sources, in rising precedence (a later definition of the same name wins):
+
+    built-in  auger's shipped agents/     user     $AUGER_HOME/agents
+    project   .claude/agents, then .auger/agents
+
+A definition is markdown with frontmatter: `name` and `description` (required), `model`
+(optional `provider:model`; absent or `inherit` = follow the main agent's model, including a
+`/model` switch) and `tools` (optional allow-list: the subagent sees and runs ONLY those tools;
+Claude Code names such as Read, Grep, Bash are understood). The body is its system prompt.
+Invalid files are skipped with a warning naming the file and the reason.
+
+Remote subagents come from config, `[async_subagents.NAME]` with `graph_id`, `description` and
+optional `url` / `headers`, and are handed to deepagents as async subagents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from auger.core.backends.mounts import builtin_dir
+from auger.core.catalog.frontmatter import (
+    FrontmatterError,
+    name_list,
+    name_problem,
+    read_frontmatter,
+    text_field,
+)
+
+if TYPE_CHECKING:
+    from auger.settings import Settings
+
+CLAUDE_TOOL_NAMES = {
+    "Read": "read_file",
+    "Write": "write_file",
+    "Edit": "edit_file",
+    "MultiEdit": "edit_file",
+    "Bash": "execute",
+    "Grep": "grep",
+    "Glob": "glob",
+    "LS": "ls",
+    "TodoWrite": "write_todos",
+}
+
+
+@dataclass(frozen=True)
+class SubagentDef:
+    name: str
+    description: str
+    system_prompt: str
+    source: str  # built-in | user | project .claude | project .auger
+    path: Path
+    model: str | None = None  # None: follow the main agent's model
+    tools: tuple[str, ...] | None = None  # None: the default tools
+
+
+@dataclass
+class SubagentCatalog:
+    agents: list[SubagentDef] = field(default_factory=list)
+    async_agents: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    acp_agents: list[dict[str, Any]] = field(default_factory=list)  # [acp_agents.NAME]: other agents' CLIs
+
+    def __iter__(self) -> Iterator[SubagentDef]:
+        return iter(self.agents)
+
+    def __len__(self) -> int:
+        return len(self.agents)
+
+    def get(self, name: str) -> SubagentDef | None:
+        return next((a for a in self.agents if a.name == name), None)
+
+
+def subagent_sources(settings: Settings) -> list[tuple[str, Path]]:
+    root = Path(settings.project_root)
+    return [
+        ("built-in", builtin_dir("agents")),
+        ("user", Path(settings.home) / "agents"),
+        ("project .claude", root / ".claude" / "agents"),
+        ("project .auger", root / ".auger" / "agents"),
+    ]
+
+
+def _model(raw: Any, settings: Settings, path: Path, warnings: list[str]) -> str | None:
+    if raw is None or str(raw).strip() in ("", "inherit"):
+        return None
+    from auger.core.models.specs import parse_spec
+    from auger.errors import ModelError
+
+    try:
+        return parse_spec(str(raw), settings.providers).spec
+    except ModelError as exc:
+        why = f"model {raw!r} is not usable ({exc.message}); it follows the main model"
+        warnings.append(f"subagent {path}: {why}")
+        return None
+
+
+def load_definition(label: str, path: Path, settings: Settings, warnings: list[str]) -> SubagentDef:
+    data, body = read_frontmatter(path)
+    name = text_field(data, "name")
+    problem = name_problem(name)
+    if problem:
+        raise FrontmatterError(problem)
+    description = text_field(data, "description")
+    if not description:
+        raise FrontmatterError("'description' is missing")
+    if not body.strip():
+        raise FrontmatterError("the body (the subagent's system prompt) is empty")
+    tools = name_list(data.get("tools"))
+    if tools is not None:
+        tools = list(dict.fromkeys(CLAUDE_TOOL_NAMES.get(t, t) for t in tools))
+    model = _model(data.get("model"), settings, path, warnings)
+    return SubagentDef(
+        name, description, body.strip(), label, path, model, tuple(tools) if tools is not None else None
+    )
+
+
+def _async_agents(settings: Settings, warnings: list[str]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for name, table in (settings.data.get("async_subagents") or {}).items():
+        table = table if isinstance(table, dict) else {}
+        missing = [k for k in ("graph_id", "description") if not table.get(k)]
+        if missing or name_problem(name):
+            why = name_problem(name) or f"missing {' and '.join(missing)}"
+            warnings.append(f"skipped [async_subagents.{name}]: {why}")
+            continue
+        spec = {"name": name, "description": table["description"], "graph_id": table["graph_id"]}
+        spec |= {k: table[k] for k in ("url", "headers") if table.get(k)}
+        out.append(spec)
+    return out
+
+
+def _acp_agents(settings: Settings, warnings: list[str]) -> list[dict[str, Any]]:
+    """`[acp_agents.NAME]` tables: an Agent Client Protocol agent (`command`, `args`, `env`,
+    `description`) that the `task` tool can delegate to (auger.core.agent.acp_subagent)."""
+    out: list[dict[str, Any]] = []
+    for name, table in (settings.data.get("acp_agents") or {}).items():
+        table = table if isinstance(table, dict) else {}
+        missing = [k for k in ("command", "description") if not table.get(k)]
+        if missing or name_problem(name):
+            why = name_problem(name) or f"missing {' and '.join(missing)}"
+            warnings.append(f"skipped [acp_agents.{name}]: {why}")
+            continue
+        env = {str(k): str(v) for k, v in (table.get("env") or {}).items()}
+        out.append(
+            {
+                "name": name,
+                "description": str(table["description"]),
+                "command": str(table["command"]),
+                "args": [str(a) for a in table.get("args") or []],
+                "env": env,
+            }
+        )
+    return out
+
+
+def discover_subagents(settings: Settings) -> SubagentCatalog:
+    found: dict[str, SubagentDef] = {}
+    warnings: list[str] = []
+    for label, folder in subagent_sources(settings):
+        try:
+            files = sorted(p for p in folder.iterdir() if p.suffix == ".md" and not p.name.startswith("."))
+        except OSError:
+            continue
+        for path in files:
+            try:
+                agent = load_definition(label, path, settings, warnings)
+            except FrontmatterError as exc:
+                warnings.append(f"skipped subagent {path}: {exc}")
+                continue
+            found[agent.name] = agent
+    agents = sorted(found.values(), key=lambda a: a.name)
+    async_agents = _async_agents(settings, warnings)
+    return SubagentCatalog(agents, async_agents, warnings, _acp_agents(settings, warnings))
+
+
+list_subagents = discover_subagents  # for a `/agents` view
+
+
+def subagent_specs(
+    catalog: SubagentCatalog, *, middleware: Callable[[str | None], list[Any]], tools: Sequence[Any] = ()
+) -> list[dict[str, Any]]:
+    """deepagents specs: `middleware(model_spec)` is a subagent's middleware for its model (None:
+    follow the main agent's); `tools` are the agent's extra tools (MCP) to filter."""
+    from auger.core.middleware.tool_allowlist import ToolAllowListMiddleware, tool_name
+
+    specs: list[dict[str, Any]] = []
+    for agent in catalog:
+        stack = middleware(agent.model)
+        spec: dict[str, Any] = {
+            "name": agent.name,
+            "description": agent.description,
+            "system_prompt": agent.system_prompt,
+            "middleware": stack,
+        }
+        if agent.tools is not None:
+            stack.append(ToolAllowListMiddleware(agent.tools))
+            spec["tools"] = [t for t in tools if tool_name(t) in agent.tools]
+        specs.append(spec)
+    return [*specs, *catalog.async_agents]

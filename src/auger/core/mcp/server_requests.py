@@ -1,0 +1,118 @@
+"""Requests an MCP server sends auger: `sampling/createMessage` (the server wants a model reply)
+and `elicitation/create` (the server wants the user to fill in a form).
+
+Policy (`SessionRequests`, set by each turn; without one, everything is refused):
+* sampling is answered by the session's current model when its mode is `yolo` (approval is not
+  asked: yolo approves everything); in any other mode it is refused with a message naming the
+  server and how to allow it. The TUI does not yet ask for per-request approval.
+* elicitation is declined (`action: "decline"`): no front end shows a form yet, and a headless
+  run has nobody to ask.
+Each answer is also a notice, so the user sees that a server asked.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+log = logging.getLogger("auger.mcp")
+_REFUSED = -32600  # JSON-RPC "invalid request": what the SDK's own "not supported" answer uses
+
+
+def _refusal(message: str) -> Any:
+    from mcp.types import ErrorData
+
+    return ErrorData(code=_REFUSED, message=message)
+
+
+def sampling_callback(server: str, handler: Callable[[], Any]) -> Callable[[Any, Any], Awaitable[Any]]:
+    """The SDK callback for `server`: asks `handler()` (the manager's current SessionRequests)."""
+
+    async def sample(_context: Any, params: Any) -> Any:
+        requests = handler()
+        if requests is None:
+            return _refusal(f"auger refused the sampling request of MCP server '{server}' (no session).")
+        return await requests.sample(server, params)
+
+    return sample
+
+
+def elicitation_callback(server: str, handler: Callable[[], Any]) -> Callable[[Any, Any], Awaitable[Any]]:
+    async def elicit(_context: Any, params: Any) -> Any:
+        requests = handler()
+        if requests is None:
+            from mcp.types import ElicitResult
+
+            return ElicitResult(action="decline")
+        return await requests.elicit(server, params)
+
+    return elicit
+
+
+def _sampling_messages(params: Any) -> list[Any]:
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+    out: list[Any] = [SystemMessage(params.systemPrompt)] if params.systemPrompt else []
+    for message in params.messages:
+        blocks = message.content if isinstance(message.content, list) else [message.content]
+        text = "\n".join(str(getattr(b, "text", f"[{getattr(b, 'type', 'content')}]")) for b in blocks)
+        out.append(AIMessage(text) if message.role == "assistant" else HumanMessage(text))
+    return out
+
+
+class SessionRequests:
+    """Answers server requests for the turn running now: its mode, its model, its notices."""
+
+    def __init__(
+        self,
+        settings: Any,
+        mode: str,
+        model_spec: str | None,
+        model_params: dict[str, Any],
+        notify: Callable[[str], None],
+    ) -> None:
+        self.settings, self.mode, self.notify = settings, mode, notify
+        self.model_spec, self.model_params = model_spec, model_params
+
+    async def sample(self, server: str, params: Any) -> Any:
+        from mcp.types import CreateMessageResult, TextContent
+
+        if self.mode != "yolo":
+            why = (
+                f"MCP server '{server}' asked for a model reply (sampling); refused in {self.mode!r} "
+                "mode. Run with --mode yolo to let servers use the current model."
+            )
+            self.notify(why)
+            return _refusal(why)
+        from auger.core.agent.graph import model_factory
+
+        spec = self.model_spec
+        try:
+            model = model_factory(self.settings)(spec, dict(self.model_params))
+            reply = await model.ainvoke(_sampling_messages(params))
+        except Exception as exc:
+            log.exception("sampling for %s failed", server)
+            return _refusal(f"auger's model failed to answer: {type(exc).__name__}: {exc}")
+        self.notify(f"MCP server '{server}' used the model ({spec}) for a reply (sampling).")
+        content = reply.content
+        text = (
+            content
+            if isinstance(content, str)
+            else "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+        )
+        return CreateMessageResult(
+            role="assistant",
+            content=TextContent(type="text", text=str(text)),
+            model=str(spec),
+            stopReason="endTurn",
+        )
+
+    async def elicit(self, server: str, params: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        self.notify(
+            f"MCP server '{server}' asked for input ({getattr(params, 'message', '')!r}); declined: "
+            "auger cannot show its form yet."
+        )
+        return ElicitResult(action="decline")

@@ -1,0 +1,1 @@
+"""Models: `provider:model` specs, the provider registry, credentials, provider error text."""

@@ -1,0 +1,226 @@
+"""The port: everything a front end (TUI, headless, server, ACP) may use of the agent.
+
+`AgentPort` is implemented by the in-process `auger.core.session.Session` and by the client of
+`auger serve` (`auger.remote.client.RemoteSession`); mypy checks both (the assertions at the end
+of their modules). A front end imports this module, `auger.core.events`, `auger.errors` and
+`auger.settings` — nothing else of `auger.core` (tests/core/test_import_graph.py checks the TUI
+and headless).
+
+* Turns: `send(prompt, options)` runs one turn and yields IR events (ending with `TurnEnded`);
+  `TurnOptions` carries what the front end decides per turn (approval mode, a policy that
+  answers approvals without a human, a turn cap). Approvals come as `ApprovalRequested` events
+  with a future (`event.respond(...)`) or through `resolve_approval`; `cancel()` stops the turn.
+* Everything else is an operation of `auger.core.operations`: `call(op, request)`, with the
+  typed shortcuts of `PortCalls` (catalogue, models, run_shell, thread operations, history as
+  the same events a live turn emits, MCP actions). They run where the agent runs: a remote
+  client asks the server, so skills, models, credentials and `!command` are the server's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from auger.core import events as ev
+from auger.core import operations as ops
+from auger.core.agent.context import MODES
+from auger.core.operations import (
+    Capabilities,
+    Catalogue,
+    Compacted,
+    McpServerInfo,
+    ModelChoice,
+    Operation,
+    ShellResult,
+)
+from auger.core.threads.store import LiveThread, ThreadInfo
+
+if TYPE_CHECKING:
+    from auger.settings import Settings
+
+__all__ = [
+    "MODES",
+    "AgentPort",
+    "ApprovalPolicy",
+    "Capabilities",
+    "Catalogue",
+    "ClientFiles",
+    "ClientTerminal",
+    "CommandResult",
+    "Compacted",
+    "LiveThread",
+    "McpServerInfo",
+    "ModelChoice",
+    "PortCalls",
+    "SessionFactory",
+    "ShellResult",
+    "ThreadInfo",
+    "TurnOptions",
+    "headless_policy",
+]
+
+Req = TypeVar("Req")
+Res = TypeVar("Res")
+ApprovalPolicy = Callable[[ev.ApprovalRequested, str], ev.ApprovalDecision]  # (request, mode) -> answer
+
+
+@dataclass(frozen=True)
+class TurnOptions:
+    """What the front end decides for one turn."""
+
+    mode: str = "manual"  # manual | auto-edit | yolo
+    approval: ApprovalPolicy | None = None  # answers every approval (headless); None: ask the front end
+    max_turns: int | None = None  # model calls for this prompt (None: the configured max_turns)
+    files: ClientFiles | None = None  # the project's files through the front end (an editor's buffers)
+    terminal: ClientTerminal | None = None  # `execute` in the front end's terminal (an editor's)
+
+
+class ClientFiles(Protocol):
+    """A front end that holds the project's files (an editor over ACP: unsaved buffers, reviewed
+    writes). With `TurnOptions.files`, read_file / write_file / edit_file on project paths use it
+    instead of the disk (`auger.core.middleware.client_files`); local sessions only."""
+
+    async def read(self, path: str) -> str: ...  # `path`: the absolute host path
+    async def write(self, path: str, content: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    output: str
+    exit_code: int | None  # None: stopped at the timeout
+    truncated: bool = False
+
+
+class ClientTerminal(Protocol):
+    """A front end that runs the agent's shell commands (an editor's terminal over ACP), with
+    `TurnOptions.terminal`; `call_id` is the `execute` call's (to show the terminal in its row)."""
+
+    async def run(self, command: str, cwd: str, call_id: str, timeout: float | None) -> CommandResult: ...
+
+
+def headless_policy(request: ev.ApprovalRequested, mode: str) -> ev.ApprovalDecision:
+    """No human to ask: whatever needs approval (the mode, an ask rule, a protected path — the
+    request's description says which) is refused, and the refusal is explained to the model."""
+    why = request.description or f"{request.name} needs approval in {mode!r} mode."
+    return ev.ApprovalDecision(
+        "reject",
+        f"Not run: {why} auger is running without a human (headless), so nobody can approve it. "
+        "Do not retry it; finish what you can without it and say what is left. The user can allow it "
+        "with --mode auto-edit or --mode yolo or an allow rule in [permissions], except a protected "
+        "path (.git/, .auger/, ~/.ssh, AUGER_HOME): only a human approves that, in an interactive auger.",
+    )
+
+
+class AgentPort(Protocol):
+    """One conversation with the agent, on one thread at a time."""
+
+    thread_id: str
+    model_spec: str | None
+    context_tokens: int
+
+    @property
+    def busy(self) -> bool: ...
+    def send(self, prompt: str, options: TurnOptions) -> AsyncIterator[ev.Event]: ...
+    def cancel(self) -> None: ...
+    async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None: ...
+    async def open_thread(self, thread_id: str | None) -> None: ...
+    async def call(self, op: Operation[Req, Res], request: Req) -> Res: ...
+    async def aclose(self) -> None: ...
+
+    # PortCalls
+    async def catalogue(self) -> Catalogue: ...
+    async def models(self) -> list[ModelChoice]: ...
+    async def capabilities(self) -> Capabilities: ...
+    async def set_model(self, spec: str, params: dict[str, Any] | None = None) -> str: ...
+    async def run_shell(self, command: str) -> ShellResult: ...
+    async def compact(self, instructions: str | None = None) -> Compacted | None: ...
+    async def history(self) -> list[ev.Event]: ...
+    async def transcript(self, fmt: str = "markdown") -> str: ...
+    async def thread_info(self, thread_id: str | None = None) -> LiveThread | None: ...
+    async def list_threads(
+        self, *, search: str | None = None, all_projects: bool = False, limit: int = 100
+    ) -> list[LiveThread]: ...
+    async def rename_thread(self, title: str, thread_id: str | None = None) -> LiveThread: ...
+    async def fork_thread(self, thread_id: str | None = None, at: int | None = None) -> str: ...
+    async def delete_thread(self, thread_id: str) -> None: ...
+    async def mcp_trust(self) -> str: ...
+    async def mcp_restart(self, name: str) -> str: ...
+
+
+SessionFactory = Callable[["Settings", "str | None"], Awaitable[AgentPort]]  # (settings, thread_id)
+
+
+class PortCalls:
+    """The typed shortcuts over `call`, written once for every implementation of the port."""
+
+    thread_id: str
+    model_spec: str | None
+    context_tokens: int
+
+    async def call(self, op: Operation[Req, Res], request: Req) -> Res:
+        raise NotImplementedError
+
+    async def catalogue(self) -> Catalogue:
+        return await self.call(ops.CATALOGUE, ops.NoArgs())
+
+    async def models(self) -> list[ModelChoice]:
+        return (await self.call(ops.MODELS, ops.NoArgs())).models
+
+    async def capabilities(self) -> Capabilities:
+        """What each agent and model can do (agentabi's `capabilities()`), where the agent runs."""
+        return await self.call(ops.CAPABILITIES, ops.NoArgs())
+
+    async def set_model(self, spec: str, params: dict[str, Any] | None = None) -> str:
+        """Use `spec` from the next turn on (checked, credentials included, where the agent runs);
+        `params`, when given, replace the model params. Returns the resolved `provider:model`."""
+        thread = await self.call(ops.SET_MODEL, ops.SetModel(self.thread_id, spec, params))
+        self.model_spec = thread.model
+        return thread.model or spec
+
+    async def run_shell(self, command: str) -> ShellResult:
+        return await self.call(ops.RUN_SHELL, ops.Shell(command))
+
+    async def compact(self, instructions: str | None = None) -> Compacted | None:
+        """Summarise the thread so far; None when there is nothing to compact yet."""
+        done = await self.call(ops.COMPACT, ops.Compact(self.thread_id, instructions))
+        if not done.compacted:
+            return None
+        self.context_tokens = done.tokens_after or 0
+        return done
+
+    async def history(self) -> list[ev.Event]:
+        return (await self.call(ops.HISTORY, ops.ThreadRef(self.thread_id))).events
+
+    async def transcript(self, fmt: str = "markdown") -> str:
+        request = ops.Transcript(self.thread_id, "text" if fmt == "text" else "markdown")
+        return (await self.call(ops.TRANSCRIPT, request)).text
+
+    async def thread_info(self, thread_id: str | None = None) -> LiveThread | None:
+        from auger.errors import ThreadError
+
+        try:
+            return await self.call(ops.GET_THREAD, ops.ThreadRef(thread_id or self.thread_id))
+        except ThreadError:
+            return None  # not saved yet (no turn) or deleted
+
+    async def list_threads(
+        self, *, search: str | None = None, all_projects: bool = False, limit: int = 100
+    ) -> list[LiveThread]:
+        request = ops.ListThreads(limit=limit, all=all_projects, search=search)
+        return (await self.call(ops.LIST_THREADS, request)).threads
+
+    async def rename_thread(self, title: str, thread_id: str | None = None) -> LiveThread:
+        return await self.call(ops.RENAME_THREAD, ops.RenameThread(thread_id or self.thread_id, title))
+
+    async def fork_thread(self, thread_id: str | None = None, at: int | None = None) -> str:
+        return (await self.call(ops.FORK_THREAD, ops.ForkThread(thread_id or self.thread_id, at))).id
+
+    async def delete_thread(self, thread_id: str) -> None:
+        await self.call(ops.DELETE_THREAD, ops.ThreadRef(thread_id))
+
+    async def mcp_trust(self) -> str:
+        return (await self.call(ops.MCP_TRUST, ops.NoArgs())).text
+
+    async def mcp_restart(self, name: str) -> str:
+        return (await self.call(ops.MCP_RESTART, ops.McpServer(name))).text

@@ -1,0 +1,1 @@
+"""Safety: permission rules and the engine, shell analysis, protected paths, hooks, redaction."""

@@ -1,0 +1,291 @@
+"""Permissions: `[permissions]` `allow` / `ask` / `deny` lists on top of the approval mode.
+
+Rules are `TOOL` or `TOOL(PATTERN)`; their syntax and matching live in
+`auger.core.safety.rules`. This module orders them into one verdict per call and writes the
+rule an "always allow" grants (`rule_for_call`).
+
+Order: **deny** (any matching rule) > **ask** (protected paths: a write/edit/delete under `.git/`,
+`.auger/`, `~/.ssh` or AUGER_HOME — by a file tool, judged by the host file its path reaches
+through the mounts (`auger.core.safety.host_paths`), or by a shell command
+(`auger.core.safety.written_paths`); then ask rules) > **allow** (allow rules and "always allow"
+grants of this thread) > the **approval mode**. Every verdict names the rule or mode that decided.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from auger.core.agent.context import FILE_EDIT_TOOLS, GATED_TOOLS
+from auger.core.safety import shell_parser as shellparse
+from auger.core.safety.host_paths import PROTECTED_NAMES, AgentPaths, ProtectedPaths, Route
+from auger.core.safety.rules import (
+    FILE_TOOLS,
+    Rule,
+    RuleError,
+    Subject,
+    call_path,
+    covers,
+    escape,
+    has_wildcard,
+    parse_rule,
+    path_regex,
+    subject_for,
+    touches,
+)
+from auger.core.safety.written_paths import ShellWrites
+from auger.errors import ConfigError
+
+if TYPE_CHECKING:
+    from auger.settings import Settings
+
+Action = Literal["allow", "ask", "deny"]
+KINDS = ("allow", "ask", "deny")
+# first words after which a command's prefix says little about what it does: always-allow the exact command
+_RUNNERS = frozenset(
+    {"python", "python3", "node", "ruby", "perl", "php", "deno", "bun", "sh", "bash", "zsh", "eval", "exec"}
+    | {"npx", "uvx", "pipx", "xargs", "env", "sudo", "doas", "find", "awk", "sed", "rm", "mv", "cp", "chmod"}
+)
+_SUBCOMMAND = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    action: Action
+    reason: str  # e.g. 'deny rule "execute(rm -rf *)"' or "mode 'manual' asks before execute"
+    rules: tuple[str, ...] = ()
+
+
+def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> str:
+    """A rule that matches this call (and calls like it) when added to `allow`: MCP tools by
+    `server:tool`, commands by their prefix (`git status *`) or, when that says too little
+    (compound commands, interpreters), exactly; file tools by the file's folder (`src/**`)."""
+    if mcp is not None:
+        return f"{mcp[0]}:{mcp[1]}"
+    if name == "execute":
+        return f"execute({_command_pattern(str(args.get('command') or ''))})"
+    if name in FILE_TOOLS:
+        return f"{name}({_path_pattern(call_path(name, args))})"
+    if name == "task" and args.get("subagent_type"):
+        return f"task({escape(str(args['subagent_type']))})"
+    return name
+
+
+def _path_pattern(raw: str) -> str:
+    if raw.startswith("~"):
+        real = os.path.normpath(os.path.expanduser(raw))
+        return "//" + escape(real.lstrip("/")) if real != "/" else "//"
+    stripped = raw.lstrip("/")
+    rel = posixpath.normpath(stripped) if stripped else "."
+    folder = posixpath.dirname(rel)
+    if folder and folder != "." and not folder.startswith(".."):
+        return f"{escape(folder)}/**"
+    return escape(rel)
+
+
+def _command_pattern(command: str) -> str:
+    exact = escape(shellparse.canonical(command))
+    segments = shellparse.analyse(command)
+    parts = [s for s in segments or [] if not s.transparent]
+    if segments is None or len(segments) != 1 or len(parts) != 1 or parts[0].opaque:
+        return exact
+    words = parts[0].command.split(" ")
+    if words[0] in _RUNNERS or not _SUBCOMMAND.match(words[0]):
+        return exact
+    prefix = [words[0]]
+    if len(words) > 1 and _SUBCOMMAND.match(words[1]):
+        prefix.append(words[1])
+    return escape(" ".join(prefix)) + " *"
+
+
+# --- the engine -----------------------------------------------------------------------------------
+
+
+def _parse_all(texts: Iterable[str], kind: str) -> list[Rule]:
+    rules = []
+    for text in texts:
+        try:
+            rules.append(parse_rule(text))
+        except RuleError as exc:
+            raise RuleError(f"[permissions] {kind}: {exc}", hint=exc.hint) from None
+    return rules
+
+
+class PermissionEngine:
+    """The rules of one session (user + project config) and the protected paths."""
+
+    def __init__(
+        self,
+        allow: Iterable[str] = (),
+        ask: Iterable[str] = (),
+        deny: Iterable[str] = (),
+        *,
+        root: Path | str = ".",
+        protected: Iterable[Path | str] = (),
+        routes: Iterable[Route] = (),
+    ) -> None:
+        self.rules: dict[str, list[Rule]] = {
+            "allow": _parse_all(allow, "allow"),
+            "ask": _parse_all(ask, "ask"),
+            "deny": _parse_all(deny, "deny"),
+        }
+        self.paths = AgentPaths(root, routes)  # which host file a file tool's path is
+        self.root = Path(self.paths.root)
+        self.protected = ProtectedPaths(root, [os.path.expanduser("~/.ssh"), *protected])
+        self.shell_writes = ShellWrites(self.protected)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> PermissionEngine:
+        from auger.core.backends.mounts import mount_routes
+
+        table = settings.data.get("permissions") or {}
+        return cls(
+            table.get("allow") or (),
+            table.get("ask") or (),
+            table.get("deny") or (),
+            root=settings.project_root,
+            protected=[settings.home],
+            routes=mount_routes(settings),
+        )
+
+    def add(self, kind: str, rule: str) -> None:
+        self.rules[kind].append(parse_rule(rule))
+
+    def subject(self, name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> Subject:
+        return subject_for(name, args, self.paths, mcp)
+
+    def protected_reason(self, sub: Subject) -> str | None:
+        if sub.name == "execute":
+            return self.shell_writes.reason(sub.command or "")
+        if sub.name not in FILE_EDIT_TOOLS or sub.host_path is None:
+            return None  # reading never asks; a path the tool refuses writes nothing
+        return self._file_reason(sub, sub.host_path)
+
+    def _file_reason(self, sub: Subject, host: str) -> str | None:
+        folder = self.protected.folder(host, glob=False)
+        if folder is not None:
+            return f"protected path ({folder}/)"
+        if sub.name != "delete":
+            return None
+        taken = self.protected.taken(host)  # delete removes a folder with all it holds
+        if taken is not None:
+            return f"protected path ({taken}/): delete {self.protected.show(host)} takes {taken}/ with it"
+        rel = sub.agent_path or ""
+        if has_wildcard(rel) and any(
+            path_regex(part).fullmatch(name) for part in rel.split("/") for name in PROTECTED_NAMES
+        ):
+            return "protected path (a wildcard delete that can reach .git/ or .auger/)"
+        return None
+
+    def denial(
+        self, name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None
+    ) -> Verdict | None:
+        """The deny verdict for this call, if a deny rule matches it."""
+        sub = self.subject(name, args, mcp)
+        hit = next((r for r in self.rules["deny"] if touches(r, sub)), None)
+        return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,)) if hit else None
+
+    def evaluate(
+        self,
+        name: str,
+        args: Mapping[str, Any],
+        *,
+        mode: str,
+        gated: bool,
+        grants: Iterable[str] = (),
+        mcp: tuple[str, str] | None = None,
+    ) -> Verdict:
+        """deny > ask (protected paths, ask rules) > allow (rules, grants) > approval mode."""
+        sub = self.subject(name, args, mcp)
+        hit = next((r for r in self.rules["deny"] if touches(r, sub)), None)
+        if hit is not None:
+            return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,))
+        protected = self.protected_reason(sub)
+        if protected is not None:
+            return Verdict("ask", protected)
+        hit = next((r for r in self.rules["ask"] if touches(r, sub)), None)
+        if hit is not None:
+            return Verdict("ask", f'ask rule "{hit.text}"', (hit.text,))
+        used = covers(self.rules["allow"], sub)
+        if used:
+            return Verdict("allow", _named("allow rule", used), used)
+        used = covers(_grant_rules(tuple(grants)), sub)
+        if used:
+            return Verdict("allow", _named("rule you allowed in this thread", used), used)
+        return mode_verdict(name, mode, gated)
+
+
+def _named(what: str, rules: Sequence[str]) -> str:
+    quoted = ", ".join(f'"{r}"' for r in rules)
+    return f"{what}{'s' if len(rules) > 1 else ''} {quoted}"
+
+
+@lru_cache(maxsize=256)
+def _grant_rules(grants: tuple[str, ...]) -> list[Rule]:
+    out = []
+    for text in grants:
+        try:
+            out.append(parse_rule(text))
+        except RuleError:
+            continue
+    return out
+
+
+def mode_verdict(name: str, mode: str, gated: bool) -> Verdict:
+    if not gated:
+        return Verdict("allow", f"{name} needs no approval")
+    if mode == "yolo":
+        return Verdict("allow", "mode 'yolo' asks for nothing")
+    if mode == "auto-edit" and name in FILE_EDIT_TOOLS:
+        return Verdict("allow", "mode 'auto-edit' applies file edits")
+    return Verdict("ask", f"mode '{mode}' asks before {name}")
+
+
+def is_gated(name: str, extra: Iterable[str] = ()) -> bool:
+    return name in GATED_TOOLS or name in set(extra)
+
+
+def describe_call(name: str, args: Mapping[str, Any]) -> str:
+    """A short human form of a call: the command, the path, or the arguments."""
+    if name == "execute":
+        return f"`{shellparse.canonical(str(args.get('command') or ''))[:200]}`"
+    if name in FILE_TOOLS:
+        return call_path(name, args)
+    text = json.dumps(dict(args), ensure_ascii=False, default=str)
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def refusal_message(name: str, args: Mapping[str, Any], verdict: Verdict) -> str:
+    """What the model reads when a deny rule refused its call."""
+    return (
+        f"Refused: {name} {describe_call(name, args)} was not run because of the {verdict.reason} in the "
+        "user's [permissions]. Do not retry it or work around it; if you need it, tell the user."
+    )
+
+
+def add_rule(settings: Settings, kind: str, rule: str, *, scope: str = "project") -> Path:
+    """Append `rule` to `[permissions] kind` in the project (or user) config file, atomically,
+    keeping every other key; returns the file written. Raises ConfigError on a bad rule or file."""
+    import tomli_w
+
+    from auger.settings import project_config_path, read_toml, user_config_path, write_atomic
+
+    if kind not in KINDS:
+        raise ConfigError(f"unknown permission list {kind!r}", hint=f"Use one of: {', '.join(KINDS)}.")
+    parse_rule(rule)
+    path = user_config_path(settings.home) if scope == "user" else project_config_path(settings.project_root)
+    data = read_toml(path) or {}
+    table = data.setdefault("permissions", {})
+    if not isinstance(table, dict) or not isinstance(table.setdefault(kind, []), list):
+        raise ConfigError(f"{path}: [permissions] {kind} is not a list.", hint="Fix or remove it first.")
+    if rule not in table[kind]:
+        table[kind].append(rule)
+        write_atomic(path, tomli_w.dumps(data))
+    return path

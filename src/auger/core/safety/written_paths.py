@@ -1,0 +1,320 @@
+"""Which paths a shell command writes, so that one writing a protected path asks first.
+
+`ShellWrites(root, protected_dirs).reason(command)` (or `ShellWrites(ProtectedPaths(...))`) is
+None, or why the command needs approval (`protected path (.git/): it writes .git/config (redirect >)`).
+
+What counts as a write, read from the shell text (`auger.core.safety.shell_parser`, so `&&`/`;`/`|`
+chains, `$( )`, `sh -c '...'` and wrappers such as sudo, env, timeout, nice are seen through as
+for permission rules):
+
+* redirections: `>`, `>>`, `>|`, `&>`, `<>`, `2>` (not `>&2`, `2>&1` or input redirections);
+* every argument of rm, rmdir, unlink, shred, touch, mkdir, truncate, chmod, chown, chgrp,
+  chattr, setfacl, tee, mkfifo and mv; the destination of cp, ln, install, rsync, scp (or their
+  `-t DIR`); `of=` of dd; the files of `sed -i` / `perl -i`; curl `-o`, wget `-O`/`-P`; the start
+  folders of `find -delete` or `find -exec rm ...`.
+
+`git` writing its own `.git` is normal: git's arguments are not read (a redirection of its output
+is). Neither is what programs do (`python -c`, scripts, make): deny rules or the sandbox cover
+those.
+
+A path is resolved against the command's folder — the project root, then each `cd`/`pushd` as
+the line goes (after a `cd` to something unknown only paths naming a protected folder count) —
+with `~` and the variables the shell inherits (`$HOME`, `$AUGER_HOME`; not those the line sets)
+expanded, `..` normalised and symlinks followed. Whether that host path is
+protected is `auger.core.safety.host_paths.ProtectedPaths` (the file tools ask it the same): in a `.git`
+or `.auger` folder or in a protected folder (`~/.ssh`, AUGER_HOME); `rm -r` and `mv` also when
+they take the project's `.git`/`.auger` or a protected folder with them (`rm -rf .`, `rm -rf ~`).
+Globs count as the shell expands them: `.g*` reaches `.git`, `*` does not. A line that cannot be
+parsed is read leniently (an unclosed quote is data up to the end).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from auger.core.safety import shell_lexer as shelllex
+from auger.core.safety import shell_parser as shellparse
+from auger.core.safety.host_paths import ProtectedPaths, parts, protected_name
+
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_ASSIGNED = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
+_EVERY_ARG = frozenset(
+    {"rm", "rmdir", "unlink", "shred", "touch", "mkdir", "truncate", "chmod", "chown", "chgrp"}
+    | {"chattr", "setfacl", "tee", "mkfifo"}
+)
+_DESTINATION = frozenset({"cp", "ln", "install", "rsync", "scp"})
+# options whose value is a path written: command -> (short letters, long names)
+_OUTPUT_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "curl": ("o", ("--output",)),
+    "wget": ("OP", ("--output-document", "--directory-prefix")),
+    **{name: ("t", ("--target-directory",)) for name in ("cp", "mv", "ln", "install")},
+}
+_FIND_RUNS = ("-exec", "-execdir", "-ok", "-okdir")
+_VERBS = {"rm": "removes", "rm -r": "removes", "rmdir": "removes", "unlink": "removes", "shred": "removes"}
+_VERBS |= {"mv": "moves", "find -delete": "removes", "find -exec rm": "removes"}
+
+
+@dataclass(frozen=True)
+class Write:
+    word: str  # the path as written
+    how: str  # "redirect >", "tee", "rm -r", ...
+    tree: bool = False  # removes or moves the path with everything under it
+
+    def says(self, shown: str) -> str:
+        return f"it {_VERBS.get(self.how, 'writes')} {shown} ({self.how})"
+
+
+# --- what a simple command writes -------------------------------------------------------------------
+
+
+def writes(tokens: Sequence[shelllex.Token]) -> tuple[list[str], list[Write]]:
+    """The command's words (wrappers peeled off) and the paths it writes."""
+    words: list[str] = []
+    out: list[Write] = []
+    i = 0
+    while i < len(tokens):
+        kind, text = tokens[i]
+        if kind == "redirect":
+            target = tokens[i + 1][1] if i + 1 < len(tokens) and tokens[i + 1][0] == "word" else ""
+            i += 2 if target else 1
+            fd_copy = text.endswith(">&") and (target.isdigit() or target == "-")
+            if ">" in text and target and not fd_copy:
+                out.append(Write(target, f"redirect {text}"))
+            continue
+        words.append(text)
+        i += 1
+    argv = shellparse.unwrap_words(words)
+    return argv, [*out, *command_writes(argv)]
+
+
+def command_writes(argv: Sequence[str]) -> list[Write]:
+    """The paths a command writes through its arguments (see the module docstring)."""
+    if not argv:
+        return []
+    name, args = argv[0].rsplit("/", 1)[-1], list(argv[1:])
+    out: list[Write] = []
+    if name in _OUTPUT_OPTIONS:
+        out += [Write(v, name) for v in option_values(args, *_OUTPUT_OPTIONS[name])]
+    handler = _HANDLERS.get(name)
+    if handler is not None:
+        out += handler(name, args)
+    return out
+
+
+def positionals(args: Iterable[str]) -> list[str]:
+    """Arguments that are not options (everything after `--`)."""
+    out, options = [], True
+    for arg in args:
+        if options and arg == "--":
+            options = False
+        elif not options or not arg.startswith("-"):
+            out.append(arg)
+    return out
+
+
+def option_values(args: Sequence[str], letters: str, longs: Sequence[str]) -> list[str]:
+    """Values of the short options `letters` (`-o F`, `-oF`, `-sSo F`) and the long ones
+    (`--output F`, `--output=F`)."""
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        following = args[i + 1] if i + 1 < len(args) else ""
+        if arg == "--":
+            break
+        if arg.startswith("--"):
+            key, eq, value = arg.partition("=")
+            if key in longs:
+                out.append(value if eq else following)
+        elif arg.startswith("-"):
+            at = next((k for k, ch in enumerate(arg[1:], 1) if ch in letters), None)
+            if at is not None:
+                out.append(arg[at + 1 :] or following)
+    return [v for v in out if v and v != "-"]
+
+
+def _every_arg(name: str, args: list[str]) -> list[Write]:
+    recursive = name == "rm" and any(
+        a == "--recursive" or (a[:1] == "-" and a[1:2] != "-" and ("r" in a or "R" in a))
+        for a in args
+        if a != "--"
+    )
+    return [Write(w, "rm -r" if recursive else name, recursive) for w in positionals(args)]
+
+
+def _mv(name: str, args: list[str]) -> list[Write]:
+    """Every argument; the sources (not the destination folder) move with all they hold."""
+    plain = positionals(args)
+    last = len(plain) - (0 if option_values(args, "t", ("--target-directory",)) else 1)
+    return [Write(w, "mv", i < last) for i, w in enumerate(plain)]
+
+
+def _destination(name: str, args: list[str]) -> list[Write]:
+    plain = positionals(args)
+    if name == "install" and any(a in ("-d", "--directory") for a in args):
+        return [Write(w, "install -d") for w in plain]
+    return [Write(plain[-1], name)] if len(plain) >= 2 else []
+
+
+def _dd(name: str, args: list[str]) -> list[Write]:
+    return [Write(a[3:], "dd of=") for a in args if a.startswith("of=")]
+
+
+def _in_place(name: str, args: list[str]) -> list[Write]:
+    """`sed -i` / `perl -pi -e ...`: the files after the script (the first positional unless a
+    script option gave it)."""
+    in_place = script_given = skip = False
+    files = []
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg.startswith("-") and arg != "-":
+            flags = _script_options(name, arg)
+            in_place, script_given, skip = in_place or flags[0], script_given or flags[1], flags[2]
+        else:
+            files.append(arg)
+    if not in_place:
+        return []
+    return [Write(f, f"{name} -i") for f in (files if script_given else files[1:])]
+
+
+def _script_options(name: str, arg: str) -> tuple[bool, bool, bool]:
+    """(in place, gives the script, its value is the next word) for one option of sed/perl.
+    In a cluster, what follows `i` is the backup suffix (`-i.bak`, `-ie`); perl's `-M`, `-m`,
+    `-I` take the rest of the word."""
+    if arg.startswith("--"):
+        key = arg.split("=", 1)[0]
+        script = key in ("--expression", "--file")
+        return arg.startswith("--in-place"), script, script and "=" not in arg
+    if name == "perl" and arg[1:2] in ("M", "m", "I"):
+        return False, False, False
+    head, found, _ = arg[1:].partition("i")
+    at = next((k for k, ch in enumerate(head) if ch in ("ef" if name == "sed" else "eE")), None)
+    return bool(found), at is not None, at is not None and at == len(head) - 1 and not found
+
+
+def _find(name: str, args: list[str]) -> list[Write]:
+    runs = [args[i + 1] for i, a in enumerate(args[:-1]) if a in _FIND_RUNS]
+    how = "find -delete" if "-delete" in args else None
+    for run in runs:
+        if run.rsplit("/", 1)[-1] in _HANDLERS:
+            how = how or f"find -exec {run}"
+    if how is None:
+        return []
+    starts = []
+    for arg in args:
+        if arg in ("-H", "-L", "-P"):
+            continue
+        if arg.startswith(("-", "(", "!")):
+            break
+        starts.append(arg)
+    return [Write(w, how) for w in starts]
+
+
+_Handler = Callable[[str, list[str]], list[Write]]
+_HANDLERS: dict[str, _Handler] = {
+    **dict.fromkeys(_EVERY_ARG, _every_arg),
+    **dict.fromkeys(_DESTINATION, _destination),
+    "mv": _mv,
+    "dd": _dd,
+    "sed": _in_place,
+    "perl": _in_place,
+    "find": _find,
+}
+
+
+# --- the command line -------------------------------------------------------------------------------
+
+
+def simple_commands(command: str) -> Iterator[list[shelllex.Token]]:
+    """The simple commands of `command` as tokens, in order (sh -c bodies and substitutions
+    included); an unparseable line is split leniently at its separators."""
+    segments = shellparse.analyse(command)
+    texts = [s.raw or s.command for s in segments] if segments is not None else [command]
+    for text in texts:
+        group: list[shelllex.Token] = []
+        for token in shelllex.lex(text):
+            if token[0] == "sep":
+                yield group
+                group = []
+            else:
+                group.append(token)
+        yield group
+
+
+class ShellWrites:
+    """Finds the protected paths a shell command writes, for one project. `env` is what the
+    shell inherits (default: this process's environment) — `$AUGER_HOME/AGENTS.md` is a path."""
+
+    def __init__(
+        self,
+        root: ProtectedPaths | Path | str,
+        protected_dirs: Iterable[Path | str] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.protected = root if isinstance(root, ProtectedPaths) else ProtectedPaths(root, protected_dirs)
+        self.root = self.protected.root
+        self.home = self.protected.home
+        self._env = env
+
+    def reason(self, command: str) -> str | None:
+        """Why `command` needs approval (the first protected path it writes), or None."""
+        cwd: str | None = self.root
+        env = dict(os.environ if self._env is None else self._env)
+        for name in _ASSIGNED.findall(command):  # set in the line itself: its value is not known
+            env.pop(name, None)
+        env["HOME"] = self.home
+        for tokens in simple_commands(command):
+            argv, found = writes(tokens)
+            for write in found:
+                why = self.check(write, cwd, env)
+                if why is not None:
+                    return why
+            cwd = self._next_cwd(argv, cwd, env)
+        return None
+
+    def check(self, write: Write, cwd: str | None, env: Mapping[str, str] | None = None) -> str | None:
+        path = self.resolve(write.word, cwd, env)
+        if path is None:  # relative to a folder we do not know: only what the word names
+            name = protected_name(parts(write.word))
+            return f"protected path ({name}/): {write.says(write.word)}" if name else None
+        shown = self.protected.show(path)
+        folder = self.protected.folder(path)
+        if folder is not None:
+            return f"protected path ({folder}/): {write.says(shown)}"
+        taken = self.protected.taken(path) if write.tree else None
+        if taken is not None:
+            return f"protected path ({taken}/): {write.how} {shown} takes {taken}/ with it"
+        return None
+
+    def expand(self, word: str, env: Mapping[str, str] | None = None) -> str:
+        """`word` with a leading `~` and the variables the shell inherits (`$HOME`,
+        `${AUGER_HOME}`) expanded; others stay as written."""
+        values = {"HOME": self.home} if env is None else env
+        text = self.home + word[1:] if word == "~" or word.startswith("~/") else word
+        return _VARIABLE.sub(lambda m: values.get(m.group(1) or m.group(2), m.group(0)), text)
+
+    def resolve(self, word: str, cwd: str | None, env: Mapping[str, str] | None = None) -> str | None:
+        """`word` as an absolute normalised path (`~` and inherited variables expanded), None if
+        it is relative to an unknown folder."""
+        text = self.expand(word, env)
+        if text.startswith("/"):
+            return posixpath.normpath("/" + text.lstrip("/"))
+        return None if cwd is None else posixpath.normpath(posixpath.join(cwd, text))
+
+    def _next_cwd(
+        self, argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None = None
+    ) -> str | None:
+        """The folder after `cd`/`pushd`/`popd` (None: unknown); other commands keep it."""
+        if not argv or argv[0] not in ("cd", "pushd", "popd"):
+            return cwd
+        args = [a for a in argv[1:] if not a.startswith("-") or a == "-"]
+        if argv[0] == "popd" or (not args and argv[0] == "pushd"):
+            return None
+        target = args[0] if args else "~"
+        if target == "-" or "`" in target or "$" in self.expand(target, env):
+            return None
+        return self.resolve(target, cwd, env)

@@ -1,0 +1,216 @@
+"""The local implementation of every operation in `auger.core.operations`: `Session.call(op,
+request)` runs the function registered here for `op` (and so does `auger serve`, through the
+Session of the request's thread). Each is a thin step into the core area that does the work."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from auger.core import events as ev
+from auger.core import operations as ops
+from auger.core.threads.lease import ThreadBusyError
+from auger.core.threads.store import LiveThread
+
+if TYPE_CHECKING:
+    from auger.core.session.session import Session
+
+Req = TypeVar("Req")
+Res = TypeVar("Res")
+Impl = Callable[["Session", Any], Awaitable[Any]]
+IMPLEMENTATIONS: dict[str, Impl] = {}
+PROTOCOL = 1  # the wire protocol of `auger serve` (GET /version)
+
+
+def implements(
+    op: ops.Operation[Req, Res],
+) -> Callable[[Callable[[Session, Req], Awaitable[Res]]], Callable[[Session, Req], Awaitable[Res]]]:
+    def register(fn: Callable[[Session, Req], Awaitable[Res]]) -> Callable[[Session, Req], Awaitable[Res]]:
+        IMPLEMENTATIONS[op.name] = fn
+        return fn
+
+    return register
+
+
+def live(session: Session, thread_id: str) -> LiveThread:
+    """`thread_id` as saved, with this session's live state when it is the session's thread."""
+    info = session.runtime.threads.get(thread_id)
+    own = thread_id == session.thread_id
+    thread = (
+        LiveThread.of(info) if info is not None else LiveThread.blank(thread_id, session.runtime.settings)
+    )
+    if not own:
+        return thread
+    from auger.core.models.specs import window_of
+
+    spec = session.model_spec
+    window = window_of(session.runtime.settings, spec)
+    return thread.with_live(
+        busy=session.busy, context_tokens=session.context_tokens, model=spec, context_window=window
+    )
+
+
+# -- the agent ----------------------------------------------------------------------------------
+@implements(ops.AGENT_INFO)
+async def agent_info(session: Session, request: ops.NoArgs) -> ops.AgentInfo:
+    from auger import __version__
+
+    settings = session.runtime.settings
+    return ops.AgentInfo(__version__, PROTOCOL, settings.mode, settings.model)
+
+
+@implements(ops.CATALOGUE)
+async def catalogue(session: Session, request: ops.NoArgs) -> ops.Catalogue:
+    from auger.core.session.catalogue import catalogue as build
+
+    return await asyncio.to_thread(build, session.runtime)
+
+
+@implements(ops.MODELS)
+async def models(session: Session, request: ops.NoArgs) -> ops.ModelList:
+    from auger.core.models.choices import model_choices
+
+    return ops.ModelList(model_choices(session.runtime.settings))
+
+
+@implements(ops.CAPABILITIES)
+async def capabilities(session: Session, request: ops.NoArgs) -> ops.Capabilities:
+    from auger.core.models.capabilities import capabilities as build
+
+    return await asyncio.to_thread(build, session.runtime, session.model_spec)
+
+
+@implements(ops.RUN_SHELL)
+async def run_shell(session: Session, request: ops.Shell) -> ops.ShellResult:
+    from auger.core.backends.user_shell import run_user_command
+
+    return await run_user_command(request.command, session.runtime)
+
+
+@implements(ops.MCP_TRUST)
+async def mcp_trust(session: Session, request: ops.NoArgs) -> ops.Text:
+    manager = session.runtime.mcp
+    if manager is None:
+        return ops.Text("MCP is not running (no servers configured, or --no-mcp).")
+    from auger.core.mcp.config import TrustStore
+
+    await manager.trust_project(TrustStore(session.runtime.settings.home))
+    return ops.Text("Trusted this project's MCP servers (remembered until its .mcp.json changes).")
+
+
+@implements(ops.MCP_RESTART)
+async def mcp_restart(session: Session, request: ops.McpServer) -> ops.Text:
+    manager = session.runtime.mcp
+    if manager is None:
+        return ops.Text("MCP is not running (no servers configured, or --no-mcp).")
+    names = [s["name"] for s in manager.status()]
+    if request.name not in names:
+        return ops.Text(f"No MCP server named {request.name!r}. Servers: {', '.join(names) or 'none'}.")
+    await manager.restart(request.name)
+    return ops.Text(f"Restarted MCP server {request.name!r}.")
+
+
+# -- threads ------------------------------------------------------------------------------------
+@implements(ops.LIST_THREADS)
+async def list_threads(session: Session, request: ops.ListThreads) -> ops.ThreadList:
+    root = None if request.all else str(session.runtime.settings.project_root)
+    store = session.runtime.threads
+    infos = await asyncio.to_thread(store.list, root=root, search=request.search, limit=request.limit)
+    own = session.thread_id
+    return ops.ThreadList([live(session, own) if i.id == own else LiveThread.of(i) for i in infos])
+
+
+@implements(ops.NEW_THREAD)
+async def new_thread(session: Session, request: ops.NewThread) -> LiveThread:
+    """The session is on its new thread already (`auger serve` made it); set its model."""
+    if request.model:
+        session.select_model(request.model)
+    return live(session, session.thread_id)
+
+
+@implements(ops.GET_THREAD)
+async def get_thread(session: Session, request: ops.ThreadRef) -> LiveThread:
+    return live(session, session.thread_id)
+
+
+@implements(ops.RENAME_THREAD)
+async def rename_thread(session: Session, request: ops.RenameThread) -> LiveThread:
+    await asyncio.to_thread(session.runtime.threads.rename, request.thread_id, request.title)
+    return live(session, request.thread_id)
+
+
+@implements(ops.DELETE_THREAD)
+async def delete_thread(session: Session, request: ops.ThreadRef) -> ops.Deleted:
+    store = session.runtime.threads
+    holder = await asyncio.to_thread(store.lease_holder, request.thread_id)
+    if holder is not None:  # a turn runs on it, here or in another auger
+        raise ThreadBusyError(
+            f"Thread {request.thread_id!r} is busy ({holder.describe()}).",
+            hint="Delete it when its turn is over.",
+        )
+    await asyncio.to_thread(store.delete, request.thread_id)
+    return ops.Deleted()
+
+
+@implements(ops.FORK_THREAD)
+async def fork_thread(session: Session, request: ops.ForkThread) -> LiveThread:
+    from auger.core.threads.index import fork_thread as fork
+
+    return live(session, await fork(session.runtime.threads, request.thread_id, request.at))
+
+
+@implements(ops.HISTORY)
+async def history(session: Session, request: ops.ThreadRef) -> ops.History:
+    from auger.core.threads.history import to_events
+
+    return ops.History(to_events(await _messages(session, request.thread_id), request.thread_id))
+
+
+@implements(ops.MESSAGES)
+async def messages(session: Session, request: ops.ThreadRef) -> ops.Messages:
+    from langchain_core.messages import messages_to_dict
+
+    return ops.Messages(messages_to_dict(await _messages(session, request.thread_id)))
+
+
+@implements(ops.TRANSCRIPT)
+async def transcript(session: Session, request: ops.Transcript) -> ops.Text:
+    from auger.core.threads.history import to_events
+    from auger.core.threads.transcript import render_markdown, render_text
+
+    events = to_events(await _messages(session, request.thread_id), request.thread_id)
+    info = session.runtime.threads.get(request.thread_id)
+    render = render_text if request.format == "text" else render_markdown
+    return ops.Text(render(events, info, request.thread_id))
+
+
+async def _messages(session: Session, thread_id: str) -> list[Any]:
+    if thread_id == session.thread_id:
+        return await session.messages()
+    config = {"configurable": {"thread_id": thread_id}}
+    state = await session.runtime.graph.aget_state(config)
+    return list((state.values or {}).get("messages", []))
+
+
+# -- this thread --------------------------------------------------------------------------------
+@implements(ops.SET_MODEL)
+async def set_model(session: Session, request: ops.SetModel) -> LiveThread:
+    session.select_model(request.model, request.params)
+    return live(session, session.thread_id)
+
+
+@implements(ops.COMPACT)
+async def compact(session: Session, request: ops.Compact) -> ops.Compacted:
+    from auger.core.session.compact import compact as run
+
+    return await run(session, request.instructions)
+
+
+@implements(ops.RESOLVE_APPROVAL)
+async def resolve_approval(session: Session, request: ops.Approval) -> ops.Done:
+    decision = ev.ApprovalDecision(
+        request.decision, request.message, rule=request.rule, persist=request.persist
+    )
+    await session.resolve_approval(request.request_id, decision)
+    return ops.Done()

@@ -1,0 +1,217 @@
+"""One turn of a Session: the user's prompt in, IR events out, until `TurnEnded`.
+
+`run_turn` is the body of the task `Session.send` starts. It redacts the prompt, turns
+`/skill args` into the skill's message, runs the lifecycle hooks, streams the graph (LangGraph
+chunks -> events by `StreamTranslator`), answers its interrupts (`auger.core.session.approvals`)
+and resumes it, lets Stop hooks continue it, and always ends with `TurnEnded` — also when it is
+cancelled (the partial answer is kept) or fails (one `Error` line; the traceback goes to the log).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from auger.core import events as ev
+from auger.core.agent.context import AugerContext
+from auger.core.models.provider_errors import describe_error
+from auger.core.safety.redaction import StreamRedactor
+from auger.core.session.approvals import decide
+from auger.core.session.stream import StreamTranslator, call_key
+from auger.core.text import clean_text
+from auger.errors import AugerError, ProviderError
+
+if TYPE_CHECKING:
+    from auger.core.port import TurnOptions
+    from auger.core.session.session import Session
+
+log = logging.getLogger("auger.session")
+DONE = object()  # the last item a turn puts on its queue
+BROKEN_OFF = "[interrupted: the reply broke off here]"  # after the kept text of a failed model call
+
+
+class Turn:
+    def __init__(self, session: Session, options: TurnOptions, queue: asyncio.Queue[Any]) -> None:
+        self.session = session
+        self.options = options
+        self.translator = StreamTranslator()
+        self.max_turns = options.max_turns or session.runtime.settings.max_turns
+        self.verdicts: dict[str, Any] = {}  # per tool call, so HITL's `when` answers the same on resume
+        self.originals: dict[str, Any] = {}  # per tool call: (stored, as written) args (AugerContext)
+        self._redactor = StreamRedactor(session.runtime.redactor)
+        self._queue = queue
+
+    def put(self, event: ev.Event) -> None:
+        """Every event goes through the redactor before a front end sees it."""
+        for out in self._redactor.feed(event):
+            self._queue.put_nowait(out)
+
+    def _finish(self, event: ev.TurnEnded) -> None:
+        for out in self._redactor.flush():
+            self._queue.put_nowait(out)
+        self._queue.put_nowait(event)
+        self._queue.put_nowait(DONE)
+
+    async def run(self, prompt: str) -> None:
+        from langgraph.errors import GraphRecursionError
+
+        session, put = self.session, self.put
+        prompt = clean_text(prompt)  # e.g. argv bytes that are not UTF-8: U+FFFD, not a poisoned thread
+        put(ev.TurnStarted(session.thread_id, prompt, session.model_spec))
+        prompt = self._redact_prompt(prompt)  # secret values never reach the thread DB
+        self._drain_notices()
+        reason: ev.EndReason = "done"
+        for text in session.first_turn_warnings():
+            put(ev.Notice(text, "warning"))
+        held = False  # the thread's writer lease (auger.core.threads.writer_lease)
+        try:
+            await session.claim_thread(put)
+            held = True
+            await session.turn_started(prompt)  # in the try: a cancel here still ends the turn
+            reason = await self._loop(prompt)
+        except asyncio.CancelledError:
+            reason = "cancelled"
+            await session.keep_partial(self.translator.partial_text, "[interrupted]")
+            put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
+        except GraphRecursionError:
+            reason = "turn_limit"
+            put(ev.Error(f"Stopped after too many steps (max_turns={self.max_turns}).", "turn_limit"))
+        except AugerError as exc:  # incl. a reply that did not finish, a request_timeout
+            reason = "error"
+            await session.keep_partial(self.translator.partial_text, BROKEN_OFF)
+            put(ev.Error(str(exc), "provider" if isinstance(exc, ProviderError) else type(exc).__name__))
+        except Exception as exc:  # provider/network failures: one clear line, traceback to the log
+            log.exception("turn failed")
+            reason = "error"
+            await session.keep_partial(self.translator.partial_text, BROKEN_OFF)
+            put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
+        session.pending.clear()
+        self._drain_notices()
+        if held:  # a turn refused for a busy thread wrote nothing to index
+            await session.turn_ended()
+        await session.release_thread()  # before TurnEnded: the next turn may start at once
+        self._finish(ev.TurnEnded(reason, session.thread_id, self.translator.final_text))
+
+    async def _loop(self, prompt: str) -> ev.EndReason:
+        from auger.core.mcp.server_requests import SessionRequests
+        from auger.core.mcp.user_message import mcp_message
+        from auger.core.session.turn_input import user_message
+
+        session, translator = self.session, self.translator
+        message, warnings = user_message(prompt, session.runtime.settings)
+        for text in warnings:
+            self.put(ev.Notice(text, "warning"))
+        message = self._redact_message(message)
+        mcp = session.runtime.mcp
+        if mcp is not None:
+            message = await mcp_message(prompt, message, mcp)  # `/mcp__s__p args`, `@server:uri`
+            mcp.client_requests = SessionRequests(  # the servers' sampling / elicitation requests
+                session.runtime.settings,
+                self.options.mode,
+                session.model_spec,
+                dict(session.model_params),
+                lambda text: self.put(ev.Notice(text, "warning")),
+            )
+        messages = await session.lifecycle.start_turn(session.thread_id, self.options.mode, message, self.put)
+        if not messages:
+            return "error"  # a UserPromptSubmit hook blocked it
+        payload: Any = {"messages": messages}
+        while payload is not None:
+            translator.interrupts.clear()
+            await self._stream(payload)
+            payload = await self._answer_interrupts()
+            if payload is None and not translator.hit_turn_limit:
+                payload = await session.lifecycle.after_turn(session.thread_id, self.options.mode, self.put)
+        return "turn_limit" if translator.hit_turn_limit else "done"
+
+    async def _stream(self, payload: Any) -> None:
+        session = self.session
+        stream = session.runtime.graph.astream(
+            payload,
+            session.config(self.max_turns),
+            context=self._context(),
+            stream_mode=["messages", "updates", "custom"],
+            subgraphs=True,
+            durability="sync",  # each step is on disk before the next starts: kill -9 loses one step at most
+        )
+        async for ns, mode, data in stream:
+            for event in self.translator.feed(tuple(ns), mode, data):
+                if isinstance(event, ev.Usage) and event.parent_id is None:
+                    session.context_tokens = event.context_tokens or session.context_tokens
+                self.put(event)
+
+    def _context(self) -> AugerContext:
+        session, runtime = self.session, self.session.runtime
+        return AugerContext(
+            model_spec=session.model_spec,
+            model_params=dict(session.model_params),
+            mode=self.options.mode,
+            always_allow=frozenset(session.grants),
+            thread_id=session.thread_id,
+            max_turns=self.max_turns,
+            permissions=runtime.permissions,
+            hooks=runtime.hooks,
+            verdicts=self.verdicts,
+            originals=self.originals,
+            approve=self._approve,
+            files=self.options.files,
+            terminal=self.options.terminal,
+        )
+
+    async def _approve(self, action: dict[str, Any]) -> dict[str, Any]:
+        """An approval that is not one of the graph's interrupts (an ACP subagent asking)."""
+        return await decide(self.session, action, self.options, self.put)
+
+    async def _answer_interrupts(self) -> Any:
+        translator = self.translator
+        if not translator.interrupts:
+            return None
+        from langgraph.types import Command
+
+        resume: dict[str, Any] = {}
+        for intr in translator.interrupts:
+            requests = (intr.value or {}).get("action_requests", []) if isinstance(intr.value, dict) else []
+            decisions = []
+            for req in requests:
+                call_id, parent = translator.running_call(str(req.get("name")), dict(req.get("args") or {}))
+                action = {**req, "id": req.get("id") or call_id, "parent": parent}
+                decision = await decide(self.session, action, self.options, self.put)
+                if decision["type"] == "reject":
+                    translator.rejected.append(call_key(str(req.get("name")), dict(req.get("args") or {})))
+                decisions.append(decision)
+            resume[intr.id] = {"decisions": decisions}
+        return Command(resume=resume)
+
+    # -- redaction --------------------------------------------------------------------------
+    def _redact_prompt(self, prompt: str) -> str:
+        """The prompt with secret values replaced (and a Notice saying so)."""
+        redactor = self.session.runtime.redactor
+        names, kinds = redactor.find(prompt), redactor.kinds(prompt)
+        found = ([f"the value of {', '.join(f'${n}' for n in names)}"] if names else []) + kinds
+        if found:
+            self.put(
+                ev.Notice(
+                    f"Your message contained {' and '.join(found)}; it was replaced by a placeholder "
+                    "before it was sent or saved.",
+                    "warning",
+                )
+            )
+        return redactor.text(prompt)
+
+    def _redact_message(self, message: Any) -> Any:
+        """The message with secret values replaced (an expanded skill or attached files may carry them)."""
+        redactor = self.session.runtime.redactor
+        text = message.content if isinstance(message.content, str) else str(message.content)
+        if not redactor.find(text) and not redactor.kinds(text):
+            return message
+        self.put(ev.Notice("Secret values in the attached content were replaced by placeholders.", "warning"))
+        return redactor.message(message)
+
+    def _drain_notices(self) -> None:
+        while self.session.notices:
+            self.put(ev.Notice(self.session.notices.pop(0), "warning"))
+        manager = self.session.runtime.mcp
+        if manager is not None:
+            for text in manager.drain_notices():
+                self.put(ev.Notice(text, "warning"))

@@ -1,0 +1,79 @@
+"""Full-text search over threads: what goes into `auger_messages`/`auger_fts` and how it is queried.
+
+Each message's text is stored once (cut at INDEX_CHARS); the FTS5 index over it is kept by the
+triggers of migration `0002_search` (`auger.core.threads.schema`). A search finds the threads
+whose messages contain every word, each with a snippet of its newest matching message.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from auger.core.threads.schema import THREAD_COLUMNS
+from auger.errors import UsageError
+
+INDEX_CHARS = 32_000  # text indexed per message (a huge tool result is indexed by its start)
+SNIPPET_TOKENS = 12
+
+
+@dataclass(frozen=True)
+class IndexedMessage:
+    role: str  # "user" | "assistant" | "tool"
+    text: str
+
+
+def fts_query(text: str) -> str | None:
+    """User words -> an FTS5 query: every word must appear (each quoted, so no syntax errors)."""
+    words = re.findall(r"\w+", text)
+    return " ".join(f'"{w}"' for w in words) if words else None
+
+
+def index_messages(
+    cur: sqlite3.Cursor, thread_key: int, messages: Sequence[IndexedMessage], at: float
+) -> None:
+    """Store the messages' text (blank ones skipped) for the index, inside the caller's transaction."""
+    cur.executemany(
+        "INSERT INTO auger_messages (thread_key, role, at, text) VALUES (?, ?, ?, ?)",
+        [(thread_key, m.role, at, m.text[:INDEX_CHARS]) for m in messages if m.text.strip()],
+    )
+
+
+def search_rows(
+    conn: sqlite3.Connection, text: str, *, root: str | None, limit: int | None
+) -> list[tuple[tuple[Any, ...], str, float | None]]:
+    """(thread row in THREAD_COLUMNS order, snippet, its message's time) for the threads whose
+    messages contain every word of `text`, newest first; hits in the snippet are marked with **.
+    The caller holds the connection's lock."""
+    query = fts_query(text)
+    if query is None:
+        return []
+    where = "WHERE t.root = ?" if root is not None else ""
+    params: list[Any] = [query, *([root] if root is not None else []), -1 if limit is None else limit]
+    sql = f"""
+        WITH hits AS (
+            SELECT m.thread_key AS k, max(m.id) AS mid FROM auger_fts
+            JOIN auger_messages m ON m.id = auger_fts.rowid
+            WHERE auger_fts MATCH ? GROUP BY m.thread_key)
+        SELECT {", ".join("t." + c.strip() for c in THREAD_COLUMNS.split(","))}, hits.mid
+        FROM hits JOIN auger_threads t ON t.key = hits.k {where}
+        ORDER BY t.updated_at DESC, t.key DESC LIMIT ?"""
+    try:
+        rows = conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as exc:  # e.g. an FTS5 query it cannot parse
+        raise UsageError(f"Cannot search for {text!r}: {exc}.") from exc
+    out = []
+    for *info, mid in rows:
+        snip = conn.execute(
+            "SELECT snippet(auger_fts, 0, '**', '**', '…', ?), m.at FROM auger_fts"
+            " JOIN auger_messages m ON m.id = auger_fts.rowid"
+            " WHERE auger_fts MATCH ? AND auger_fts.rowid = ?",
+            (SNIPPET_TOKENS, query, mid),
+        ).fetchone()
+        snippet, at = (" ".join(snip[0].split()), snip[1]) if snip else ("", None)
+        out.append((tuple(info), snippet, at))
+    return out

@@ -1,0 +1,1 @@
+"""The client of `auger serve` (`auger --connect URL`)."""

@@ -1,0 +1,270 @@
+"""RemoteSession: the port (`auger.core.port.AgentPort`) over HTTP, against `auger serve`
+(`auger --connect URL`). A front end cannot tell it from the in-process Session.
+
+* `send(prompt, options)` streams `POST /threads/{id}/runs` and rebuilds the same IR events;
+  approvals go back through the event's future (or `resolve_approval`), answered by the turn's
+  policy here when it has one (headless); `cancel()` asks the server to stop the turn.
+* Every other operation is one generic `call(op, request)`: the table in `auger.core.operations`
+  says the method, path and shapes, so the catalogue, `/model` choices and credential checks,
+  `!command`, history and thread operations all come from the server. The client needs no
+  config of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from auger import errors
+from auger.core import events as ev
+from auger.core import operations as ops
+from auger.core.port import PortCalls
+from auger.errors import AugerError, BusyError, ThreadError, UsageError
+
+if TYPE_CHECKING:
+    import httpx
+
+    from auger.core.port import AgentPort, TurnOptions
+
+log = logging.getLogger("auger.remote")
+TOKEN_ENV = "AUGER_SERVE_TOKEN"
+Req = TypeVar("Req")
+Res = TypeVar("Res")
+
+
+class RemoteError(AugerError):
+    """The auger server cannot be reached, refused the token, or answered something unexpected."""
+
+    exit_code = 1
+
+
+KINDS: dict[str, type[AugerError]] = {
+    cls.__name__: cls
+    for cls in vars(errors).values()
+    if isinstance(cls, type) and issubclass(cls, AugerError)
+}
+BY_STATUS: dict[int, type[AugerError]] = {400: UsageError, 404: ThreadError, 409: BusyError, 413: UsageError}
+
+
+class RemoteSession(PortCalls):
+    def __init__(self, client: httpx.AsyncClient, *, url: str) -> None:
+        self.client = client
+        self.url = url
+        self.thread_id = ""
+        self.model_spec: str | None = None
+        self.context_tokens = 0
+        self.default_mode = "manual"  # the server's --mode
+        self._pending: dict[str, ev.ApprovalRequested] = {}
+        self._running = False
+        self._cancel_requested = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @classmethod
+    async def connect(cls, url: str, token: str | None, *, thread_id: str | None = None) -> RemoteSession:
+        """Check the server and the token, then open `thread_id` (None: a new thread)."""
+        import httpx
+
+        url = url.rstrip("/")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        client = httpx.AsyncClient(base_url=url, headers=headers, timeout=httpx.Timeout(30.0, read=120.0))
+        session = cls(client, url=url)
+        try:
+            info = await session.call(ops.AGENT_INFO, ops.NoArgs())
+            session.model_spec, session.default_mode = info.model, info.mode
+            await session.open_thread(thread_id)
+        except BaseException:
+            await session.aclose()
+            raise
+        return session
+
+    # -- controls --------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self._running
+
+    def cancel(self) -> None:
+        """Ask the server to stop the running turn; the stream then ends with `cancelled`."""
+        for request in list(self._pending.values()):
+            request.respond(ev.ApprovalDecision("reject", "Cancelled by the user."))
+        if self._running:
+            self._cancel_requested = True  # what the server sent before it stopped is not shown
+            self._spawn(self._request("POST", f"/threads/{self.thread_id}/cancel"))
+
+    async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None:
+        request = self._pending.pop(request_id, None)
+        if request is None:
+            raise UsageError(f"No pending approval {request_id!r}.")
+        if request.future is not None and not request.future.done():
+            request.future.set_result(decision)
+        await self._answer(request, decision)
+
+    async def open_thread(self, thread_id: str | None) -> None:
+        """Switch to `thread_id` (None: a new thread on the server, with the current model)."""
+        if thread_id is None:
+            thread = await self.call(ops.NEW_THREAD, ops.NewThread(model=self.model_spec))
+        else:
+            thread = await self.call(ops.GET_THREAD, ops.ThreadRef(thread_id))
+        self.thread_id = thread.id
+        self.model_spec = thread.model or self.model_spec
+        self.context_tokens = thread.context_tokens or 0
+
+    async def aclose(self) -> None:
+        if self._running:
+            self.cancel()
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=5)
+        await self.client.aclose()
+
+    # -- operations ------------------------------------------------------------------------
+    async def call(self, op: ops.Operation[Req, Res], request: Req) -> Res:
+        fields = ops.to_wire(request) if dataclasses.fields(op.request) else {}  # type: ignore[arg-type]
+        path = op.path.format(**{name: fields.pop(name) for name in op.path_params})
+        present = {k: v for k, v in fields.items() if v is not None}
+        if op.method in ("GET", "DELETE"):
+            body = await self._request(op.method, path, params=present)
+        else:
+            body = await self._request(op.method, path, json=present)
+        return ops.from_wire(op.result, body)
+
+    async def _request(self, method: str, path: str, **kwargs: Any) -> Any:
+        import httpx
+
+        try:
+            resp = await self.client.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise RemoteError(
+                f"Cannot reach the auger server at {self.url}: {exc or type(exc).__name__}.",
+                hint="Is `auger serve` running there? Check the URL and port.",
+            ) from None
+        if resp.status_code >= 400:
+            raise self._error(resp)
+        return resp.json()
+
+    def _error(self, resp: httpx.Response) -> AugerError:
+        try:
+            data = resp.json()
+            message, kind = str(data.get("error") or resp.text), str(data.get("kind") or "")
+        except ValueError:
+            message, kind = resp.text[:200] or resp.reason_phrase, ""
+        if resp.status_code == 401:
+            return RemoteError(
+                f"The auger server at {self.url} refused the token: {message}",
+                hint=f"Pass the token `auger serve` printed with --token or {TOKEN_ENV}.",
+            )
+        cls = KINDS.get(kind) or BY_STATUS.get(resp.status_code)
+        if cls is None:
+            return RemoteError(f"The auger server answered {resp.status_code}: {message}")
+        return cls(message)
+
+    # -- a turn ----------------------------------------------------------------------------
+    async def send(self, prompt: str, options: TurnOptions) -> AsyncIterator[ev.Event]:
+        if self._running:
+            raise BusyError("A turn is already running on this session.")
+        body: dict[str, Any] = {"prompt": prompt, "mode": options.mode}
+        if options.max_turns is not None:
+            body["max_turns"] = options.max_turns
+        self._running = True
+        self._cancel_requested = False
+        ended = False
+        try:
+            async with self.client.stream("POST", f"/threads/{self.thread_id}/runs", json=body) as resp:
+                if resp.status_code != 200:
+                    await resp.aread()
+                    raise self._error(resp)
+                async for event in self._events(resp, options):
+                    ended = ended or isinstance(event, ev.TurnEnded)
+                    if not (self._cancel_requested and isinstance(event, ev.STREAMED_TEXT)):
+                        yield event
+        except AugerError:
+            raise
+        except Exception as exc:  # the connection broke: end the turn like the core would
+            log.warning("run stream failed", exc_info=True)
+            if not ended:
+                yield ev.Error(
+                    f"Lost the connection to the auger server at {self.url}: {exc or type(exc).__name__}.",
+                    "remote",
+                )
+                yield ev.TurnEnded("error", self.thread_id)
+                ended = True
+        finally:
+            self._running = False
+            self._pending.clear()
+        if not ended:
+            yield ev.Error("The server closed the stream before the turn ended.", "remote")
+            yield ev.TurnEnded("error", self.thread_id)
+
+    async def _events(self, resp: httpx.Response, options: TurnOptions) -> AsyncIterator[ev.Event]:
+        async for data in sse_data(resp.aiter_lines()):
+            try:
+                event = ev.event_from_dict(json.loads(data))
+            except (KeyError, TypeError, ValueError):
+                log.warning("skipping an event this client does not know: %.200s", data)
+                continue
+            if isinstance(event, ev.Usage) and event.parent_id is None and event.context_tokens:
+                self.context_tokens = event.context_tokens
+            elif isinstance(event, ev.TurnStarted) and event.model:
+                self.model_spec = event.model
+            elif isinstance(event, ev.ApprovalRequested):
+                event = self._wire_approval(event)
+                if options.approval is not None:
+                    await self._answer(event, options.approval(event, options.mode))
+                    continue
+            yield event
+
+    def _wire_approval(self, event: ev.ApprovalRequested) -> ev.ApprovalRequested:
+        """Give the event a future: `event.respond(...)` posts the decision to the server."""
+        future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
+        event = dataclasses.replace(event, future=future)
+        self._pending[event.request_id] = event
+
+        def decided(fut: asyncio.Future[ev.ApprovalDecision]) -> None:
+            if self._pending.pop(event.request_id, None) is not None and not fut.cancelled():
+                self._spawn(self._answer(event, fut.result()))
+
+        future.add_done_callback(decided)
+        return event
+
+    async def _answer(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
+        self._pending.pop(request.request_id, None)
+        answer = ops.Approval(
+            self.thread_id,
+            request.request_id,
+            decision.kind,
+            decision.message,
+            decision.rule,
+            decision.persist,
+        )
+        await self.call(ops.RESOLVE_APPROVAL, answer)
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        async def run() -> None:
+            try:
+                await coro
+            except Exception:
+                log.warning("background request to the server failed", exc_info=True)
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
+    """The `data:` payloads of a server-sent event stream (comments and other fields skipped)."""
+    buf: list[str] = []
+    async for line in lines:
+        if not line:
+            if buf:
+                yield "\n".join(buf)
+                buf.clear()
+        elif line.startswith("data:"):
+            buf.append(line[5:].removeprefix(" "))
+    if buf:
+        yield "\n".join(buf)
+
+
+def _check(session: RemoteSession) -> AgentPort:  # mypy: RemoteSession implements the port
+    return session

@@ -1,0 +1,247 @@
+"""`auger acp` driven by the official Python ACP client through a whole editor session: prompt,
+streamed text, a tool call needing permission, allow, the file on disk, cancel mid-turn, and the
+session loaded in a new process. The agent is the real `auger` against the scripted model."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from acp import RequestError
+from acp import schema as s
+from acp_peer import RecordingClient, is_kind, spawn, start
+
+from conftest import AugerEnv
+
+WRITE = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/hello.txt", "content": "hi there\n"}}]}
+
+
+def text_prompt(text: str) -> list[s.TextContentBlock]:
+    return [s.TextContentBlock(type="text", text=text)]
+
+
+async def test_full_session_prompt_permission_cancel_and_load(auger_env: AugerEnv) -> None:
+    auger_env.llm.add(
+        WRITE,
+        {"text": "Wrote hello.txt for you."},
+        {"text": "Counting: ", "text_tokens": 4000, "rate": 200},  # long and slow: cancelled midway
+    )
+    client = RecordingClient("allow_once")
+    async with spawn(auger_env, client) as (conn, _proc):
+        session_id = await start(conn, auger_env)
+        done = await conn.prompt(session_id=session_id, prompt=text_prompt("write hello.txt"))
+        assert done.stop_reason == "end_turn"
+        assert (auger_env.project / "hello.txt").read_text() == "hi there\n"
+
+        call = client.of("tool_call")[0]
+        assert (call.kind, call.title) == ("edit", "Write /hello.txt")
+        assert call.locations[0].path == str(auger_env.project / "hello.txt")
+        diff = call.content[0]
+        assert (diff.type, diff.path, diff.new_text) == (
+            "diff",
+            str(auger_env.project / "hello.txt"),
+            "hi there\n",
+        )
+        [asked] = client.permissions
+        assert asked.tool_call.tool_call_id == call.tool_call_id
+        assert {o.kind for o in asked.options} == {"allow_once", "allow_always", "reject_once"}
+        finished = [u for u in client.of("tool_call_update") if u.status]
+        assert finished[-1].status == "completed"
+        assert client.text() == "Wrote hello.txt for you."
+
+        client.clear()
+        running = conn.prompt(session_id=session_id, prompt=text_prompt("count to a lot"))
+        import asyncio
+
+        turn = asyncio.ensure_future(running)
+        await client.wait_for(lambda u: is_kind("agent_message_chunk")(u) and "lorem" in u.content.text)
+        await conn.cancel(session_id=session_id)
+        cancelled = await asyncio.wait_for(turn, 30)
+        assert cancelled.stop_reason == "cancelled"
+        assert "lorem" in client.text()
+
+    replayed = RecordingClient()
+    async with spawn(auger_env, replayed) as (conn, _proc):
+        await conn.initialize(protocol_version=1)
+        await conn.load_session(cwd=str(auger_env.project), session_id=session_id, mcp_servers=[])
+        users = [u.content.text for u in replayed.of("user_message_chunk")]
+        assert users[:2] == ["write hello.txt", "count to a lot"]
+        assert "Wrote hello.txt for you." in replayed.text()
+        [old_call] = replayed.of("tool_call")
+        assert old_call.title == "Write /hello.txt"
+        assert any(u.status == "completed" for u in replayed.of("tool_call_update"))
+
+
+async def test_reject_keeps_the_file_away_and_tells_the_model(auger_env: AugerEnv) -> None:
+    auger_env.llm.add(WRITE, {"text": "Understood, not writing."})
+    client = RecordingClient("reject_once")
+    async with spawn(auger_env, client) as (conn, _proc):
+        session_id = await start(conn, auger_env)
+        done = await conn.prompt(session_id=session_id, prompt=text_prompt("write hello.txt"))
+    assert done.stop_reason == "end_turn"
+    assert not (auger_env.project / "hello.txt").exists()
+    assert [u.status for u in client.of("tool_call_update") if u.status][-1] == "failed"
+    tool_result = auger_env.llm.requests[-1]["messages"][-1]
+    assert tool_result["role"] == "tool" and "declined" in str(tool_result["content"])
+
+
+async def test_allow_always_grants_the_rule_for_the_thread(auger_env: AugerEnv) -> None:
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "execute", "args": {"command": "echo one"}}]},
+        {"text": "ran one"},
+        {"tool_calls": [{"name": "execute", "args": {"command": "echo one two"}}]},
+        {"text": "ran two"},
+    )
+    client = RecordingClient("allow_always")
+    async with spawn(auger_env, client) as (conn, _proc):
+        session_id = await start(conn, auger_env)
+        await conn.prompt(session_id=session_id, prompt=text_prompt("run echo one"))
+        await conn.prompt(session_id=session_id, prompt=text_prompt("run echo two"))
+    [asked] = client.permissions  # the second call is covered by "execute(echo one *)"
+    assert (
+        next(o.name for o in asked.options if o.kind == "allow_always") == "Always allow execute(echo one *)"
+    )
+    outputs = [u for u in client.of("tool_call_update") if u.status == "completed"]
+    assert "one" in outputs[0].content[0].content.text and "one two" in outputs[1].content[0].content.text
+
+
+async def test_modes_models_and_commands_are_advertised(auger_env: AugerEnv) -> None:
+    skill = auger_env.home / "skills" / "greet"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greet\ndescription: Say hello nicely\n---\nSay hello.\n")
+    auger_env.llm.add({"text": "edited"})
+    client = RecordingClient()
+    async with spawn(auger_env, client) as (conn, _proc):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=str(auger_env.project), mcp_servers=[])
+        assert new.modes.current_mode_id == "manual"
+        assert [m.id for m in new.modes.available_modes] == ["manual", "auto-edit", "yolo"]
+        model = next(o for o in new.config_options if o.id == "model")
+        assert model.current_value == "local:scripted-model"
+        assert "local:other-model" in [o.value for o in model.options]
+        commands = await client.wait_for(is_kind("available_commands_update"))
+        names = [c.name for c in commands.available_commands]
+        assert "greet" in names and "compact" in names
+
+        changed = await conn.set_config_option(
+            config_id="model", session_id=new.session_id, value="local:other-model"
+        )
+        assert next(o for o in changed.config_options if o.id == "model").current_value == "local:other-model"
+        await conn.set_session_mode(session_id=new.session_id, mode_id="auto-edit")
+        await conn.prompt(session_id=new.session_id, prompt=text_prompt("hi"))
+        assert auger_env.llm.requests[-1]["model"] == "other-model"
+
+        try:
+            await conn.set_config_option(config_id="model", session_id=new.session_id, value="nope:thing")
+        except RequestError as exc:
+            assert "nope" in str(exc) and "auger:" in str(exc)
+        else:
+            raise AssertionError("an unknown provider was accepted")
+
+
+async def test_load_of_an_unknown_session_is_a_clear_error(auger_env: AugerEnv) -> None:
+    client = RecordingClient()
+    async with spawn(auger_env, client) as (conn, _proc):
+        await conn.initialize(protocol_version=1)
+        try:
+            await conn.load_session(cwd=str(auger_env.project), session_id="no-such-thread", mcp_servers=[])
+        except RequestError as exc:
+            assert "no saved thread 'no-such-thread'" in str(exc)
+        else:
+            raise AssertionError("loading an unknown thread succeeded")
+
+
+async def test_the_editors_mcp_servers_join_the_users(auger_env: AugerEnv) -> None:
+    server = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
+    auger_env.llm.add({"tool_calls": [{"name": "add", "args": {"a": 20, "b": 22}}]}, {"text": "It is 42."})
+    client = RecordingClient("allow_once")
+    async with spawn(auger_env, client) as (conn, _proc):
+        await conn.initialize(protocol_version=1)
+        calc = s.McpServerStdio(name="calc", command=sys.executable, args=[str(server)], env=[])
+        new = await conn.new_session(cwd=str(auger_env.project), mcp_servers=[calc])
+        done = await conn.prompt(session_id=new.session_id, prompt=text_prompt("add 20 and 22"))
+    assert done.stop_reason == "end_turn"
+    assert "add" in [t["function"]["name"] for t in auger_env.llm.requests[0]["tools"]]
+    [result] = [u for u in client.of("tool_call_update") if u.status == "completed"]
+    assert "42" in result.content[0].content.text
+
+
+async def test_connect_runs_the_sessions_on_auger_serve(auger_env: AugerEnv) -> None:
+    from serve_harness import TOKEN, start_server
+
+    server = start_server(auger_env)
+    try:
+        auger_env.llm.add(WRITE, {"text": "Written on the server."})
+        client = RecordingClient("allow_once")
+        async with spawn(auger_env, client, "--connect", server.url, "--token", TOKEN) as (conn, _proc):
+            session_id = await start(conn, auger_env)
+            done = await conn.prompt(session_id=session_id, prompt=text_prompt("write hello.txt"))
+        assert done.stop_reason == "end_turn"
+        assert len(client.permissions) == 1
+        assert (auger_env.project / "hello.txt").read_text() == "hi there\n"
+        assert client.text() == "Written on the server."
+        with server.client() as http:
+            assert http.get(f"/threads/{session_id}").status_code == 200  # the server's thread
+    finally:
+        server.stop()
+
+
+async def test_thoughts_plan_and_command_output(auger_env: AugerEnv) -> None:
+    todos = [{"content": "look around", "status": "in_progress"}, {"content": "report", "status": "pending"}]
+    auger_env.llm.add(
+        {
+            "reasoning": "Let me plan first.",
+            "tool_calls": [{"name": "write_todos", "args": {"todos": todos}}],
+        },
+        {"tool_calls": [{"name": "execute", "args": {"command": "echo from-the-shell"}}]},
+        {"text": "All done."},
+    )
+    client = RecordingClient("allow_once")
+    async with spawn(auger_env, client) as (conn, _proc):
+        session_id = await start(conn, auger_env)
+        await conn.set_session_mode(session_id=session_id, mode_id="yolo")
+        done = await conn.prompt(session_id=session_id, prompt=text_prompt("plan and run"))
+    assert done.stop_reason == "end_turn"
+    assert client.permissions == []  # yolo: nothing asks
+    assert client.text("agent_thought_chunk") == "Let me plan first."
+    plan = client.of("plan")[0]
+    assert [(e.content, e.status) for e in plan.entries] == [
+        ("look around", "in_progress"),
+        ("report", "pending"),
+    ]
+    assert [c.title for c in client.of("tool_call")] == ["Run echo from-the-shell"]  # write_todos is the plan
+    [run] = client.of("tool_call")
+    assert run.kind == "execute"
+    [output] = [u for u in client.of("tool_call_update") if u.status == "completed"]
+    assert output.content[0].content.text.startswith("```\nfrom-the-shell")
+
+
+async def test_a_failing_model_is_a_json_rpc_error_with_the_reason(auger_env: AugerEnv) -> None:
+    auger_env.llm.add({"error": 401, "message": "Incorrect API key provided."})
+    client = RecordingClient()
+    async with spawn(auger_env, client) as (conn, _proc):
+        session_id = await start(conn, auger_env)
+        try:
+            await conn.prompt(session_id=session_id, prompt=text_prompt("hello"))
+        except RequestError as exc:
+            message = str(exc)
+        else:
+            raise AssertionError("a failed turn ended normally")
+    assert message.startswith("auger: ") and ("401" in message or "API key" in message), message
+    assert "Traceback" not in (auger_env.home / "acp-stderr.log").read_text()
+
+
+async def test_session_list_shows_this_projects_threads(auger_env: AugerEnv) -> None:
+    auger_env.llm.add({"text": "hello back"})
+    client = RecordingClient()
+    async with spawn(auger_env, client) as (conn, _proc):
+        init = await conn.initialize(protocol_version=1)
+        assert init.agent_capabilities.session_capabilities.list is not None
+        session_id = await start(conn, auger_env)
+        await conn.prompt(session_id=session_id, prompt=text_prompt("say hello to the list"))
+        listed = await conn.list_sessions(cwd=str(auger_env.project))
+    [info] = listed.sessions
+    assert info.session_id == session_id and info.cwd == str(auger_env.project)
+    assert "say hello" in (info.title or "") and info.updated_at
