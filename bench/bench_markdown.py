@@ -1,7 +1,10 @@
 """Long real-markdown replies in a real terminal (tmux): auger vs a bare Textual app streaming the
 same text into `MarkdownStream`, in the same run.
 
-    python bench/bench_markdown.py [--rounds N] [--only long mixed echo]
+    python bench/bench_markdown.py [--rounds N] [--only long mixed echo] [--baseline OTHER/bin/auger]
+
+`--baseline` (repeatable) measures another build first in `echo` and `mixed` (e.g. main's
+venv against this branch's), so before and after come from the same run on the same load.
 
 The replies are real files from bench/corpus/ (see SOURCES.md), streamed by the scripted server in
 its usual 8-character chunks:
@@ -13,10 +16,13 @@ its usual 8-character chunks:
    (goal ≤ 0.5×); auger's RSS growth for the reply ≤ 60 MB, and after `/clear` back within 20 MB
    of where it started.
 2. `echo`: the same reply while a key is typed every 100 ms (for at most `ECHO_SECONDS`): the
-   time until each key shows in the input box (target p95 ≤ 50 ms).
+   time until each key shows in the input box (target p95 ≤ 50 ms); the bare app typed at the
+   same way first.
 3. `mixed`: 20,000 tokens of mixed markdown (rich's, fastapi's and axios's READMEs: HTML, tables,
    code, lists) in 16-character chunks (~4 tokens, as bench_tui.py's lorem reply), paced at
-   3,000 tok/s; rendered end to end at ≥ 2,000 tok/s.
+   3,000 tok/s; rendered end to end at ≥ 2,000 tok/s. The bare app gets the same text at the
+   same pace first. Each build's CPU seconds are printed too: on a loaded machine wall time
+   mostly measures the load, CPU time what the build costs.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -47,6 +54,7 @@ from textual.widgets import Markdown, Static, TextArea
 
 TEXT = open(sys.argv[1], encoding="utf-8").read()
 CHUNK = int(sys.argv[2])
+RATE = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0  # chars/s to pace at (0: as fast as it can)
 
 class Bare(App):
     CSS = "VerticalScroll { height: 1fr; } TextArea { height: 3; }"
@@ -65,9 +73,11 @@ class Bare(App):
             self.run_worker(self.stream())
     async def stream(self):
         stream = Markdown.get_stream(self.query_one(Markdown))
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         for i in range(0, len(TEXT), CHUNK):
             await stream.write(TEXT[i : i + CHUNK])
-            await asyncio.sleep(0)
+            await asyncio.sleep(max(0.0, started + (i + CHUNK) / RATE - loop.time()) if RATE else 0)
         await stream.stop()
         self.query_one("#status").update("done")
 
@@ -101,12 +111,12 @@ def end_shown(screen: str) -> bool:
     return END in screen
 
 
-def bare_round(env: Env, text_file: Path, n: int) -> float:
+def bare_round(env: Env, text_file: Path, n: int, chunk: int = CHUNK_CHARS, rate: float = 0.0) -> float:
     app = env.tmp / "bare_markdown_app.py"
     app.write_text(BARE_MARKDOWN_APP)
     term = Term(f"bench-md-bare-{os.getpid()}-{n}")
     try:
-        term.start(f"{sys.executable} {app} {text_file} {CHUNK_CHARS}", env.project, env.env)
+        term.start(f"{sys.executable} {app} {text_file} {chunk} {rate}", env.project, env.env)
         term.wait(lambda s: "Ask anything" in s)
         t0 = time.perf_counter()
         term.keys("Enter")
@@ -178,61 +188,133 @@ def _prompt_text(screen: str) -> str:
     return "\n".join(lines[top + 1 : -2])
 
 
-def echo(env: Env, llm: ScriptedLLM) -> dict[str, object]:
+def _bare_typed(screen: str) -> str:
+    """What the bare app's TextArea shows (its three lines above the status line)."""
+    return "\n".join(screen.rstrip().splitlines()[-4:-1])
+
+
+def _bare_done(screen: str) -> bool:
+    lines = screen.rstrip().splitlines()
+    return bool(lines) and lines[-1].strip() == "done"
+
+
+def _type_while_busy(term: Term, typed_text: Any, done: Any) -> list[float]:
+    """Type a key every 100 ms until `done(screen)` (or ECHO_SECONDS): each key's echo time."""
+    echoes: list[float] = []
+    typed = 0
+    stop_at = time.perf_counter() + ECHO_SECONDS
+    while not done(term.screen()) and time.perf_counter() < stop_at:
+        typed += 1
+        t0 = time.perf_counter()
+        term.keys("x", literal=True)
+        t1, screen = term.wait(lambda s, n=typed: typed_text(s).count("x") >= n or done(s), 30)
+        if typed_text(screen).count("x") >= typed:
+            echoes.append(t1 - t0)
+        time.sleep(max(0.0, 0.1 - (time.perf_counter() - t0)))
+    return echoes
+
+
+def echo_round(env: Env, llm: ScriptedLLM, auger: str) -> list[float]:
     llm.add({"text": reply_text("black-CHANGES-70k.md")})
     term = Term(f"bench-md-echo-{os.getpid()}")
-    echoes: list[float] = []
     try:
-        term.start(AUGER, env.project, env.env)
+        term.start(auger, env.project, env.env)
         term.wait(ready)
         term.type_line("show me the changelog")
         term.wait(lambda s: "working" in s.rstrip().splitlines()[-1])
-        typed = 0
-        stop_at = time.perf_counter() + ECHO_SECONDS
-        while not idle(term.screen()) and time.perf_counter() < stop_at:
-            typed += 1
-            t0 = time.perf_counter()
-            term.keys("x", literal=True)
-            t1, screen = term.wait(lambda s, n=typed: _prompt_text(s).count("x") >= n or idle(s), 30)
-            if _prompt_text(screen).count("x") >= typed:
-                echoes.append(t1 - t0)
-            time.sleep(max(0.0, 0.1 - (time.perf_counter() - t0)))
+        echoes = _type_while_busy(term, _prompt_text, idle)
         settled(term)
+        return echoes
     finally:
         term.kill()
-    echoes.sort()
-    p95 = echoes[max(0, int(len(echoes) * 0.95) - 1)] if echoes else float("nan")
+
+
+def echo_bare(env: Env) -> list[float]:
+    text_file = env.tmp / "long.md"
+    text_file.write_text(reply_text("black-CHANGES-70k.md"), encoding="utf-8")
+    app = env.tmp / "bare_markdown_app.py"
+    app.write_text(BARE_MARKDOWN_APP)
+    term = Term(f"bench-md-echo-bare-{os.getpid()}")
+    try:
+        term.start(f"{sys.executable} {app} {text_file} {CHUNK_CHARS}", env.project, env.env)
+        term.wait(lambda s: "Ask anything" in s)
+        term.keys("Enter")
+        term.wait(lambda s: "working" in s.rstrip().splitlines()[-1])
+        return _type_while_busy(term, _bare_typed, _bare_done)
+    finally:
+        term.kill()
+
+
+def _echo_figures(echoes: list[float], prefix: str) -> dict[str, float]:
+    echoes = sorted(echoes)
+    if not echoes:
+        return {f"{prefix}keys": 0}
+    p95 = echoes[max(0, int(len(echoes) * 0.95) - 1)]
     return {
-        "corpus": "black-CHANGES-70k.md",
-        "keys": len(echoes),
-        "echo_p50_ms": statistics.median(echoes) * 1000 if echoes else float("nan"),
-        "echo_p95_ms": p95 * 1000,
-        "echo_max_ms": max(echoes) * 1000 if echoes else float("nan"),
+        f"{prefix}keys": len(echoes),
+        f"{prefix}echo_p50_ms": statistics.median(echoes) * 1000,
+        f"{prefix}echo_p95_ms": p95 * 1000,
+        f"{prefix}echo_max_ms": echoes[-1] * 1000,
     }
 
 
-def mixed(env: Env, llm: ScriptedLLM, tokens: int, rate: float) -> dict[str, object]:
-    text = mixed_text(tokens)
-    n_tokens = sum(_tokens(p) for p in _pieces(text, MIXED_CHUNK))
+def echo(env: Env, llm: ScriptedLLM, augers: list[str]) -> dict[str, object]:
+    """Keys typed while the 70 KB reply streams: the bare MarkdownStream app, then each build."""
+    out: dict[str, object] = {"corpus": "black-CHANGES-70k.md"}
+    out.update(_echo_figures(echo_bare(env), "bare_"))
+    for index, auger in enumerate(augers):
+        label = "" if index == len(augers) - 1 else f"baseline{index}_"
+        out.update(_echo_figures(echo_round(env, llm, auger), label))
+    return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process `pid` so far (load on the machine barely changes it)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def mixed_round(env: Env, llm: ScriptedLLM, text: str, rate: float, auger: str) -> tuple[float, float]:
+    """(seconds until the reply is on screen and the turn over, CPU seconds auger spent on it)."""
     llm.add({"text": text, "rate": rate, "chunk_chars": MIXED_CHUNK})
     term = Term(f"bench-md-mixed-{os.getpid()}")
     try:
-        term.start(AUGER, env.project, env.env)
+        term.start(auger, env.project, env.env)
         term.wait(ready)
+        pid = term.pid()
+        cpu0 = cpu_seconds(pid)
         term.type_line("show me the readmes")
         t0 = time.perf_counter()
         t1, _ = term.wait(lambda s: end_shown(s) and idle(s), timeout=3600, pause=0.05)
+        return t1 - t0, cpu_seconds(pid) - cpu0
     finally:
         term.kill()
-    return {
+
+
+def mixed(env: Env, llm: ScriptedLLM, tokens: int, rate: float, augers: list[str]) -> dict[str, object]:
+    """Each build (`augers`, e.g. main's and this branch's) and the bare MarkdownStream app fed the
+    same text at the same pace, in turn, in this one run."""
+    text = mixed_text(tokens)
+    n_tokens = sum(_tokens(p) for p in _pieces(text, MIXED_CHUNK))
+    text_file = env.tmp / "mixed.md"
+    text_file.write_text(text, encoding="utf-8")
+    chars_per_s = len(text) / (n_tokens / rate)
+    out: dict[str, object] = {
         "corpus": "rich-README.md + fastapi-README.md + axios-README.md",
         "chars": len(text),
         "tokens": n_tokens,
         "rate": rate,
         "min_stream_s": n_tokens / rate,
-        "seconds": t1 - t0,
-        "rendered_tok_per_s": n_tokens / (t1 - t0),
     }
+    bare = bare_round(env, text_file, 0, MIXED_CHUNK, chars_per_s)
+    out["bare_markdownstream_tok_per_s"] = n_tokens / bare
+    for index, auger in enumerate(augers):
+        took, cpu = mixed_round(env, llm, text, rate, auger)
+        label = "" if index == len(augers) - 1 else f"baseline{index}_"
+        out[f"{label}seconds"] = took
+        out[f"{label}cpu_s"] = cpu
+        out[f"{label}rendered_tok_per_s"] = n_tokens / took
+    return out
 
 
 def main() -> None:
@@ -241,6 +323,9 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=20_000)
     ap.add_argument("--rate", type=float, default=3_000)
     ap.add_argument("--only", nargs="+", choices=("long", "echo", "mixed"), default=["long", "echo", "mixed"])
+    ap.add_argument(
+        "--baseline", action="append", default=[], help="another build's auger to measure first (mixed, echo)"
+    )
     args = ap.parse_args()
     results: dict[str, dict[str, object]] = {}
     with ScriptedLLM() as llm:
@@ -251,9 +336,9 @@ def main() -> None:
             if name == "long":
                 results[section] = long_reply(env, llm, args.rounds)
             elif name == "echo":
-                results[section] = echo(env, llm)
+                results[section] = echo(env, llm, [*args.baseline, AUGER])
             else:
-                results[section] = mixed(env, llm, args.tokens, args.rate)
+                results[section] = mixed(env, llm, args.tokens, args.rate, [*args.baseline, AUGER])
             show(section, results[section])
     print("targets:")
     for check, ok in checks(results).items():
@@ -279,7 +364,7 @@ def checks(results: dict[str, dict[str, object]]) -> dict[str, bool]:
         out["70 KB reply ≤ 1.0× bare MarkdownStream"] = figure("long_reply", "ratio_auger_over_bare") <= 1.0
         out["RSS growth ≤ 60 MB"] = figure("long_reply", "rss_growth_mb") <= 60
         out["RSS after /clear within 20 MB"] = figure("long_reply", "rss_after_clear_over_start_mb") <= 20
-    if "echo" in results:
+    if "echo" in results and "echo_p95_ms" in results["echo"]:
         out["key echo p95 ≤ 50 ms"] = figure("echo", "echo_p95_ms") <= 50
     if "mixed" in results:
         out["mixed 20k tokens ≥ 2000 tok/s"] = figure("mixed", "rendered_tok_per_s") >= 2000

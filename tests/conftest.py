@@ -93,3 +93,26 @@ def pg_server() -> Iterator[Any]:
 def pg_url(pg_server: Any) -> str:
     """The URL of a new, empty PostgreSQL database on the session's server."""
     return str(pg_server.database())
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def thread_db(request: pytest.FixtureRequest, auger_env: AugerEnv) -> Any:
+    """`auger_env`'s thread database, once per backend: the SQLite file in its AUGER_HOME, or a
+    fresh PostgreSQL database (AUGER_DATABASE_URL set for every `auger` the test runs)."""
+    from auger.core.threads.backend import ThreadDatabase
+
+    url = request.getfixturevalue("pg_url") if request.param == "postgres" else ""
+    if url:
+        auger_env.env["AUGER_DATABASE_URL"] = url
+    return ThreadDatabase(auger_env.home, url)
+
+
+def db_rows(database: Any, sql: str) -> list[Any]:
+    """The rows of one query on a thread database (`thread_db`), through auger's own backend."""
+    from auger.core.threads.backend import open_backend
+
+    backend = open_backend(database)
+    try:
+        return backend.query(sql)
+    finally:
+        backend.close()

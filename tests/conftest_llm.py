@@ -19,7 +19,7 @@ except ImportError:  # imported as a module of another package layout: make test
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from llm_server import ScriptedLLM
 
-__all__ = ["ScriptedLLM", "scripted_llm"]
+__all__ = ["ScriptedLLM", "scripted_llm", "typed"]
 
 
 @pytest.fixture
@@ -27,3 +27,18 @@ def scripted_llm(tmp_path: Path) -> Iterator[ScriptedLLM]:
     """An empty-script server on a free port; requests are also logged to ``tmp_path/llm_requests.jsonl``."""
     with ScriptedLLM(log_path=tmp_path / "llm_requests.jsonl") as llm:
         yield llm
+
+
+NOTE_HEADING = "## Local context\n"  # the note auger puts in front of a thread's first user message
+
+
+def typed(content: object) -> str:
+    """A user message's text as the user typed it, without auger's local-context note."""
+    if isinstance(content, str):
+        if content.startswith(NOTE_HEADING):
+            return content.split("\n\n", 1)[1] if "\n\n" in content else ""
+        return content
+    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    if blocks and str(blocks[0].get("text", "")).startswith(NOTE_HEADING):
+        blocks = blocks[1:]
+    return "".join(str(b.get("text", "")) for b in blocks)

@@ -18,7 +18,8 @@ matching **scripted response**; a script is a list of dicts:
     ``finish_reason`` is ``"tool_calls"``.
 ``{"text_tokens": N, "rate": tokens_per_s}``
     A long reply of N one-word tokens (after ``text``, if any) in chunks of a few words; ``rate`` is optional
-    (without it there is no artificial delay).  ``rate`` also throttles any other stream.
+    (without it there is no artificial delay).  ``rate`` also throttles any other stream, on a schedule
+    from its start (a late wake-up on a busy machine is made up, so the rate holds on average).
 ``{"error": 401|429|500|..., "message": "...", "retry_after": s}``
     HTTP error with an OpenAI-style ``{"error": {...}}`` body.
 ``{"garbage": true}``
@@ -63,7 +64,8 @@ holds the wall time at which each streamed reply's first text chunk was sent (la
     python tests/llm_server.py --script FILE.json --port 0 --log FILE.jsonl [--api-key K]
 
 prints ``PORT=<n>`` as its first stdout line, then serves on 127.0.0.1 until killed.
-In-process: ``with ScriptedLLM(script=[...]) as llm: llm.base_url; llm.requests; llm.add(...)``.
+In-process: ``with ScriptedLLM(script=[...]) as llm: llm.base_url; llm.requests; llm.add(...)``;
+``llm.bodies`` are the raw request bodies, byte for byte.
 """
 
 from __future__ import annotations
@@ -161,6 +163,7 @@ class Script:
         self._lock = threading.Lock()
         self._pending: list[Response] = []
         self.requests: list[dict[str, Any]] = []
+        self.bodies: list[bytes] = []  # each chat request's body as received, byte for byte
         self.served: list[Response] = []
         self.first_tokens: list[float] = []  # time.time() each streamed reply's first text chunk was sent
         self.log_path = Path(log_path) if log_path else None
@@ -342,6 +345,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._send_error(400, "Request body is not valid JSON")
         if not self._authorized():
             return self.server.script.record(body, {"error": 401, "auth": True})
+        self.server.script.bodies.append(raw)
         resp = self.server.script.take(body)
         if resp.get("delay"):
             self.server.stopping.wait(float(resp["delay"]))
@@ -395,6 +399,7 @@ class Handler(BaseHTTPRequestHandler):
         rate = float(resp.get("rate") or 0)
         self._start_stream()
         self._keepalive(resp)
+        started, sent = time.perf_counter(), 0
         first_text = True
         for delta, n_tokens in self._deltas(resp, calls):
             choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}
@@ -402,8 +407,9 @@ class Handler(BaseHTTPRequestHandler):
                 first_text = False
                 self.server.script.first_tokens.append(time.time())
             self._sse({**base, "object": "chat.completion.chunk", "choices": [choice], **maybe_usage})
-            if rate and n_tokens:
-                time.sleep(n_tokens / rate)
+            sent += n_tokens
+            if rate and n_tokens:  # on a schedule from the start: a late wake-up is made up, not added
+                time.sleep(max(0.0, started + sent / rate - time.perf_counter()))
         if self._interrupted(resp):
             return None
         final: dict[str, Any] = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": finish}
@@ -477,6 +483,11 @@ class ScriptedLLM:
     def requests(self) -> list[dict[str, Any]]:
         """Bodies of every chat request received, in order."""
         return self.script.requests
+
+    @property
+    def bodies(self) -> list[bytes]:
+        """The raw body of every chat request answered, as the client sent it."""
+        return list(self.script.bodies)
 
     @property
     def served(self) -> list[Response]:

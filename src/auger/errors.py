@@ -59,6 +59,18 @@ class ThreadError(AugerError):
     exit_code = 2
 
 
+class RewindError(AugerError):
+    """A rewind or diff could not run: snapshots missing or unreadable (exit 1). Nothing was changed."""
+
+    exit_code = 1
+
+
+class RewindConflict(AugerError):
+    """Files changed by hand since the agent last wrote them; rewind stops unless --force (exit 2)."""
+
+    exit_code = 2
+
+
 class TurnLimitError(AugerError):
     """A turn hit its step cap (exit 3)."""
 

@@ -111,6 +111,13 @@ async def test_modes_models_and_commands_are_advertised(auger_env: AugerEnv) -> 
     skill = auger_env.home / "skills" / "greet"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: greet\ndescription: Say hello nicely\n---\nSay hello.\n")
+    commands_dir = (
+        auger_env.project / ".claude" / "commands" / "git"
+    )  # a custom command, Claude Code's format
+    commands_dir.mkdir(parents=True)
+    (commands_dir / "log.md").write_text(
+        "---\ndescription: Summarise the log\nargument-hint: [days]\n---\nDo it.\n"
+    )
     auger_env.llm.add({"text": "edited"})
     client = RecordingClient()
     async with spawn(auger_env, client) as (conn, _proc):
@@ -124,6 +131,8 @@ async def test_modes_models_and_commands_are_advertised(auger_env: AugerEnv) -> 
         commands = await client.wait_for(is_kind("available_commands_update"))
         names = [c.name for c in commands.available_commands]
         assert "greet" in names and "compact" in names
+        custom = next(c for c in commands.available_commands if c.name == "git:log")
+        assert custom.description == "Summarise the log" and custom.input.root.hint == "[days]"
 
         changed = await conn.set_config_option(
             config_id="model", session_id=new.session_id, value="local:other-model"
@@ -155,7 +164,8 @@ async def test_load_of_an_unknown_session_is_a_clear_error(auger_env: AugerEnv) 
 
 async def test_the_editors_mcp_servers_join_the_users(auger_env: AugerEnv) -> None:
     server = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
-    auger_env.llm.add({"tool_calls": [{"name": "add", "args": {"a": 20, "b": 22}}]}, {"text": "It is 42."})
+    call = {"name": "mcp__calc__add", "args": {"a": 20, "b": 22}}  # MCP tools are mcp__SERVER__TOOL
+    auger_env.llm.add({"tool_calls": [call]}, {"text": "It is 42."})
     client = RecordingClient("allow_once")
     async with spawn(auger_env, client) as (conn, _proc):
         await conn.initialize(protocol_version=1)
@@ -163,7 +173,7 @@ async def test_the_editors_mcp_servers_join_the_users(auger_env: AugerEnv) -> No
         new = await conn.new_session(cwd=str(auger_env.project), mcp_servers=[calc])
         done = await conn.prompt(session_id=new.session_id, prompt=text_prompt("add 20 and 22"))
     assert done.stop_reason == "end_turn"
-    assert "add" in [t["function"]["name"] for t in auger_env.llm.requests[0]["tools"]]
+    assert "mcp__calc__add" in [t["function"]["name"] for t in auger_env.llm.requests[0]["tools"]]
     [result] = [u for u in client.of("tool_call_update") if u.status == "completed"]
     assert "42" in result.content[0].content.text
 

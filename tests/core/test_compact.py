@@ -63,7 +63,11 @@ async def test_compact_summarises_with_the_current_model_and_the_next_turn_sees_
 
         await _send(session, "now write the tests")
         sent = scripted_llm.requests[-1]
-        assert _users(sent)[0].startswith("Here is a summary of the conversation to date:")
+        first = _users(sent)[0]  # after the local-context note auger puts in front of it
+        assert (
+            first.startswith("## Local context")
+            and "\n\nHere is a summary of the conversation to date:" in first
+        )
         assert "SUMMARY: the user ran echo" in _users(sent)[0]
         assert "run the echo command" not in json.dumps(sent["messages"])  # the old turn is gone
         assert _users(sent)[-1] == "now write the tests" and sent["model"] == "other-model"

@@ -145,7 +145,7 @@ def test_middleware_caches_in_state_and_refreshes_after_summarization() -> None:
     assert mw.before_model({**state, **again}, None) is None  # type: ignore[arg-type]
 
 
-def test_middleware_appends_to_the_system_prompt_once_per_thread() -> None:
+def test_middleware_puts_the_note_in_the_first_user_message_not_the_system_prompt() -> None:
     from langgraph.checkpoint.memory import InMemorySaver
 
     counter = Counter()
@@ -160,4 +160,18 @@ def test_middleware_appends_to_the_system_prompt_once_per_thread() -> None:
     agent.invoke({"messages": [HumanMessage("1")]}, cfg)
     agent.invoke({"messages": [HumanMessage("2")]}, cfg)
     assert counter.calls == 1
-    assert model.calls[1]["system"].startswith("BASE PROMPT") and "detection #1" in model.calls[1]["system"]
+    assert model.calls[1]["system"] == "BASE PROMPT"
+    first, *rest = (m for m in model.calls[1]["messages"] if m.type == "human")
+    assert first.content == "## Local context\n- detection #1\n\n1"
+    assert [m.content for m in rest] == ["2"]
+    state = agent.get_state(cfg).values  # state keeps what the user typed
+    assert [m.content for m in state["messages"] if m.type == "human"] == ["1", "2"]
+
+
+def test_the_note_goes_before_a_multimodal_message_s_blocks() -> None:
+    from auger.core.middleware.local_context import with_context
+
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    out = with_context([HumanMessage([{"type": "text", "text": "look"}, image])], "NOTE")
+    assert out[0].content == [{"type": "text", "text": "NOTE"}, {"type": "text", "text": "look"}, image]
+    assert [m.content for m in with_context([], "NOTE")] == ["NOTE"]

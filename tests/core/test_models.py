@@ -76,8 +76,10 @@ def test_missing_keys_name_the_variable() -> None:
 
 
 def test_missing_provider_package_says_what_to_install() -> None:
-    with pytest.raises(ModelError, match="pip install langchain-ollama"):
+    with pytest.raises(ModelError) as caught:
         check_credentials(parse_spec("ollama:llama3", {}), env={})
+    said = str(caught.value)
+    assert "langchain-ollama" in said and "auger[ollama]" in said and 'pip install ".[ollama]"' in said
 
 
 def test_openai_compatible_model_speaks_chat_completions() -> None:

@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -121,12 +122,23 @@ def test_search_finds_text_of_tool_results_with_snippet(store: ThreadStore) -> N
     _turn(store, "b1", "hello", root="/b", texts=("nothing here",))
     hits = store.search("zebrafish")
     assert [h.id for h in hits] == ["a1"]
-    assert hits[0].snippet and "**zebrafish**" in hits[0].snippet and hits[0].snippet_at
+    assert hits[0].snippet and hits[0].snippet_at
+    assert "**zebrafish**" in hits[0].to_dict()["snippet"]  # the JSON form marks hits with **
     assert store.search("zebrafish", root="/b") == []
     assert store.list(search="ZEBRAFISH txt", root="/a")[0].id == "a1"  # every word, any case
     assert store.search('"; drop table -- (') == []  # punctuation is not FTS syntax
     assert store.search("") == []
     assert fts_query("a-b c") == '"a" "b" "c"'
+
+
+def test_search_hits_are_told_apart_from_markdown_in_the_message(store: ThreadStore) -> None:
+    from auger.core.threads.search import snippet_parts
+
+    _turn(store, "a1", "notes", root="/a", texts=("a **bold** claim about zebrafish here",))
+    (hit,) = store.search("zebrafish")
+    parts = snippet_parts(hit.snippet or "")
+    assert [text for text, is_hit in parts if is_hit] == ["zebrafish"]
+    assert "".join(text for text, _ in parts) == "a **bold** claim about zebrafish here"
 
 
 def test_resolve_prefix_ambiguous_and_unknown(store: ThreadStore) -> None:
@@ -276,6 +288,40 @@ async def _send(session, prompt: str) -> None:  # type: ignore[no-untyped-def]
         pass
 
 
+async def test_a_turn_is_indexed_from_the_stream_without_reading_the_history(
+    tmp_path: Path, scripted_llm: ScriptedLLM, database: ThreadDatabase
+) -> None:
+    settings = _settings(tmp_path, scripted_llm, database_url=database.url)
+    shell = {"name": "execute", "args": {"command": "printf '%s%s\\n' quagga fish"}}
+    scripted_llm.add({"text": "first"}, {"tool_calls": [shell]}, {"tool_calls": [shell]}, {"text": "done"})
+    session = await open_session(settings)
+    graph = session.runtime.graph
+    reads = 0
+    real = graph.aget_state
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal reads
+        reads += 1
+        return await real(*args, **kwargs)
+
+    try:
+        graph.aget_state = counted  # the real graph's reads, counted
+        await _send(session, "turn one")  # a thread this Runtime has not indexed yet: read once
+        assert reads == 1
+        await _send(session, "turn two with tools")
+        assert reads == 1  # the index came from what the turn streamed
+        graph.aget_state = real
+        history = await session.messages()
+        store = session.runtime.threads
+        info = store.get(session.thread_id)
+        assert info is not None and info.message_count == len(history) == 8
+        assert store.last_message_id(session.thread_id) == history[-1].id
+        assert [h.id for h in store.search("quaggafish")] == [session.thread_id]
+        assert [h.id for h in store.search("turn two with tools")] == [session.thread_id]
+    finally:
+        await session.aclose()
+
+
 async def test_turns_update_store_and_fork_keeps_turn_one(
     tmp_path: Path, scripted_llm: ScriptedLLM, database: ThreadDatabase
 ) -> None:
@@ -333,7 +379,7 @@ async def test_turns_update_store_and_fork_keeps_turn_one(
         await _send(session, "fork turn two")
         sent = scripted_llm.requests[-1]["messages"]
         users = [m["content"] for m in sent if m["role"] == "user"]
-        assert users[0] == "turn one" and "turn two" not in users and users[-1] == "fork turn two"
+        assert users[0].endswith("\n\nturn one") and "turn two" not in users and users[-1] == "fork turn two"
         assert store.get(fork_id).message_count == 4
     finally:
         await session.aclose()
@@ -415,7 +461,7 @@ def test_cli_errors_name_the_thread_and_exit_2(tmp_path: Path, capsys: pytest.Ca
 
 
 class StuckIndex:
-    """A thread index that hangs in `turn_started` or `turn_ended` until cancelled."""
+    """A thread index that hangs in `turn_started` or `turn_ended`/`turn_added` until cancelled."""
 
     def __init__(self) -> None:
         self.hang_start, self.hang_end = True, False
@@ -430,6 +476,12 @@ class StuckIndex:
         if self.hang_end:
             self.entered.set()
             await self.never.wait()
+
+    def needs_history(self, thread_id: str) -> bool:
+        return False
+
+    async def turn_added(self, thread_id: str, added: object, model: str | None) -> None:
+        await self.turn_ended(thread_id, added, model)
 
 
 async def test_a_cancel_during_the_thread_index_still_ends_the_turn(

@@ -68,6 +68,8 @@ def test_manual_mode_refuses_writes_with_a_message_the_model_reads(auger_env: Au
     assert any(e["type"] == "approval_requested" or e["type"] == "tool_call_finished" for e in events)
     tool_msgs = [m for m in auger_env.llm.requests[-1]["messages"] if m["role"] == "tool"]
     assert tool_msgs and "manual" in str(tool_msgs[0]["content"])
+    hint = str(tool_msgs[0]["content"])  # the mode that would let it through: auto-edit applies edits
+    assert "run with --mode auto-edit" in hint and "--mode yolo" not in hint
 
 
 def test_auto_edit_allows_writes_but_refuses_shell(auger_env: AugerEnv) -> None:
@@ -78,3 +80,5 @@ def test_auto_edit_allows_writes_but_refuses_shell(auger_env: AugerEnv) -> None:
     finished = {e["name"]: e for e in auger_env.events(proc) if e["type"] == "tool_call_finished"}
     assert finished["write_file"]["status"] == "success"
     assert finished["execute"]["status"] == "rejected"
+    refusal = [str(m["content"]) for m in auger_env.llm.requests[-1]["messages"] if m["role"] == "tool"][-1]
+    assert "run with --mode yolo" in refusal and "--mode auto-edit" not in refusal  # auto-edit still asks

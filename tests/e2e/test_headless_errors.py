@@ -51,6 +51,11 @@ def test_missing_api_key_says_what_to_set(auger_env: AugerEnv) -> None:
     assert_clean_error(proc, 2, "KEYED_API_KEY")
 
 
+def test_missing_provider_package_names_the_extra(auger_env: AugerEnv) -> None:
+    proc = auger_env.run("-n", "hi", "--model", "ollama:llama3")  # langchain-ollama: not in the test venv
+    assert_clean_error(proc, 2, "langchain-ollama", "auger[ollama]")
+
+
 def test_bad_mode_and_max_turns_zero_are_usage_errors(auger_env: AugerEnv) -> None:
     assert_clean_error(auger_env.run("-n", "hi", "--max-turns", "0"), 2, "--max-turns")
     assert_clean_error(auger_env.run("-n", "hi", "--mode", "fast"), 2, "--mode")

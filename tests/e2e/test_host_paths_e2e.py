@@ -51,7 +51,7 @@ def test_file_tools_do_not_write_auger_home_through_the_mount(auger_env: AugerEn
     assert [d["status"] for d in done] == ["rejected"] * 6
     for message in tool_messages(auger_env):
         assert f"protected path (~/{home.name}/)" in message and "headless" in message, message
-        assert "only a human approves that" in message
+        assert "Only a human approves a write to a protected path" in message and "--mode" not in message
 
 
 def test_a_deny_rule_on_the_host_path_matches_the_mount_path(auger_env: AugerEnv) -> None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from conftest import AugerEnv
+from conftest_llm import typed
 
 SERVER = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
 CRASHING = Path(__file__).resolve().parents[1] / "mcp_servers" / "crashing_server.py"
@@ -105,7 +106,7 @@ def test_prompts_resources_and_progress_headless(auger_env: AugerEnv) -> None:
         "stream-json",
     )
     assert proc.returncode == 0, proc.stderr
-    user = [m for m in auger_env.llm.requests[0]["messages"] if m["role"] == "user"][-1]["content"]
+    user = typed([m for m in auger_env.llm.requests[0]["messages"] if m["role"] == "user"][-1]["content"])
     assert user.startswith("Review pull request 42, looking at see @calc:docs://guide.")
     assert "Use tabs." in user
     events = auger_env.events(proc)

@@ -78,7 +78,9 @@ def test_system_prompt_has_memory_skills_catalogue_and_local_context(auger_env: 
     assert "**commit**" in system and "Review the working-tree changes" in system  # name + description
     assert "**remember**" in system and "/~builtin/skills/commit/SKILL.md" in system
     assert COMMIT_BODY_LINE not in system  # bodies are read on demand, not sent
-    assert "feature/e2e-branch" in system and "Python (pip)" in system
+    first_user = json.dumps(auger_env.llm.requests[0]["messages"][1])
+    assert "feature/e2e-branch" in first_user and "Python (pip)" in first_user
+    assert "feature/e2e-branch" not in system  # volatile facts stay out of the cached prefix
 
 
 async def test_model_switch_on_one_thread_and_resume_in_a_new_process(in_process: AugerEnv) -> None:

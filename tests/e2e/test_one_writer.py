@@ -12,6 +12,7 @@ import subprocess
 import time
 
 from conftest import AUGER, AugerEnv
+from conftest_llm import typed
 from serve_harness import Gate, served, start_server, wait_until
 
 
@@ -65,7 +66,7 @@ def test_a_second_auger_on_the_thread_waits_for_the_first_turn(auger_env: AugerE
     assert (second.returncode, out2.strip()) == (0, "Second done."), err2
     # both turns are in the thread, in order, and the second one saw the first
     last = auger_env.llm.requests[-1]
-    users = [m["content"] for m in last["messages"] if m["role"] == "user"]
+    users = [typed(m["content"]) for m in last["messages"] if m["role"] == "user"]
     assert users == ["start", "first job", "second job"]
     assert "First done." in json.dumps(last["messages"])
     [info] = json.loads(auger_env.run("threads", "list", "--json").stdout)

@@ -93,6 +93,7 @@ def test_ask_rule_in_yolo_is_refused_headless_with_the_rule(auger_env: AugerEnv)
     [done] = finished(auger_env.events(proc))
     assert done["status"] == "rejected"
     assert 'ask rule "execute(git push *)"' in tool_messages(auger_env)[0]
+    assert "--mode" not in tool_messages(auger_env)[0]  # no mode gets past an ask rule: none is named
 
 
 def test_protected_paths_are_never_written_without_asking(auger_env: AugerEnv) -> None:
@@ -113,6 +114,9 @@ def test_protected_paths_are_never_written_without_asking(auger_env: AugerEnv) -
     assert [d["status"] for d in done] == ["rejected", "rejected"]
     assert "protected path (.git/)" in tool_messages(auger_env)[0]
     assert "protected path (.auger/)" in tool_messages(auger_env)[1]
+    assert (
+        "--mode" not in tool_messages(auger_env)[0] and "Only a human approves" in tool_messages(auger_env)[0]
+    )
 
 
 def test_malformed_rule_is_a_config_error(auger_env: AugerEnv) -> None:

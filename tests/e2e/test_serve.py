@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from conftest import AUGER, AugerEnv
+from conftest_llm import typed
 from serve_harness import TOKEN, Server, start_server
 
 
@@ -159,6 +160,8 @@ def test_chat_approvals_follow_the_server_mode(auger_env: AugerEnv) -> None:
         srv.stop()
     refused = [p for p in parts if p != "[DONE]" and p["type"] == "tool-output-error"]
     assert refused and refused[0]["toolCallId"] == "call_m" and "manual" in refused[0]["errorText"]
+    said = str(auger_env.llm.requests[-1]["messages"])
+    assert "start auger serve with --mode auto-edit" in said and "headless" not in said
     assert not (auger_env.project / "m.txt").exists()
     assert _types(parts)[-2:] == ["finish", "[DONE]"]
 
@@ -173,7 +176,9 @@ def test_stateless_chat_sends_history_and_leaves_no_thread(server: Server) -> No
     _, parts = server.chat({"messages": history})
     assert parts[0]["messageMetadata"]["threadId"] is None
     sent = [
-        (m["role"], m["content"]) for m in server.env.llm.requests[-1]["messages"] if m["role"] != "system"
+        (m["role"], typed(m["content"]) if m["role"] == "user" else m["content"])
+        for m in server.env.llm.requests[-1]["messages"]
+        if m["role"] != "system"
     ]
     assert sent == [("user", "my name is Bob"), ("assistant", "Hi Bob!"), ("user", "what is my name?")]
     with server.client() as c:
@@ -189,7 +194,7 @@ def test_chat_with_thread_id_continues_the_thread(server: Server) -> None:
     # the client sends only the new message; the thread remembers the rest
     _, second = server.chat({"messages": [_user("what colour?")], "thread_id": "web-chat-1"})
     assert _types(second)[-2:] == ["finish", "[DONE]"]
-    users = [m["content"] for m in server.env.llm.requests[-1]["messages"] if m["role"] == "user"]
+    users = [typed(m["content"]) for m in server.env.llm.requests[-1]["messages"] if m["role"] == "user"]
     assert users == ["my colour is blue", "what colour?"]
     listed = server.env.run("threads", "list", "--json")
     assert listed.returncode == 0, listed.stderr

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import AUGER, AugerEnv
+from conftest_llm import typed
 
 ZEBRA = "printf '%s%s\\n' zebra fish"  # prints a word that appears in no prompt, reply or argument
 
@@ -24,7 +25,7 @@ def _threads(env: AugerEnv, *args: str, cwd: Path | None = None) -> list[dict[st
 
 
 def _users(request: dict[str, Any]) -> list[str]:
-    return [str(m["content"]) for m in request["messages"] if m["role"] == "user"]
+    return [typed(m["content"]) for m in request["messages"] if m["role"] == "user"]
 
 
 def _popen(env: AugerEnv, *args: str) -> subprocess.Popen[str]:
@@ -87,6 +88,8 @@ def test_two_folders_list_search_and_resume(auger_env: AugerEnv, tmp_path: Path)
     (hit,) = _threads(auger_env, "--all", "--search", "zebrafish")
     assert hit["id"] == ta["id"] and "**zebrafish**" in hit["snippet"]
     assert _threads(auger_env, "--search", "zebrafish", cwd=other) == []
+    shown = auger_env.run("threads", "list", "--all", "--search", "zebrafish").stdout  # a pipe: plain words
+    assert "zebrafish" in shown and "**" not in shown
 
     # -r continues this folder's thread; -r PREFIX any thread
     auger_env.llm.add({"text": "continued"})

@@ -18,6 +18,7 @@ from auger.tui import make_app
 from auger.tui.app import AugerApp
 from auger.tui.widgets.messages import AssistantMessage
 from conftest import AugerEnv
+from conftest_llm import typed
 
 
 @dataclass
@@ -46,8 +47,7 @@ class Tui:
     def last_user_text(self, index: int = -1) -> str:
         messages = self.llm.requests[index]["messages"]
         users = [m for m in messages if m["role"] == "user"]
-        content = users[-1]["content"]
-        return content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+        return typed(users[-1]["content"])
 
 
 @pytest.fixture

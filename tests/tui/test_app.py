@@ -9,7 +9,7 @@ import sys
 from conftest_tui import Tui, ready, replies, tui, turn, wait_for  # noqa: F401
 
 from auger.tui.screens.first_run import FirstRunScreen
-from auger.tui.widgets.messages import AssistantMessage, UserMessage
+from auger.tui.widgets.messages import AssistantMessage, Notice, UserMessage
 from auger.tui.widgets.tool_row import ToolRow
 from auger.tui.widgets.transcript import PrunedNote
 
@@ -55,6 +55,43 @@ async def test_first_run_without_a_model_explains_and_saves_one(tui: Tui) -> Non
     assert 'model = "local:scripted-model"' in saved and tui.llm.base_url in saved
 
 
+async def test_first_run_enter_rereads_a_model_configured_from_another_shell(tui: Tui) -> None:
+    config = tui.env.home / "config.toml"
+    configured = config.read_text()  # the scripted server as model and provider
+    config.write_text("")
+    tui.llm.add({"text": "found it"})
+    app = tui.app()
+    async with app.run_test(size=(100, 50)) as pilot:
+        assert isinstance(app.screen, FirstRunScreen)
+        await pilot.press("enter")
+        assert "Still no model configured" in str(app.screen.query_one("#first-run-error").render())
+        config.write_text(configured)  # `auger config set model ...` in another terminal
+        await pilot.press("enter")
+        await ready(pilot)
+        assert not isinstance(app.screen, FirstRunScreen)
+        await turn(pilot, "hello")
+        assert replies(app) == ["found it"]
+
+
+def _headless(tui: Tui, *args: str) -> str:
+    proc = tui.env.run(*args, "--output-format", "json")
+    assert proc.returncode == 0, proc.stderr
+    return str(json.loads(proc.stdout)["thread_id"])
+
+
+async def test_r_without_an_id_resumes_the_thread_last_used_here(tui: Tui) -> None:
+    tui.llm.add({"text": "older"}, {"text": "newer"}, {"text": "back in the older one"})
+    older = _headless(tui, "-n", "first thread")
+    newer = _headless(tui, "-n", "second thread")
+    app = tui.app(thread_id=older)  # opened and quit without a turn: it was used last
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        assert app.session.thread_id == older  # type: ignore[union-attr]
+    assert newer != older
+    assert _headless(tui, "-r", "-n", "again") == older
+    assert "first thread" in str(tui.llm.requests[-1]["messages"])
+
+
 async def test_resume_shows_the_saved_conversation(tui: Tui) -> None:
     tui.llm.add(
         {"tool_calls": [{"name": "ls", "args": {"path": "/"}}]},
@@ -76,6 +113,8 @@ async def test_resume_shows_the_saved_conversation(tui: Tui) -> None:
         assert resumed.transcript.query_one(ToolRow).status == "success"
         assert replies(resumed) == ["Listed the **files**."]
         assert resumed.last_reply == "Listed the **files**."
+        shown = [str(n.render()) for n in resumed.transcript.query(Notice)]
+        assert shown == [f"Resumed thread {thread[:8]}: 1 turn so far."]  # one notice, "1 turn"
         await turn(pilot, "again")
         assert "list files" in str(tui.llm.requests[-1]["messages"])
     assert resumed.resume_hint() == f"auger -r {thread}"

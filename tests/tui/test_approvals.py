@@ -96,3 +96,37 @@ async def test_a_always_allows_the_tool_for_the_thread(tui: Tui) -> None:
         assert "always allowed write_file(src/**)" in rows[0].meta()
         assert rows[1].decision == ""  # no second question
         assert json.dumps(tui.llm.requests[-1]).count("write_file") >= 2
+
+
+async def test_shift_a_saves_the_rule_to_the_project_or_user_config(tui: Tui) -> None:
+    import tomllib
+
+    from auger.tui.widgets.messages import Notice
+
+    tui.llm.add(SRC_A, {"text": "Saved."}, RUN, {"text": "Again."})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "write a")
+        prompt = await _approval(pilot, app)
+        assert "A also save it" in str(prompt.query_one(".hint").render())
+        await pilot.press("A")
+        assert "p project config" in str(prompt.query_one(".hint").render())
+        await pilot.press("escape")  # backs out of the question: nothing decided yet
+        assert not prompt.resolved
+        await pilot.press("A", "p")
+        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: not app.busy)
+        saved = tomllib.loads((tui.env.project / ".auger" / "config.toml").read_text())
+        assert saved["permissions"]["allow"] == ["write_file(src/**)"]
+        shown = [str(n.render()) for n in app.transcript.query(Notice)]
+        assert any("Added allow rule" in text and "config.toml" in text for text in shown)
+        await submit(pilot, "run it")
+        prompt = await _approval(pilot, app)
+        rule = prompt.rule
+        await pilot.press("A", "u")
+        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: not app.busy)
+        user = tomllib.loads((tui.env.home / "config.toml").read_text())
+        assert user["permissions"]["allow"] == [rule]
+        assert (tui.env.project / ".auger" / "config.toml").read_text().count("execute") == 0

@@ -110,6 +110,16 @@ async def test_mode_command_and_shift_tab_cycle(tui: Tui) -> None:
         assert app.status.mode == "auto-edit"
 
 
+async def test_mode_without_an_argument_shows_the_mode_and_changes_nothing(tui: Tui) -> None:
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/mode")
+        assert app.settings.mode == "manual" and app.status.mode == "manual"
+        assert notices(app)[-1].startswith("Approval mode: manual (ask before")
+        assert "/mode auto-edit" in notices(app)[-1]
+
+
 @pytest.mark.parametrize("database", ["sqlite", "postgres"])
 async def test_threads_picker_resumes_a_thread(
     tui: Tui, database: str, request: pytest.FixtureRequest
@@ -138,6 +148,7 @@ async def test_threads_picker_resumes_a_thread(
         await app.workers.wait_for_complete()
         assert [m.text for m in app.transcript.query(UserMessage)] == ["tell me about apples"]
         assert replies(app) == ["about apples"]
+        assert notices(app) == [f"Resumed thread {first[:8]}: 1 turn so far."]  # one notice, not two
         await turn(pilot, "and more?")
         sent = str(tui.llm.requests[-1]["messages"])
         assert "tell me about apples" in sent and "pears" not in sent
@@ -193,6 +204,8 @@ async def test_rename_and_fork(tui: Tui) -> None:
         info = await app.session.thread_info()  # type: ignore[union-attr]
         assert info is not None and info.parent_id == original
         assert replies(app) == ["original answer"]  # the fork carries the conversation
+        said = f"Forked thread {original[:8]} into {fork[:8]}; you are now in the fork: 1 turn so far."
+        assert notices(app)[-1] == said and not any(n.startswith("Resumed") for n in notices(app))
         await turn(pilot, "continue")
         assert "start here" in str(tui.llm.requests[-1]["messages"])
 
@@ -218,6 +231,30 @@ async def test_skill_is_completed_and_invoked(tui: Tui) -> None:
         assert [m.text for m in app.transcript.query(UserMessage)] == ["/greet Bob"]
         await turn(pilot, "/skills")
         assert "`/greet`" in info(app) and "Greet someone warmly" in info(app)
+
+
+LONG_SKILL = (
+    "Review the staged changes for bugs, missing tests and unclear names, then write a short report "
+    "grouped by file with the most important finding first and a suggested fix for each one"
+)
+
+
+async def test_skill_descriptions_use_the_width_available(tui: Tui) -> None:
+    write_skill(tui.env.project, "review", LONG_SKILL, "Review the diff.")
+    app = tui.app()
+    async with app.run_test(size=(240, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/skills")
+        row = next(line for line in shown(app) if "/review" in line)
+        assert LONG_SKILL in row  # whole, on one line: the terminal is wide enough
+        await turn(pilot, "/help")
+        assert any(LONG_SKILL in line for line in shown(app))
+    narrow = tui.app()
+    async with narrow.run_test(size=(80, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "/skills")
+        words = " ".join(shown(narrow)).split()
+        assert "…" not in words and set(LONG_SKILL.split()) <= set(words)  # wrapped, not cut
 
 
 async def test_info_commands(tui: Tui) -> None:
@@ -319,3 +356,25 @@ async def test_a_picker_opened_during_a_turn_does_not_disturb_it(tui: Tui) -> No
         assert replies(app)[0].startswith("Long answer.") and len(replies(app)[0]) > 600 * 4
         assert not [n for n in app.transcript.query(Notice) if n.has_class("-error")]
         assert app.status.context_tokens > 0
+
+
+async def test_custom_command_is_completed_and_invoked(tui: Tui) -> None:
+    folder = tui.env.project / ".claude" / "commands" / "git"
+    folder.mkdir(parents=True)
+    (folder / "summary.md").write_text(
+        "---\ndescription: Summarise recent work\nargument-hint: [days]\n---\n"
+        "Summarise the last $1 days of work.\n"
+    )
+    tui.llm.add({"text": "Busy week."})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        app.prompt.focus()
+        await pilot.press(*"/git:")
+        menu = app.prompt.menu
+        assert menu.is_open and menu.current is not None
+        assert [c.value for c in menu.current.items] == ["/git:summary "]
+        await pilot.press("tab", *"7", "enter")
+        await app.workers.wait_for_complete()
+        assert tui.last_user_text() == "Summarise the last 7 days of work."
+        assert [m.text for m in app.transcript.query(UserMessage)] == ["/git:summary 7"]

@@ -10,6 +10,7 @@ from conftest_tui import Tui, ready, replies, send_nowait, submit, tui, turn, wa
 from auger.cli.agents import LocalOptions, local
 from auger.tui.screens.history_search import HistorySearch
 from auger.tui.widgets.messages import ShellBlock, UserMessage
+from conftest_llm import typed
 
 
 async def test_enter_sends_shift_enter_and_ctrl_j_add_lines(tui: Tui) -> None:
@@ -115,7 +116,9 @@ async def test_prompts_typed_during_a_turn_are_queued_in_order(tui: Tui) -> None
         assert app.prompt.text == ""  # the input is free while the turn runs
         await wait_for(pilot, lambda: len(replies(app)) == 3 and not app.busy)
         await app.workers.wait_for_complete()
-        users = [[m["content"] for m in r["messages"] if m["role"] == "user"][-1] for r in tui.llm.requests]
+        users = [
+            [typed(m["content"]) for m in r["messages"] if m["role"] == "user"][-1] for r in tui.llm.requests
+        ]
         assert users == ["first", "second", "third"]
         assert not [m for m in app.transcript.query(UserMessage) if m.has_class("-queued")]
 
@@ -148,6 +151,10 @@ async def test_ctrl_c_twice_quits_and_ctrl_d_on_empty_input_quits(tui: Tui) -> N
         app.prompt.load_text("some text")
         await pilot.press("ctrl+c")
         assert app.is_running and app.prompt.text == ""  # the first press clears and warns
+        assert str(app.status.render()).startswith("Press Ctrl+C again to quit.")
+        await pilot.pause()
+        assert not app.status.region.overlaps(app.prompt.region)
+        assert not app.screen.query("Toast")  # no toast on top of the prompt's border
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: not app.is_running)
     assert app.return_code == 0

@@ -63,8 +63,13 @@ async def test_prompts_resources_and_progress_in_the_tui(tui: Tui) -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await wait_for(pilot, lambda: _status(app) == {"calc": "connected"})
-        menu = completions(app, "/mcp__calc__r", len("/mcp__calc__r"))
-        assert menu is not None and [c.label for c in menu.items] == ["/mcp__calc__review pr [focus]"]
+
+        def labels() -> list[str]:
+            menu = completions(app, "/mcp__calc__r", len("/mcp__calc__r"))
+            return [c.label for c in menu.items] if menu is not None else []
+
+        # the catalogue is read again while a server is still starting, so its prompts join the menu
+        await wait_for(pilot, lambda: labels() == ["/mcp__calc__review pr [focus]"])
         await turn(pilot, "/mcp__calc__review 42 the tests")
         assert tui.last_user_text() == "Review pull request 42, looking at the tests."
         await turn(pilot, "use @calc:docs://guide please")

@@ -125,6 +125,29 @@ async def test_escape_interrupts_and_keeps_the_partial_answer(tui: Tui) -> None:
         assert app.check_action("cancel", ()) is False
 
 
+async def test_context_meter_counts_an_interrupted_turn(tui: Tui) -> None:
+    tui.llm.add(
+        {"text": "short", "prompt_tokens": 1000}, {"text": "Long. ", "text_tokens": 20000, "rate": 400}
+    )
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "first")
+        assert app.status.context_tokens == 1002  # the provider's report: prompt + reply
+        send_nowait(app, "write a lot")
+        await wait_for(pilot, lambda: len("".join(replies(app))) > 2000)
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: not app.busy)
+        assert app.status.context_tokens > 1002 + 2000 // 5  # the prompt and the partial answer count
+        counted = app.status.context_tokens
+        thread = app.session.thread_id  # type: ignore[union-attr]
+    resumed = tui.app(thread_id=thread)
+    async with resumed.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        assert resumed.status.context_tokens == counted
+
+
 async def test_error_from_the_provider_is_one_line(tui: Tui) -> None:
     tui.llm.add({"error": 401, "message": "bad key", "repeat": True})
     app = tui.app()

@@ -246,6 +246,10 @@ class AugerAcpAgent:
             s.AvailableCommand(name=skill.name, description=skill.description, input=_hint(skill.args_hint))
             for skill in catalogue.skills
         ]
+        commands += [
+            s.AvailableCommand(name=c.name, description=c.description, input=_hint(c.args_hint or "[args]"))
+            for c in catalogue.commands
+        ]
         await self.client.session_update(session_id=session.id, update=update_available_commands(commands))
 
     def _later(self, work: Any) -> None:

@@ -19,7 +19,10 @@ STARTED = time.monotonic()  # headless --timeout counts from here (the process s
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     # name -> (module, help)
     "config": ("auger.cli.config", "show or change settings (auger config show | set KEY VALUE)"),
-    "threads": ("auger.cli.threads", "list, search, show, rename, fork, delete and prune threads"),
+    "threads": (
+        "auger.cli.threads",
+        "list, search, show, rename, fork, rewind, diff, delete and prune threads",
+    ),
     "mcp": ("auger.cli.mcp", "MCP servers: list, get, add, remove"),
     "hooks": ("auger.cli.hooks", "list lifecycle hooks, trust this project's hooks"),
     "serve": ("auger.cli.serve", "serve the agent over HTTP"),
@@ -88,6 +91,22 @@ def build_parser() -> Any:
     p.add_argument(
         "--trust-project-hooks", action="store_true", help="run this project's hooks (see: auger hooks)"
     )
+    p.add_argument(
+        "--allowed-tools",
+        "--allowedTools",
+        metavar="RULES",
+        action="append",
+        default=[],
+        help='allow these without asking, e.g. "Bash(git status:*) Read" or "execute(pytest *)"',
+    )
+    p.add_argument(
+        "--disallowed-tools",
+        "--disallowedTools",
+        metavar="RULES",
+        action="append",
+        default=[],
+        help='refuse these, e.g. "Bash(git push:*),WebFetch"',
+    )
     p.add_argument("--connect", metavar="URL", help="run the TUI against an `auger serve` server")
     p.add_argument("--token", metavar="TOKEN", help="bearer token for --connect")
     return p
@@ -108,6 +127,8 @@ NO_ARGS: dict[str, Any] = {
     "mcp_config": [],
     "trust_project_mcp": False,
     "trust_project_hooks": False,
+    "allowed_tools": [],
+    "disallowed_tools": [],
     "connect": None,
     "token": None,
 }
@@ -131,6 +152,13 @@ def flags_from_args(args: Any) -> dict[str, Any]:
     flags = {"model": args.model, "mode": args.mode, "max_turns": args.max_turns, "timeout": args.timeout}
     if args.sandbox:
         flags["sandbox.enabled"] = True
+    for kind, given in (("allow", args.allowed_tools), ("deny", args.disallowed_tools)):
+        if given:  # only then: a bare `auger` imports nothing of auger.core before the TUI paints
+            from auger.core.safety.claude_tools import split_tool_list
+
+            rules = [rule for text in given for rule in split_tool_list(text)]
+            if rules:
+                flags[f"permissions.{kind}"] = rules
     return {k: v for k, v in flags.items() if v is not None}
 
 

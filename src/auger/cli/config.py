@@ -169,4 +169,10 @@ def save_first_model(settings: Settings, spec: str, base_url: str | None) -> Set
             raise AugerError("Write the model as provider:model (e.g. local:qwen3-coder).")
         write_user_setting(settings.home, f"providers.{provider}.base_url", base_url)
     write_user_setting(settings.home, "model", spec)
+    return reload_settings(settings)
+
+
+def reload_settings(settings: Settings) -> Settings:
+    """The settings read again from the files and environment (same folder, same auger home):
+    also the first-run screen's Enter with nothing typed (configured from another shell)."""
     return load_settings(cwd=settings.cwd, env={**os.environ, "AUGER_HOME": str(settings.home)})

@@ -1,8 +1,9 @@
-"""`auger threads list|show|rename|delete|fork|prune`.
+"""`auger threads list|show|rename|delete|fork|prune|rewind|diff`.
 
-`list`, `rename`, `delete` and `prune` touch SQLite only (no LangGraph import), so they start
-fast; `show` and `fork` read the conversation through LangGraph. Thread ids may be given as any
-unique prefix.
+`list`, `rename`, `delete`, `prune` and `diff` touch SQLite only (no LangGraph import), so they
+start fast; `show`, `fork` and `rewind` read the conversation through LangGraph. Thread ids may be
+given as any unique prefix. `rewind` and `diff` live in `auger.cli.rewind`; `delete` and `prune`
+also drop the snapshots no thread references any more (`auger.core.rewind.housekeeping`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,19 @@ import time
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from auger import paths
+from auger.cli import rewind as rewind_cmd
 from auger.core.backends.mounts import artifacts_dir
+from auger.core.rewind.records import sizes as snapshot_sizes
 from auger.core.threads.backend import ThreadDatabase, database_at
 from auger.core.threads.lease import ThreadBusyError
 from auger.core.threads.store import ThreadInfo, ThreadStore, parse_age
 from auger.errors import AugerError, ConfigError
+
+if TYPE_CHECKING:
+    from auger.core.rewind.housekeeping import Swept
 
 DEFAULT_LIMIT = 50
 
@@ -52,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     prune = sub.add_parser("prune", help="delete threads not used for a while (every project)")
     prune.add_argument("--older-than", metavar="AGE", required=True, help="e.g. 30d, 12h, 2w")
     prune.add_argument("--dry-run", action="store_true", help="only list what would be deleted")
+    rewind_cmd.add_parsers(sub)
     return p
 
 
@@ -96,6 +104,15 @@ def _database(env: Mapping[str, str], cwd: Path) -> ThreadDatabase:
     return database_at(home, url)
 
 
+def _highlighted(snippet: str) -> str:
+    """Search hits in bold on a terminal; plain words in a pipe (no markup either way)."""
+    from auger.core.threads.search import marked_snippet
+
+    if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+        return marked_snippet(snippet, "\x1b[1m", "\x1b[22m")
+    return marked_snippet(snippet, "", "")
+
+
 def _local(ts: float) -> str:
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
 
@@ -104,12 +121,22 @@ def _list(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     root = None if args.all else str(paths.project_root(Path(args.cwd).expanduser() if args.cwd else cwd))
     limit = None if args.limit <= 0 else args.limit
     threads = store.list(root=root, search=args.search, limit=limit)
-    return _print_list(threads, args, all_projects=root is None)
+    with store.records() as db:
+        sizes = snapshot_sizes(db, [t.id for t in threads])
+    return _print_list(threads, args, all_projects=root is None, sizes=sizes)
 
 
-def _print_list(threads: list[ThreadInfo], args: argparse.Namespace, *, all_projects: bool) -> int:
+def _print_list(
+    threads: list[ThreadInfo],
+    args: argparse.Namespace,
+    *,
+    all_projects: bool,
+    sizes: dict[str, int] | None = None,
+) -> int:
+    sizes = sizes or {}
     if args.json:
-        print(json.dumps([t.to_dict() for t in threads], ensure_ascii=False, indent=2))
+        rows = [{**t.to_dict(), "snapshot_bytes": sizes.get(t.id, 0)} for t in threads]
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0
     if not threads:
         what = "matching threads" if args.search else "threads"
@@ -118,14 +145,21 @@ def _print_list(threads: list[ThreadInfo], args: argparse.Namespace, *, all_proj
         return 0
     for t in threads:
         fork = f"  (fork of {t.parent_id[:8]} @{t.fork_turn})" if t.parent_id else ""
-        print(
-            f"{t.id[:12]}  {_local(t.updated_at)}  {t.message_count:>4} msgs  {t.title or 'Untitled'}{fork}"
-        )
+        snap = f"  [{_size(sizes[t.id])} snapshots]" if sizes.get(t.id) else ""
+        msgs = "msg " if t.message_count == 1 else "msgs"
+        title = t.title or "Untitled"
+        print(f"{t.id[:12]}  {_local(t.updated_at)}  {t.message_count:>4} {msgs}  {title}{fork}{snap}")
         if all_projects:
             print(f"{'':14}{t.cwd}")
         if t.snippet is not None:
-            print(f"{'':14}… {t.snippet}")
+            print(f"{'':14}… {_highlighted(t.snippet)}")
     return 0
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    return f"{n / 1024:.1f} KB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MB"
 
 
 def _show(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
@@ -161,6 +195,7 @@ def _delete(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     print(f"Deleted thread {thread_id}" + (f" ({info.title})." if info and info.title else "."))
     if files:
         print(f"Deleted {files} offloaded tool result / history file(s) of it.")
+    _sweep_snapshots(store)  # its snapshots, unless a fork shares them
     return 0
 
 
@@ -185,6 +220,9 @@ def _prune(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     if files:
         print(f"{verb} {files} offloaded tool result / history file(s) older than that.")
     if not args.dry_run:
+        swept = _sweep_snapshots(store)
+        if swept.objects or swept.stores:
+            print(f"Removed {swept.objects} snapshot object(s), {swept.stores} store(s) no thread uses.")
         try:
             before, after = store.vacuum()
         except AugerError as err:  # the threads are deleted; only giving the space back failed
@@ -192,6 +230,13 @@ def _prune(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
             return 1
         print(f"Compacted {store.location}: {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB.")
     return 0
+
+
+def _sweep_snapshots(store: ThreadStore) -> Swept:
+    from auger.core.rewind import housekeeping
+
+    with store.records() as db:
+        return housekeeping.collect(store.home, db)
 
 
 def _prune_artifacts(folder: Path, cutoff: float, *, dry_run: bool) -> int:
@@ -214,4 +259,6 @@ COMMANDS = {
     "delete": _delete,
     "fork": _fork,
     "prune": _prune,
+    "rewind": rewind_cmd.rewind,
+    "diff": rewind_cmd.diff,
 }

@@ -107,6 +107,7 @@ class ApprovalRequested(Event):
     description: str = ""  # why it needs approval: the ask rule, protected path or mode
     parent_id: str | None = None
     suggested_rule: str = ""  # the "always allow" rule for this call, e.g. "execute(git status *)"
+    decided_by: str = "mode"  # what asks: "mode", "rule" (an ask rule) or "protected" (a protected path)
     future: asyncio.Future[ApprovalDecision] | None = field(
         default=None, compare=False, repr=False, metadata={"wire": False}
     )
@@ -157,6 +158,19 @@ class Usage(Event):
 
 
 @dataclass(frozen=True)
+class FilesChanged(Event):
+    """Near the end of a turn that ran a file-changing tool: the project files it changed on disk
+    (relative paths, shell-made changes included; possibly none). `turn` is the user turn, as
+    `auger threads diff ID --turn N` and `auger threads rewind ID --to N` count them."""
+
+    type: ClassVar[str] = "files_changed"
+    turn: int
+    paths: list[str]
+    added: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class Notice(Event):
     type: ClassVar[str] = "notice"
     message: str
@@ -195,6 +209,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SubagentStarted,
         SubagentFinished,
         Usage,
+        FilesChanged,
         Notice,
         Error,
         TurnEnded,

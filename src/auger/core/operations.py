@@ -31,6 +31,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from auger.core import events as ev
 from auger.core.agent.context import MODES
+from auger.core.rewind.thread_rewind import Rewound
 from auger.core.threads.store import LiveThread
 
 THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
@@ -113,6 +114,34 @@ class ForkThread:
     def __post_init__(self) -> None:
         if self.at is not None and self.at < 1:
             raise ValueError(f"'at' must be a user turn number from 1, not {self.at}")
+
+
+@dataclass(frozen=True)
+class Rewind:
+    """Undo user turns `to`.. : their file changes (`files`), the conversation, or both."""
+
+    thread_id: str
+    to: int
+    files: bool = True
+    conversation: bool = True
+    force: bool = False  # also overwrite files changed by hand since
+    dry_run: bool = False
+
+    def __post_init__(self) -> None:
+        if self.to < 1:
+            raise ValueError(f"'to' must be a user turn number from 1, not {self.to}")
+        if not (self.files or self.conversation):
+            raise ValueError("'files' and 'conversation' are both false: nothing to rewind")
+
+
+@dataclass(frozen=True)
+class ThreadDiff:
+    thread_id: str
+    turn: int | None = None  # one user turn (None: the whole thread)
+
+    def __post_init__(self) -> None:
+        if self.turn is not None and self.turn < 1:
+            raise ValueError(f"'turn' must be a user turn number from 1, not {self.turn}")
 
 
 @dataclass(frozen=True)
@@ -218,6 +247,16 @@ class SkillInfo:
 
 
 @dataclass(frozen=True)
+class CommandInfo:
+    """A custom slash command (`auger.core.catalog.commands`): `/name args`, sent as typed."""
+
+    name: str  # `review`, or `git:commit` for a file in a subfolder
+    description: str
+    source: str  # user | project
+    args_hint: str = ""
+
+
+@dataclass(frozen=True)
 class SubagentInfo:
     name: str
     description: str
@@ -250,6 +289,7 @@ class Catalogue:
     memory: list[MemoryFileInfo]
     tools: list[str]
     mcp: list[McpServerInfo] | None  # None: MCP is not running
+    commands: list[CommandInfo] = field(default_factory=list)  # custom commands (none of a skill's name)
 
 
 @dataclass(frozen=True)
@@ -313,7 +353,12 @@ AGENT_INFO = Op(
     "agent_info", "GET", "/version", NoArgs, AgentInfo, "Server version, protocol, default model and mode"
 )
 CATALOGUE = Op(
-    "catalogue", "GET", "/catalogue", NoArgs, Catalogue, "Skills, subagents, memory files, tools, MCP servers"
+    "catalogue",
+    "GET",
+    "/catalogue",
+    NoArgs,
+    Catalogue,
+    "Skills, custom commands, subagents, memory files, tools, MCP servers",
 )
 MODELS = Op(
     "models",
@@ -359,6 +404,16 @@ DELETE_THREAD = Op(
 FORK_THREAD = Op(
     "fork_thread", "POST", f"{T}/fork", ForkThread, LiveThread, "Copy a thread into a new one", status=201
 )
+REWIND = Op(
+    "rewind",
+    "POST",
+    f"{T}/rewind",
+    Rewind,
+    Rewound,
+    "Undo the agent's file changes and/or the conversation from user turn N on",
+    idle=True,
+)
+DIFF = Op("diff", "GET", f"{T}/diff", ThreadDiff, Text, "The agent's file changes as a unified diff")
 HISTORY = Op("history", "GET", f"{T}/history", ThreadRef, History, "The saved conversation as IR events")
 MESSAGES = Op(
     "messages", "GET", f"{T}/messages", ThreadRef, Messages, "The thread's messages (LangChain dicts)"
@@ -408,6 +463,8 @@ OPERATIONS: tuple[Operation[Any, Any], ...] = (
     RENAME_THREAD,
     DELETE_THREAD,
     FORK_THREAD,
+    REWIND,
+    DIFF,
     HISTORY,
     MESSAGES,
     TRANSCRIPT,

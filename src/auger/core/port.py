@@ -32,8 +32,12 @@ from auger.core.operations import (
     McpServerInfo,
     ModelChoice,
     Operation,
+    Rewound,
     ShellResult,
 )
+from auger.core.safety.unattended import headless_policy, serve_policy
+from auger.core.text import counted
+from auger.core.threads.search import snippet_parts
 from auger.core.threads.store import LiveThread, ThreadInfo
 
 if TYPE_CHECKING:
@@ -57,7 +61,10 @@ __all__ = [
     "ShellResult",
     "ThreadInfo",
     "TurnOptions",
+    "counted",  # "1 turn", "2 turns": the wording front ends share with the core
     "headless_policy",
+    "serve_policy",
+    "snippet_parts",  # the hits of a search result's `ThreadInfo.snippet`, to highlight
 ]
 
 Req = TypeVar("Req")
@@ -99,19 +106,6 @@ class ClientTerminal(Protocol):
     async def run(self, command: str, cwd: str, call_id: str, timeout: float | None) -> CommandResult: ...
 
 
-def headless_policy(request: ev.ApprovalRequested, mode: str) -> ev.ApprovalDecision:
-    """No human to ask: whatever needs approval (the mode, an ask rule, a protected path — the
-    request's description says which) is refused, and the refusal is explained to the model."""
-    why = request.description or f"{request.name} needs approval in {mode!r} mode."
-    return ev.ApprovalDecision(
-        "reject",
-        f"Not run: {why} auger is running without a human (headless), so nobody can approve it. "
-        "Do not retry it; finish what you can without it and say what is left. The user can allow it "
-        "with --mode auto-edit or --mode yolo or an allow rule in [permissions], except a protected "
-        "path (.git/, .auger/, ~/.ssh, AUGER_HOME): only a human approves that, in an interactive auger.",
-    )
-
-
 class AgentPort(Protocol):
     """One conversation with the agent, on one thread at a time."""
 
@@ -144,6 +138,10 @@ class AgentPort(Protocol):
     async def rename_thread(self, title: str, thread_id: str | None = None) -> LiveThread: ...
     async def fork_thread(self, thread_id: str | None = None, at: int | None = None) -> str: ...
     async def delete_thread(self, thread_id: str) -> None: ...
+    async def rewind(
+        self, to: int, *, files: bool = True, conversation: bool = True, force: bool = False
+    ) -> Rewound: ...
+    async def diff(self, turn: int | None = None) -> str: ...
     async def mcp_trust(self) -> str: ...
     async def mcp_restart(self, name: str) -> str: ...
 
@@ -218,6 +216,16 @@ class PortCalls:
 
     async def delete_thread(self, thread_id: str) -> None:
         await self.call(ops.DELETE_THREAD, ops.ThreadRef(thread_id))
+
+    async def rewind(
+        self, to: int, *, files: bool = True, conversation: bool = True, force: bool = False
+    ) -> Rewound:
+        """Undo this thread's user turns `to`.. (files, conversation or both)."""
+        request = ops.Rewind(self.thread_id, to, files, conversation, force)
+        return await self.call(ops.REWIND, request)
+
+    async def diff(self, turn: int | None = None) -> str:
+        return (await self.call(ops.DIFF, ops.ThreadDiff(self.thread_id, turn))).text
 
     async def mcp_trust(self) -> str:
         return (await self.call(ops.MCP_TRUST, ops.NoArgs())).text

@@ -47,3 +47,8 @@ def clean_block(block: Any) -> Any:
 def decode_bytes(data: bytes) -> str:
     """Bytes from outside (stdin, a file) as text: invalid UTF-8 becomes U+FFFD, never an error."""
     return data.decode("utf-8", errors="replace")
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`n` and the noun in the number it needs: "1 turn", "2 turns", "0 files", "1 entry"."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from auger import __version__
 from auger.core import events as ev
 from auger.core.operations import to_wire
-from auger.core.port import MODES, TurnOptions, headless_policy
+from auger.core.port import MODES, TurnOptions, serve_policy
 from auger.core.session.calls import live
 from auger.errors import AugerError
 from auger.server import vercel
@@ -137,7 +137,7 @@ class Api:
         except BaseException:
             lease.release()
             raise
-        options = TurnOptions(self.pool.mode, approval=headless_policy)  # nobody to ask: --mode decides
+        options = TurnOptions(self.pool.mode, approval=serve_policy)  # nobody to ask: --mode decides
         return sse_response(
             self._ui_frames(lease, chat, options), headers=vercel.HEADERS, on_close=lease.release
         )

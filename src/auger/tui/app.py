@@ -208,22 +208,27 @@ class AugerApp(AppBase):
         try:
             self.thread = await self.session.thread_info()
             self.catalogue = await self.session.catalogue()
+            if any(server.status in ("starting", "connecting") for server in self.catalogue.mcp or []):
+                self.set_timer(1.0, self.refresh_agent)  # its prompts join the menu once it connects
             if not self.model_choices:  # for `/model <Tab>`; /model reads them again
                 self.model_choices = [c.spec for c in await self.session.models()]
         except AugerError as exc:
             log.warning("reading the thread or the catalogue failed: %s", exc)
         self.refresh_status()
 
-    async def show_history(self) -> None:
-        """Render the current thread's saved conversation (after resume or a thread switch)."""
+    async def show_history(self, lead: str = "Resumed thread {id}") -> None:
+        """Render the current thread's saved conversation (after resume or a thread switch), with
+        one notice: `lead` (`{id}` is the thread's short id) and the number of turns so far."""
+        from auger.core.port import counted
         from auger.tui.replay import replay
 
         if self.session is not None:
-            await replay(self, await self.session.history())
+            turns = await replay(self, await self.session.history())
             self.turns = max(self.turns, 1)
+            self.notice(f"{lead.format(id=self.session.thread_id[:8])}: {counted(turns, 'turn')} so far.")
 
-    async def switch_thread(self, thread_id: str | None) -> None:
-        """Open another thread (None: a new one) and show its conversation."""
+    async def switch_thread(self, thread_id: str | None, lead: str = "Resumed thread {id}") -> None:
+        """Open another thread (None: a new one) and show its conversation (see show_history)."""
         assert self.session is not None
         await self.session.open_thread(thread_id)
         await self.transcript.clear()
@@ -232,7 +237,7 @@ class AugerApp(AppBase):
         self.last_reply = ""
         self.turns = 0
         if thread_id is not None:
-            await self.show_history()
+            await self.show_history(lead)
         await self.refresh_agent()
 
     # -- a turn ----------------------------------------------------------------------------

@@ -119,7 +119,7 @@ class AppBase(App[int]):
             self.action_cancel()
         elif self.prompt.text:
             self.prompt.clear()
-        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+        self.status.flash("Press Ctrl+C again to quit.", QUIT_WINDOW)
 
     def action_cycle_mode(self) -> None:
         current = self.settings.mode

@@ -1,5 +1,5 @@
-"""What the completion menu offers for the text being typed: slash commands, skills, MCP prompts, a
-command's arguments, or `@path`s from the project's file index."""
+"""What the completion menu offers for the text being typed: slash commands, skills, custom
+commands, MCP prompts, a command's arguments, or `@path`s from the project's file index."""
 
 from __future__ import annotations
 
@@ -25,6 +25,10 @@ def _commands(app: AugerApp, prefix: str) -> list[Completion]:
         if skill.name.startswith(prefix.lower()) and REGISTRY.get(skill.name) is None:
             label = f"/{skill.name} {skill.args_hint}".rstrip()
             out.append(Completion(f"/{skill.name} ", label, f"skill: {skill.description}"))
+    for custom in app.catalogue.commands if app.catalogue else []:
+        if custom.name.lower().startswith(prefix.lower()) and REGISTRY.get(custom.name) is None:
+            label = f"/{custom.name} {custom.args_hint}".rstrip()
+            out.append(Completion(f"/{custom.name} ", label, f"command: {custom.description}"))
     for server in (app.catalogue.mcp or []) if app.catalogue else []:
         for usage in server.prompts:
             command = usage.split(" ", 1)[0]
@@ -34,8 +38,11 @@ def _commands(app: AugerApp, prefix: str) -> list[Completion]:
 
 
 def skill_names(app: AugerApp) -> list[str]:
-    """The skills the agent offers (from the catalogue read after boot and after every turn)."""
-    return [s.name for s in app.catalogue.skills] if app.catalogue else []
+    """The skills and custom commands the agent offers, which it expands itself (from the
+    catalogue read after boot and after every turn)."""
+    if app.catalogue is None:
+        return []
+    return [s.name for s in app.catalogue.skills] + [c.name for c in app.catalogue.commands]
 
 
 def completions(app: AugerApp, text: str, cursor: int) -> CompletionSet | None:

@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from auger.core.port import counted
+
 KEY_ARGS: dict[str, tuple[str, ...]] = {
     "read_file": ("file_path", "path"),
     "write_file": ("file_path", "path"),
@@ -32,7 +34,7 @@ def one_line(text: str, limit: int = 80) -> str:
 def key_arg(name: str, args: dict[str, Any], limit: int = 70) -> str:
     """The one argument that tells a tool call apart (a path, a command, a pattern)."""
     if name == "write_todos":
-        return f"{len(args.get('todos') or [])} items"
+        return counted(len(args.get("todos") or []), "item")
     for key in KEY_ARGS.get(name, ()):
         if args.get(key):
             return one_line(str(args[key]), limit)

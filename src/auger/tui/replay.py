@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from auger.core import events as ev
+from auger.core.port import counted
 from auger.tui.widgets.messages import AssistantMessage, Notice, UserMessage
 from auger.tui.widgets.tool_row import ToolRow
 
@@ -34,16 +35,15 @@ def blocks(events: list[ev.Event], root: Path, limit: int) -> list[Widget]:
         elif isinstance(event, ev.Notice):
             out.append(Notice(event.message, event.level))
     if len(out) > limit:
-        note = Notice(f"{len(out) - limit} earlier blocks not shown (/export writes them all).")
+        note = Notice(f"{counted(len(out) - limit, 'earlier block')} not shown (/export writes them all).")
         out = [note, *out[-limit:]]
     return out
 
 
-async def replay(app: AugerApp, events: list[ev.Event]) -> None:
+async def replay(app: AugerApp, events: list[ev.Event]) -> int:
+    """Show `events` in the transcript; returns the number of user turns in them."""
     widgets = blocks(events, app.settings.project_root, app.transcript.budget)
     if widgets:
         await app.transcript.add(*widgets)
     app.last_reply = next((e.text for e in reversed(events) if isinstance(e, ev.TurnEnded) and e.text), "")
-    turns = sum(isinstance(e, ev.TurnStarted) for e in events)
-    if turns:
-        app.notice(f"Resumed: {turns} turns so far.")
+    return sum(isinstance(e, ev.TurnStarted) for e in events)

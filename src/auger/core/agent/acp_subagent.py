@@ -82,6 +82,7 @@ class AcpTask:
             async with spawn_agent_process(
                 cast("Client", self), self.spec["command"], *self.spec["args"], env=env, cwd=self.root
             ) as (conn, proc):
+                self.proc = proc
                 try:
                     await conn.initialize(protocol_version=1, client_capabilities=s.ClientCapabilities())
                     session = await conn.new_session(cwd=str(self.root), mcp_servers=[])
@@ -99,6 +100,9 @@ class AcpTask:
                     raise AcpSubagentError(why) from exc
         except (FileNotFoundError, PermissionError) as exc:
             raise AcpSubagentError(f"cannot run {self.spec['command']!r}: {exc.strerror or exc}") from exc
+        except ConnectionError as exc:  # closing the pipes of an agent that died: not the turn's end
+            code = getattr(getattr(self, "proc", None), "returncode", None)
+            raise AcpSubagentError(f"it exited with status {code}" if code is not None else str(exc)) from exc
         reply = "".join(self.text).strip()
         if done.stop_reason not in ("end_turn", None):
             reply += f"\n\n(stopped: {done.stop_reason})"

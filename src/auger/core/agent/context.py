@@ -24,6 +24,11 @@ class AugerContext:
     permissions: Any = None
     hooks: Any = None
     verdicts: dict[str, Any] = field(default_factory=dict)
+    # this turn's allowed-tools (rule strings) when it invokes a skill or command that lists
+    # them (auger.core.middleware.turn_tools); None: every tool
+    turn_tools: tuple[str, ...] | None = None
+    # call id -> what its PreToolUse hooks said (auger.core.middleware.pre_tool), for this turn
+    pre_tool: dict[str, Any] = field(default_factory=dict)
     # call id -> (the arguments as stored, redacted; as the model wrote them): the tool runs the
     # latter (auger.core.middleware.redaction); in memory only, for this turn
     originals: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
@@ -33,6 +38,8 @@ class AugerContext:
     # the front end's file access for this turn (auger.core.port.ClientFiles), None: the backend's
     files: Any = None
     terminal: Any = None  # the front end's terminal for `execute` (auger.core.port.ClientTerminal)
+    # this turn's auger.core.rewind.TurnRecorder (RewindMiddleware snapshots before file changes)
+    rewind: Any = None
 
 
 def needs_approval(tool_name: str, ctx: AugerContext | None) -> bool:

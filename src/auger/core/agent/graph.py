@@ -15,13 +15,20 @@ outermost first):
 2b. WireContentMiddleware      — send only what any provider takes: valid Unicode, tool results
                                  of text and images (links, audio, blobs as a line of text).
 3. ResumeStateMiddleware       — keep `_context_tokens` and `_model_spec` in checkpointed state.
-4. LocalContextMiddleware      — project facts (git, kinds, test command, layout) in the system
-                                 prompt; detected through the backend, cached in state, refreshed
-                                 after a summarization.
+4. LocalContextMiddleware      — project facts (git, kinds, test command, layout) as a note in
+                                 front of the first user message (never in the system prompt, so
+                                 it stays cacheable); detected through the backend, cached in
+                                 state, refreshed after a summarization.
 5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`).
 6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
+6b. CompactPromptMiddleware    — a model with a window ≤ 16k tokens gets the compact profile:
+                                 short system prompt, one-line tool descriptions, same tools
+                                 (`auger.core.agent.prompt_compact`).
 7. HooksMiddleware             — PreToolUse/PostToolUse(/Failure), SubagentStart/Stop hooks
-                                 (`auger.core.safety.hook_runner`); may block a call or change its input.
+                                 (`auger.core.safety.hook_runner`); may block a call or change its input;
+                                 PreModel/PostModel around the model call (`middleware/model_hooks.py`)
+                                 and the reply's PreToolUse hooks as it arrives, before HITL asks
+                                 (`middleware/pre_tool.py`).
 8. PermissionMiddleware        — refuses calls a `[permissions] deny` rule matches (on the final
                                  input, after hooks), telling the model and the user which rule.
 9. RedactionMiddleware         — secret env values out of tool results and model replies before
@@ -32,11 +39,18 @@ outermost first):
                                  write_file / edit_file on project paths and execute run in the front end.
 10. McpToolsMiddleware         — (when MCP servers are configured) offers the tools of the servers
                                  connected now and runs their calls, asking approval if needed.
-11. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
-12. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
+10b. TurnToolsMiddleware       — a turn invoking a skill/command with `allowed-tools` is offered
+                                 and may run only those tools.
+10c. FolderMemoryMiddleware    — a subfolder's AGENTS.md / CLAUDE.md joins a file tool's result
+                                 the first time the agent works in that folder.
+11. RewindMiddleware           — snapshots the project before the turn's first file-changing
+                                 tool call (`auger.core.rewind`); innermost of the tool wrappers,
+                                 so refused or rejected calls cost nothing.
+12. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
+13. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
 
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
-dangling-tool-call patching) and its tail after 1-10: skills (11), prompt caching, memory (12),
+dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
 human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
 `auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
 > approval mode), unsupported content. Subagents get 1 (or a pinned model) and the roles of
@@ -108,13 +122,14 @@ class Stack:
     local_context: Any  # 4
     turn_limit: Any  # 5
     todos: Any  # 6
+    compact: Any  # 6b: CompactPromptMiddleware (0 sizes a call with it)
     safety: tuple[Any, ...]  # 7-9b
     skills: Any  # 11
     memory: Any  # 12
 
     def main(self) -> list[AgentMiddleware[Any, Any, Any]]:
         head = [self.summarization, self.model, self.history, self.wire, self.resume, self.local_context]
-        return [*head, self.turn_limit, self.todos, *self.safety]
+        return [*head, self.turn_limit, self.todos, self.compact, *self.safety]
 
     def subagent(self, model: Any) -> list[AgentMiddleware[Any, Any, Any]]:
         roles = [getattr(self, role) for role in SUBAGENT_ROLES]
@@ -128,6 +143,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
     from langchain.agents.middleware import TodoListMiddleware
 
     from auger.core.middleware.client_tools import ClientToolsMiddleware
+    from auger.core.middleware.compact_prompt import CompactPromptMiddleware
     from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
     from auger.core.middleware.hooks import HooksMiddleware
     from auger.core.middleware.local_context import LocalContextMiddleware
@@ -143,8 +159,9 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
     from auger.core.middleware.wire_content import WireContentMiddleware
 
     switch = ConfigurableModelMiddleware(model_factory(settings), settings.model)
+    compact = CompactPromptMiddleware()
     return Stack(
-        summarization=AugerSummarizationMiddleware(model, backend, switch),  # takes the SDK's slot
+        summarization=AugerSummarizationMiddleware(model, backend, switch, compact),  # the SDK's slot
         model=switch,
         history=ProviderHistoryMiddleware(),
         wire=WireContentMiddleware(),
@@ -152,6 +169,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
         local_context=LocalContextMiddleware(backend, str(settings.project_root)),
         turn_limit=TurnLimitMiddleware(),
         todos=TodoListMiddleware(),
+        compact=compact,
         # tool-call safety, outermost first: hooks (may change or block the input), permission rules
         # (deny; on the final input), redaction (secrets out of results and replies),
         # truthful results; innermost, the front end's files/terminal when it offers them (ACP)
@@ -231,6 +249,7 @@ def create_cli_agent(
     from auger.core.backends.factory import make_backend
     from auger.core.backends.mounts import with_mounts
     from auger.core.catalog.memory import memory_sources
+    from auger.core.middleware.rewind import RewindMiddleware
 
     default_spec = settings.model
     if model is None:
@@ -248,6 +267,12 @@ def create_cli_agent(
         from auger.core.middleware.mcp_tools import McpToolsMiddleware
 
         middleware.append(McpToolsMiddleware(mcp))
+    from auger.core.middleware.folder_memory import FolderMemoryMiddleware
+    from auger.core.middleware.turn_tools import TurnToolsMiddleware
+
+    middleware.append(TurnToolsMiddleware())  # inside 10: it sees (and limits) MCP tools too
+    middleware.append(FolderMemoryMiddleware(settings))
+    middleware.append(RewindMiddleware())  # after MCP: it sees the MCP tool (read-only or not)
     return create_deep_agent(
         model=model,
         tools=list(tools),

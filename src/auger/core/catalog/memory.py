@@ -6,8 +6,12 @@ Three slots, in the order they appear in the prompt:
     project        <project root>/AGENTS.md     (agent path /AGENTS.md)
     project-local  <project root>/.auger/AGENTS.md  (agent path /.auger/AGENTS.md)
 
+and, when they exist, Claude Code's `.claude/CLAUDE.md` and `CLAUDE.local.md`, and the memory
+file of each folder from the project root down to the working directory ("folder" scope).
 The project root is the nearest folder holding `.git`, else the working directory. In a folder
-with no AGENTS.md, a CLAUDE.md there is read instead. The SDK's MemoryMiddleware does the
+with no AGENTS.md, a CLAUDE.md there is read instead. `@path` lines import other files
+(`auger.core.catalog.memory_imports`); a subfolder's memory is added when the agent works there
+(`auger.core.middleware.folder_memory`). The SDK's MemoryMiddleware does the
 injection (see `auger.core.middleware.memory`); `list_memory_files` serves a `/memory` view.
 
 A memory file goes into every model call, so it is read with care (`read_memory_file`): one
@@ -29,6 +33,7 @@ if TYPE_CHECKING:
 
 AGENTS_MD = "AGENTS.md"
 CLAUDE_MD = "CLAUDE.md"
+LOCAL_MD = "CLAUDE.local.md"  # Claude Code's personal project memory (not committed)
 MAX_MEMORY_BYTES = 64 * 1024  # per file; see the module docstring
 SNIFF_BYTES = 8192  # a NUL in the first 8 KB means a binary file (what git and grep look at)
 
@@ -50,19 +55,43 @@ def _slots(settings: Settings) -> list[tuple[str, Path, str]]:
     ]
 
 
+def _optional_slots(settings: Settings) -> list[tuple[str, Path, str]]:
+    """Claude Code's other places, used when they exist: `.claude/CLAUDE.md`, `CLAUDE.local.md`,
+    and the memory of each folder from the project root down to the working directory (Codex and
+    Claude Code read those when started in a subfolder)."""
+    root, cwd = Path(settings.project_root), Path(settings.cwd)
+    out = [("project", root / ".claude" / CLAUDE_MD, "/.claude/"), ("project-local", root / LOCAL_MD, "/")]
+    if cwd != root and cwd.is_relative_to(root):
+        folder = root
+        for part in cwd.relative_to(root).parts:
+            folder = folder / part
+            out.append(("folder", folder, f"/{folder.relative_to(root).as_posix()}/"))
+    return out
+
+
+def folder_memory(folder: Path) -> Path | None:
+    """A folder's memory file: AGENTS.md, or CLAUDE.md where only that exists (None: neither)."""
+    for name in (AGENTS_MD, CLAUDE_MD):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
 def memory_files(settings: Settings) -> list[MemoryFile]:
-    """One file per slot: AGENTS.md, or CLAUDE.md where only that exists (missing ones too)."""
+    """One file per slot: AGENTS.md, or CLAUDE.md where only that exists (missing ones too), then
+    the optional slots that exist."""
     out: list[MemoryFile] = []
     seen: set[Path] = set()
     for scope, folder, prefix in _slots(settings):
         if folder.resolve() in seen:  # e.g. the project is $HOME and AUGER_HOME is ~/.auger
             continue
         seen.add(folder.resolve())
-        name = AGENTS_MD
-        if not (folder / AGENTS_MD).is_file() and (folder / CLAUDE_MD).is_file():
-            name = CLAUDE_MD
-        path = folder / name
-        out.append(MemoryFile(scope, path, prefix + name, path.is_file()))
+        path = folder_memory(folder) or folder / AGENTS_MD
+        out.append(MemoryFile(scope, path, prefix + path.name, path.is_file()))
+    for scope, place, prefix in _optional_slots(settings):
+        found = folder_memory(place) if scope == "folder" else place
+        if found is not None and found.is_file() and found.resolve() not in {m.path.resolve() for m in out}:
+            out.append(MemoryFile(scope, found, prefix + found.name, True))
     return out
 
 
@@ -118,6 +147,24 @@ def _decode(raw: bytes, path: Path) -> tuple[str, str | None]:
         )
 
 
+def import_roots(settings: Settings) -> list[Path]:
+    """Where `@path` imports may lead: the project, the home folder, AUGER_HOME."""
+    return [Path(settings.project_root), Path.home(), Path(settings.home)]
+
+
+def read_with_imports(path: Path, settings: Settings) -> tuple[str | None, list[str]]:
+    """A memory file's text with its `@path` imports (`auger.core.catalog.memory_imports`), and
+    the warnings."""
+    from auger.core.catalog.memory_imports import with_imports
+
+    read = read_memory_file(path)
+    warnings = [read.warning] if read.warning else []
+    if read.text is None:
+        return None, warnings
+    text, problems = with_imports(read.text, path, import_roots(settings))
+    return text, warnings + problems
+
+
 def memory_warnings(settings: Settings) -> list[str]:
-    """One line per memory file the agent gets only partly or not at all (for the first turn)."""
-    return [w for m in memory_files(settings) if m.exists and (w := read_memory_file(m.path).warning)]
+    """One line per memory file (or import) the agent gets only partly or not at all (for the first turn)."""
+    return [w for m in memory_files(settings) if m.exists for w in read_with_imports(m.path, settings)[1]]

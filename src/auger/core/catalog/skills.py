@@ -5,9 +5,14 @@ Sources, in rising precedence (a later skill of the same name wins):
     built-in  auger's shipped skills/            user     $AUGER_HOME/skills
     agents    ~/.agents/skills                   project  .agents/skills, .claude/skills, .auger/skills
 
-A skill is `<source>/<name>/SKILL.md` with frontmatter `name` (= the folder name) and
-`description`. A file with bad frontmatter, a name that does not match its folder, or that
-cannot be read is skipped with a warning naming the file and the reason. Discovery reads the
+A skill is `<source>/<name>/SKILL.md` with frontmatter `name` (= the folder name; without one
+the folder names it, as Claude Code does) and `description` (one over 1,024 characters is kept
+whole, with a warning). `allowed-tools` (a YAML list, or comma / space separated, in auger's or
+Claude Code's rule syntax: `Read, Grep, Bash(git diff:*)`) limits the turn that invokes the
+skill to those tools (`auger.core.middleware.turn_tools`). `$ARGUMENTS` and `$1`…`$9` in the
+body are replaced by what followed `/name` (`auger.core.catalog.arguments`). A file with bad
+frontmatter, a name that does not match its folder, or that cannot be read is skipped with a
+warning naming the file and the reason. Discovery reads the
 host folders directly (no deepagents import); the agent reads skills through the backend at the
 virtual paths of `auger.core.backends.mounts`. Support files are served only from inside the skill's
 folder: `skill_file` refuses `..`, absolute paths and symlinks that lead out.
@@ -23,7 +28,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auger.core.backends.mounts import builtin_dir, shared_skills_dir, virtual_path
+from auger.core.catalog.arguments import expand_arguments, uses_arguments
 from auger.core.catalog.frontmatter import FrontmatterError, name_problem, read_frontmatter, text_field
+from auger.core.safety.claude_tools import split_tool_list
 from auger.errors import AugerError
 
 if TYPE_CHECKING:
@@ -89,10 +96,10 @@ def _load(label: str, source_root: Path, folder: Path, settings: Settings) -> Sk
     if skill_md.is_dir():
         raise FrontmatterError(f"{SKILL_FILE} is a folder")
     data, _ = read_frontmatter(skill_md)
-    name = text_field(data, "name")
+    name = text_field(data, "name") or folder.name  # Claude Code: the folder names a skill without one
     problem = name_problem(name)
     if problem:
-        raise FrontmatterError(problem)
+        raise FrontmatterError(problem + ("" if text_field(data, "name") else " (the folder's name)"))
     if name != folder.name:
         raise FrontmatterError(f"name {name!r} does not match its folder {folder.name!r}")
     description = text_field(data, "description")
@@ -101,9 +108,25 @@ def _load(label: str, source_root: Path, folder: Path, settings: Settings) -> Sk
     vpath = virtual_path(skill_md, settings)
     if vpath is None:
         raise FrontmatterError("not reachable by the agent's file tools")
-    tools = data.get("allowed-tools") or data.get("allowed_tools") or ""
-    tools = tools.split() if isinstance(tools, str) else [str(t) for t in tools]
-    return Skill(name, description[:MAX_DESCRIPTION], label, skill_md, vpath, tuple(tools))
+    tools = tuple(split_tool_list(data.get("allowed-tools") or data.get("allowed_tools")))
+    from auger.core.safety.rules import RuleError, parse_rule
+
+    for tool in tools:
+        try:
+            parse_rule(tool)
+        except RuleError as exc:
+            raise FrontmatterError(f"allowed-tools: {exc.message}") from None
+    return Skill(name, description, label, skill_md, vpath, tools)
+
+
+def _long_description(skill: Skill) -> str | None:
+    if len(skill.description) <= MAX_DESCRIPTION:
+        return None
+    return (
+        f"skill {skill.path}: its description is {len(skill.description)} characters, over the "
+        f"{MAX_DESCRIPTION} the skills format allows; it is used in full, but shorten it "
+        "so every agent reads it"
+    )
 
 
 def discover_skills(settings: Settings) -> SkillCatalog:
@@ -125,6 +148,8 @@ def discover_skills(settings: Settings) -> SkillCatalog:
                 warnings.append(f"skipped skill {folder / SKILL_FILE}: {exc}")
                 continue
             found[skill.name] = skill
+            if (long := _long_description(skill)) is not None:
+                warnings.append(long)
     return SkillCatalog(sorted(found.values(), key=lambda s: s.name), warnings)
 
 
@@ -192,6 +217,10 @@ def invocation_text(skill: Skill, args: str) -> str:
     if files:
         parts.append("\nFiles in this skill's folder (read them with read_file when the steps say so):")
         parts += [f"- {folder}/{f}" for f in files]
+    if uses_arguments(parts[1]):
+        parts[1] = expand_arguments(parts[1], args)
+    if skill.allowed_tools:
+        parts.append(f"\nFor this request you may use only these tools: {', '.join(skill.allowed_tools)}.")
     request = args or "(no further details: follow the skill's instructions)"
     parts.append(f"\nThe user invoked the skill `/{skill.name}`. Follow its instructions for this request:")
     parts.append(request)
@@ -210,5 +239,12 @@ def invocation_message(prompt: str, settings: Settings, catalog: SkillCatalog | 
     from langchain_core.messages import HumanMessage
 
     skill, args = parsed
-    marker = {"name": skill.name, "args": args, "source": skill.source, "path": skill.virtual_path}
+    marker: dict[str, Any] = {
+        "name": skill.name,
+        "args": args,
+        "source": skill.source,
+        "path": skill.virtual_path,
+    }
+    if skill.allowed_tools:
+        marker["allowed_tools"] = list(skill.allowed_tools)  # the turn may use only these
     return HumanMessage(content=invocation_text(skill, args), additional_kwargs={SKILL_KEY: marker})

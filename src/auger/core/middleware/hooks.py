@@ -1,19 +1,25 @@
 """HooksMiddleware: PreToolUse / PostToolUse / PostToolUseFailure (and SubagentStart /
-SubagentStop around `task`) hooks on every tool call. The runner comes from the run context
+SubagentStop around `task`) hooks on every tool call, PreModel / PostModel around every model
+call (`auger.core.middleware.model_hooks`). The runner comes from the run context
 (`AugerContext.hooks`, see `auger.core.safety.hook_runner`); session-level events are run by the Session.
 
 Hooks get a file tool's path as the host file it reaches (`tool_input.file_path` / `.path`, as
 Claude Code's hooks do; resolved by `auger.core.safety.host_paths`, like permissions and protected paths),
 and a host path in `updatedInput` is mapped back to the agent path.
-A PreToolUse block means the tool is not run and the model reads the hook's reason; an
-`updatedInput` replaces those arguments before the call (deny rules are checked after this,
-approvals were given before it); PostToolUse `additionalContext` (or a block reason) is appended
-to the result the model reads. Hook problems become Notices.
+PreToolUse hooks run when the model's reply arrives, before any approval prompt
+(`auger.core.middleware.pre_tool`): a block or `permissionDecision: "deny"` means the tool is not
+run and the model reads the hook's reason, "allow" / "ask" change whether the user is asked, and
+an `updatedInput` replaces those arguments in the reply (so the approval shows them; deny rules
+are checked on them); a call that reaches the tool without a model reply first (none here)
+runs them then. PostToolUse `updatedToolOutput` / `updatedMCPToolOutput`
+replaces the result the model reads (and the thread keeps), `additionalContext` (or a block
+reason) is appended to it. Hook problems become Notices.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -22,8 +28,10 @@ from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
 from auger.core.mcp.names import legacy_names
+from auger.core.middleware import model_hooks, pre_tool
 from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
 from auger.core.middleware.redaction import map_tool_messages
+from auger.core.safety.claude_tools import claude_names
 from auger.core.safety.hook_runner import HookResult, HookRunner
 from auger.core.safety.host_paths import AgentPaths
 from auger.core.safety.rules import path_key
@@ -39,10 +47,11 @@ def _runner(request: Any) -> tuple[HookRunner | None, AugerContext | None]:
 
 def tool_subjects(name: str, tool: Any) -> list[str]:
     """What a tool matcher is matched against: the tool's name (`mcp__server__tool` for MCP tools),
-    and for MCP tools also `server:tool` and the names matchers used before (`auger.core.mcp.names`)."""
+    Claude Code's names for it (`Bash` for execute, `Edit`/`MultiEdit` for edit_file, ...), and for
+    MCP tools also `server:tool` and the names matchers used before (`auger.core.mcp.names`)."""
     ident = mcp_identity(tool)
     if ident is None:
-        return [name]
+        return [name, *claude_names(name)]
     return [name, f"{ident[0]}:{ident[1]}", f"mcp__{ident[0]}__{ident[1]}", *legacy_names(*ident)]
 
 
@@ -97,11 +106,16 @@ def _append(result: Any, extra: list[str]) -> Any:
     return map_tool_messages(result, add)
 
 
+def _replace(result: Any, output: Any) -> Any:
+    """The tool's result with `output` (a PostToolUse hook's replacement) as its content."""
+    return map_tool_messages(result, lambda msg: msg.model_copy(update={"content": output}))
+
+
 class _Call:
     """One tool call going through the hooks (shared by the sync and async paths)."""
 
     def __init__(self, request: Any, runner: HookRunner, ctx: AugerContext) -> None:
-        self.request, self.runner = request, runner
+        self.request, self.runner, self.ctx = request, runner, ctx
         call = request.tool_call
         self.name, self.args = str(call["name"]), dict(call.get("args") or {})
         self.subjects = tool_subjects(self.name, request.tool)
@@ -139,11 +153,19 @@ class _Call:
             data["output"] = output
         return data
 
+    def ran_before(self) -> HookResult | None:
+        """What this call's PreToolUse hooks said when the model's reply arrived (its
+        `updatedInput` is in the call already), or None: they run now."""
+        pre: HookResult | None = self.ctx.pre_tool.get(str(self.base["tool_use_id"]))
+        if pre is None:
+            return None
+        return dataclasses.replace(pre, updated_input=None, notices=[])
+
     def after_pre(self, pre: HookResult) -> ToolMessage | None:
         """The refusal if PreToolUse blocked; else applies `updatedInput` to the request."""
         _notify(self.request, pre)
-        if pre.blocked:
-            return _blocked(self.request.tool_call, pre.reason)
+        if pre.blocked or pre.permission == "deny":
+            return _blocked(self.request.tool_call, pre.reason or "denied")
         if pre.updated_input:
             self.args = {**self.args, **self.agent_input(pre.updated_input)}
             self.request = self.request.override(tool_call={**self.request.tool_call, "args": self.args})
@@ -159,13 +181,95 @@ class _Call:
         extra: list[str] = []
         for outcome in outcomes:
             _notify(self.request, outcome)
+            if outcome.updated_output is not None:
+                result = _replace(result, outcome.updated_output)
             extra += outcome.context
             if outcome.blocked:
                 extra.append(f"Hook feedback: {outcome.reason}")
         return _append(result, extra)
 
 
+class _Reply:
+    """The tool calls of one model reply going through PreToolUse (`auger.core.middleware.pre_tool`)."""
+
+    def __init__(self, request: Any, result: Any, runner: HookRunner, ctx: AugerContext) -> None:
+        self.request, self.result, self.runner, self.ctx = request, result, runner, ctx
+        self.tools = pre_tool.tools_by_name(request)
+        self.calls = pre_tool.pending_calls(result, ctx.pre_tool) if runner.has("PreToolUse") else []
+        self.updates: dict[str, dict[str, Any]] = {}
+
+    def call(self, tool_call: dict[str, Any]) -> _Call:
+        view = _ToolRequest(tool_call, self.tools.get(tool_call["name"]), self.request.runtime)
+        return _Call(view, self.runner, self.ctx)
+
+    def record(self, call: _Call, tool_call: dict[str, Any], pre: HookResult) -> None:
+        self.ctx.pre_tool[tool_call["id"]] = pre
+        _notify(self.request, pre)
+        pre.notices = []  # shown once, here
+        if pre.updated_input and not pre.blocked:
+            self.updates[tool_call["id"]] = {**call.args, **call.agent_input(pre.updated_input)}
+
+    def finish(self) -> Any:
+        return pre_tool.apply_updates(self.result, self.updates)
+
+
+class _ToolRequest:
+    """What `_Call` reads of a tool-call request, for a call that has not been dispatched yet."""
+
+    def __init__(self, tool_call: dict[str, Any], tool: Any, runtime: Any) -> None:
+        self.tool_call, self.tool, self.runtime = tool_call, tool, runtime
+
+
+def _model_base(ctx: AugerContext) -> tuple[dict[str, Any], str]:
+    spec = ctx.model_spec or ""
+    return {"session_id": ctx.thread_id or "", "permission_mode": ctx.mode}, spec
+
+
 class HooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        runner, ctx = _runner(request)
+        if runner is None or ctx is None:
+            return await handler(request)
+        base, spec = _model_base(ctx)
+        if runner.has("PreModel"):
+            pre = await runner.run("PreModel", model_hooks.pre_payload(request, base, spec), [spec])
+            _notify(request, pre)
+            model_hooks.check("PreModel", pre)
+            request = model_hooks.modified(request, pre)
+        result = await handler(request)
+        if runner.has("PostModel"):
+            payload = model_hooks.post_payload(pre_tool.reply_message(result), base, spec)
+            post = await runner.run("PostModel", payload, [spec])
+            _notify(request, post)
+            model_hooks.check("PostModel", post)
+        reply = _Reply(request, result, runner, ctx)
+        for tool_call in reply.calls:
+            call = reply.call(tool_call)
+            reply.record(call, tool_call, await runner.run("PreToolUse", call.base, call.subjects))
+        return reply.finish()
+
+    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        runner, ctx = _runner(request)
+        if runner is None or ctx is None:
+            return handler(request)
+        base, spec = _model_base(ctx)
+        if runner.has("PreModel"):
+            pre = runner.run_sync("PreModel", model_hooks.pre_payload(request, base, spec), [spec])
+            _notify(request, pre)
+            model_hooks.check("PreModel", pre)
+            request = model_hooks.modified(request, pre)
+        result = handler(request)
+        if runner.has("PostModel"):
+            payload = model_hooks.post_payload(pre_tool.reply_message(result), base, spec)
+            post = runner.run_sync("PostModel", payload, [spec])
+            _notify(request, post)
+            model_hooks.check("PostModel", post)
+        reply = _Reply(request, result, runner, ctx)
+        for tool_call in reply.calls:
+            call = reply.call(tool_call)
+            reply.record(call, tool_call, runner.run_sync("PreToolUse", call.base, call.subjects))
+        return reply.finish()
+
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         runner, ctx = _runner(request)
         if runner is None or ctx is None:
@@ -175,7 +279,9 @@ class HooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         if call.agent_type:
             start = await runner.run("SubagentStart", call.subagent_payload(), [call.agent_type])
             _notify(request, start)
-        refusal = call.after_pre(await runner.run("PreToolUse", call.base, call.subjects))
+        refusal = call.after_pre(
+            call.ran_before() or await runner.run("PreToolUse", call.base, call.subjects)
+        )
         if refusal is not None:
             return refusal
         result = await handler(call.request)
@@ -194,7 +300,7 @@ class HooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         outcomes: list[HookResult] = []
         if call.agent_type:
             _notify(request, runner.run_sync("SubagentStart", call.subagent_payload(), [call.agent_type]))
-        refusal = call.after_pre(runner.run_sync("PreToolUse", call.base, call.subjects))
+        refusal = call.after_pre(call.ran_before() or runner.run_sync("PreToolUse", call.base, call.subjects))
         if refusal is not None:
             return refusal
         result = handler(call.request)

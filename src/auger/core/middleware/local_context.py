@@ -1,4 +1,12 @@
-"""LocalContextMiddleware: the project's facts, appended to the system prompt.
+"""LocalContextMiddleware: the project's facts, as a note at the head of the conversation.
+
+The facts (git status, recent commits, top-level entries) change whenever a file does, so they
+are NOT in the system prompt: the system prompt and the tool list stay byte-identical across
+sessions and turns in a project, and a server's prefix cache (llama.cpp, vLLM, Anthropic,
+OpenAI) survives a file change. The note is put in front of the first user message of each
+request (in the request only; state keeps the message as typed), so it comes after the stable
+prefix. A separate user message would break chat templates that require user/assistant to
+alternate.
 
 Detected (see `auger.core.agent.project_facts`) through the agent's backend, so a sandboxed agent
 describes the sandbox it works in. The result is cached in checkpointed state (`_local_context`)
@@ -15,7 +23,7 @@ from typing import Annotated, Any, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import PrivateStateAttr
-from langchain_core.messages import SystemMessage
+from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from auger.core.agent.project_facts import detect
@@ -41,10 +49,20 @@ def needs_detection(state: Any) -> bool:
     return not state.get(CONTEXT_KEY) or state.get(MARK_KEY, -1) != summarization_mark(state)
 
 
-def with_context(system: SystemMessage | None, text: str) -> SystemMessage:
-    blocks = list(system.content_blocks) if system is not None else []
-    blocks.append({"type": "text", "text": f"\n\n{text}" if blocks else text})
-    return SystemMessage(content_blocks=blocks)
+def with_note(message: HumanMessage, text: str) -> HumanMessage:
+    """`message` with `text` in front of what the user wrote."""
+    content = message.content
+    if isinstance(content, str):
+        return message.model_copy(update={"content": f"{text}\n\n{content}"})
+    return message.model_copy(update={"content": [{"type": "text", "text": text}, *content]})
+
+
+def with_context(messages: list[AnyMessage], text: str) -> list[AnyMessage]:
+    """`messages` with the context note in the first user message (or first, on its own)."""
+    for i, message in enumerate(messages):
+        if isinstance(message, HumanMessage):
+            return [*messages[:i], with_note(message, text), *messages[i + 1 :]]
+    return [HumanMessage(text), *messages]
 
 
 class LocalContextMiddleware(AgentMiddleware):  # type: ignore[type-arg]
@@ -71,7 +89,7 @@ class LocalContextMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         text = request.state.get(CONTEXT_KEY)
         if not isinstance(text, str) or not text:
             return request
-        return request.override(system_message=with_context(request.system_message, text))
+        return request.override(messages=with_context(request.messages, text))
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]

@@ -13,13 +13,15 @@ in the SDK's slot.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, cast
 
+from deepagents.middleware._utils import append_to_system_message
 from deepagents.middleware.memory import MemoryMiddleware
 from langchain.agents.middleware.types import AgentState, PrivateStateAttr
 from langgraph.channels.untracked_value import UntrackedValue
 
-from auger.core.catalog.memory import memory_files, read_memory_file
+from auger.core.agent.prompt_compact import COMPACT_MEMORY_PROMPT, is_compact
+from auger.core.catalog.memory import memory_files, read_with_imports
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest
@@ -47,13 +49,13 @@ store secrets (API keys, tokens, passwords)."""
 
 
 def read_memory(settings: Settings) -> tuple[list[str], dict[str, str]]:
-    """(sources, contents): every slot's agent path, and the text of those that exist (binary ones
-    skipped, big ones capped: `auger.core.catalog.memory.read_memory_file`)."""
+    """(sources, contents): every slot's agent path, and the text of those that exist with their
+    `@path` imports (binary ones skipped, big ones capped: `auger.core.catalog.memory.read_memory_file`)."""
     sources: list[str] = []
     contents: dict[str, str] = {}
     for memory in memory_files(settings):
         sources.append(memory.virtual_path)
-        if memory.exists and (text := read_memory_file(memory.path).text) is not None:
+        if memory.exists and (text := read_with_imports(memory.path, settings)[0]) is not None:
             contents[memory.virtual_path] = text
     return sources, contents
 
@@ -88,10 +90,16 @@ class AugerMemoryMiddleware(MemoryMiddleware):  # type: ignore[type-arg]
     async def abefore_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> Any:  # type: ignore[override]
         return self._load(state)
 
-    def modify_request(self, request: ModelRequest) -> ModelRequest:  # type: ignore[type-arg]
+    def modify_request(self, request: ModelRequest) -> ModelRequest:  # type: ignore[override]
+        """The contents read last for a run resumed mid-turn; the compact profile's shorter memory
+        text for a model with a small window."""
         if "memory_contents" not in request.state:  # a run resumed mid-turn did not read them
             if self._contents is None:
                 self._load({})
             state: Any = {**request.state, "memory_contents": self._contents or {}}
             request = request.override(state=state)
-        return super().modify_request(request)
+        if not is_compact(request.model):
+            return super().modify_request(request)
+        contents = cast("dict[str, str]", request.state.get("memory_contents") or {})
+        memory = self._format_agent_memory(contents, COMPACT_MEMORY_PROMPT)
+        return request.override(system_message=append_to_system_message(request.system_message, memory))

@@ -24,6 +24,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
+from auger.core.middleware.pre_tool import hook_verdict
 from auger.core.safety.permissions import Verdict, describe_call, is_gated, mode_verdict, refusal_message
 
 REFUSED_FLAG = "auger_refused"  # additional_kwargs marker on a ToolMessage for a call that never ran
@@ -57,7 +58,13 @@ def tool_verdict(
         verdict = ctx.permissions.evaluate(
             name, args, mode=ctx.mode, gated=gated, grants=sorted(ctx.always_allow), mcp=mcp
         )
+    if ctx.turn_tools is not None and verdict.action != "deny":
+        from auger.core.middleware.turn_tools import turn_allows  # it imports this module
+
+        if not turn_allows(ctx, name, dict(args), mcp):
+            verdict = Verdict("deny", "not in the skill's allowed-tools", by="turn")
     if call_id:
+        verdict = hook_verdict(verdict, ctx.pre_tool.get(call_id))
         ctx.verdicts[call_id] = verdict
     return verdict
 

@@ -48,6 +48,26 @@ def resume_update(state: Any, ctx: Any) -> dict[str, Any] | None:
     return update or None
 
 
+def estimated_context(messages: list[Any], known: int) -> int:
+    """The context size after a turn that ended with no usage report (interrupted, broken off):
+    the last reported size, plus an estimate of every message after the reply that reported it
+    (the prompt, tool results, the partial answer kept in the thread)."""
+    from langchain_core.messages.utils import count_tokens_approximately
+
+    start = 0
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if (
+            isinstance(message, AIMessage)
+            and message.usage_metadata
+            and message.usage_metadata.get("total_tokens")
+        ):
+            start = index + 1
+            break
+    later = messages[start:]
+    return known + (count_tokens_approximately(later) if later else 0)
+
+
 class ResumeStateMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     state_schema = ResumeState
 

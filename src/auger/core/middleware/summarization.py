@@ -21,6 +21,7 @@ from deepagents.middleware.summarization import SummarizationState
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.language_models import BaseChatModel
 
+from auger.core.middleware.compact_prompt import CompactPromptMiddleware
 from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
 from auger.core.middleware.pre_compact import summarization
 
@@ -29,11 +30,16 @@ class AugerSummarizationMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     state_schema = SummarizationState
 
     def __init__(
-        self, default_model: BaseChatModel, backend: Any, switch: ConfigurableModelMiddleware
+        self,
+        default_model: BaseChatModel,
+        backend: Any,
+        switch: ConfigurableModelMiddleware,
+        compact: CompactPromptMiddleware | None = None,
     ) -> None:
         super().__init__()
         self._backend = backend
         self._switch = switch
+        self._compact = compact
         self._default = summarization(default_model, backend)
         self._by_model: dict[int, tuple[BaseChatModel, Any]] = {}  # id -> (model, its middleware)
 
@@ -50,10 +56,18 @@ class AugerSummarizationMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             self._by_model[id(model)] = (model, summarization(model, self._backend))
         return self._by_model[id(model)][1]
 
+    def _sent(self, request: ModelRequest) -> ModelRequest:
+        """`request` with the prompt profile of the call's model (6b), so the size the
+        summarization counts is the size sent: a small window gets the compact profile's."""
+        if self._compact is None:
+            return request
+        model, _ = self._switch.model_for(request)
+        return self._compact.compacted(request, model if model is not None else request.model)
+
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
-        return self.for_request(request).wrap_model_call(request, handler)
+        return self.for_request(request).wrap_model_call(self._sent(request), handler)
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> Any:
-        return await self.for_request(request).awrap_model_call(request, handler)
+        return await self.for_request(request).awrap_model_call(self._sent(request), handler)

@@ -22,6 +22,7 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AnyMessage, ToolMessage
 
+from auger.core.middleware.message_memo import MessageMemo
 from auger.core.text import clean_content, clean_text
 
 TOOL_RESULT_BLOCKS = frozenset({"text", "image", "image_url"})
@@ -62,20 +63,26 @@ def wire_message(msg: AnyMessage) -> AnyMessage:
     return msg if content is msg.content else msg.model_copy(update={"content": content})
 
 
-def wire_request(request: ModelRequest) -> ModelRequest:
-    messages = [wire_message(m) for m in request.messages]
+def wire_request(request: ModelRequest, memo: MessageMemo | None = None) -> ModelRequest:
+    messages = memo.map(request.messages) if memo else [wire_message(m) for m in request.messages]
     if all(new is old for new, old in zip(messages, request.messages, strict=True)):
         return request
     return request.override(messages=messages)
 
 
 class WireContentMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    """Each message is cleaned once while it stays in the requests (`MessageMemo`), not per step."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._memo = MessageMemo(wire_message)
+
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
     ) -> ModelResponse:
-        return handler(wire_request(request))
+        return handler(wire_request(request, self._memo))
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelResponse:
-        return await handler(wire_request(request))
+        return await handler(wire_request(request, self._memo))

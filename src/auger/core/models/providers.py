@@ -38,6 +38,7 @@ class Provider:
     key_envs: tuple[str, ...] = ()  # any one of these must be set (empty: no key needed)
     prefixes: tuple[str, ...] = ()  # bare model names starting with these belong here
     drops: tuple[str, ...] = ("headers", "reasoning_effort")  # params its chat model does not take
+    extra: str = ""  # auger's pip extra that installs `package` (pyproject.toml), if it is optional
 
 
 def _openai(ms: ModelSpec, params: dict[str, Any], env: Mapping[str, str], timeout: Timeout) -> BaseChatModel:
@@ -57,7 +58,9 @@ def _openai(ms: ModelSpec, params: dict[str, Any], env: Mapping[str, str], timeo
         api_key = api_key or "not-needed"
     if headers := params.pop("headers", None):
         extra["default_headers"] = headers
-    return cls(  # type: ignore[no-any-return]
+    from auger.core.models.openai_body import send_prebuilt_bodies
+
+    model = cls(
         model=ms.model,
         api_key=api_key,
         use_responses_api=False,
@@ -71,6 +74,10 @@ def _openai(ms: ModelSpec, params: dict[str, Any], env: Mapping[str, str], timeo
         **extra,
         **params,
     )
+    from auger.core.models.openai_chunks import raw_chunks
+
+    # streamed chunks stay dicts (half the cost of a fast stream); bodies posted as built
+    return send_prebuilt_bodies(raw_chunks(model))  # type: ignore[no-any-return]
 
 
 def _anthropic(
@@ -125,8 +132,9 @@ PROVIDERS: dict[str, Provider] = {
             _google,
             ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
             ("gemini",),
+            extra="google",
         ),
-        Provider("ollama", "langchain-ollama", "langchain_ollama", _ollama),
+        Provider("ollama", "langchain-ollama", "langchain_ollama", _ollama, extra="ollama"),
     )
 }
 OPENAI_COMPATIBLE = Provider("openai-compatible", "langchain-openai", "langchain_openai", _openai, drops=())
@@ -140,11 +148,7 @@ def check_credentials(ms: ModelSpec, env: Mapping[str, str] | None = None) -> No
     """Raise ModelError naming what to set or install if the model cannot be built."""
     env = os.environ if env is None else env
     provider = provider_of(ms)
-    if importlib.util.find_spec(provider.module) is None:
-        raise ModelError(
-            f"The provider package {provider.package!r} is not installed.",
-            hint=f"pip install {provider.package}",
-        )
+    _require_module(provider)
     if ms.base_url is not None and ms.api_key_env and not env.get(ms.api_key_env):
         raise ModelError(
             f"Provider {ms.provider!r} needs an API key: {ms.api_key_env} is not set.",
@@ -155,6 +159,19 @@ def check_credentials(ms: ModelSpec, env: Mapping[str, str] | None = None) -> No
             f"Model {ms.spec} needs an API key: {' or '.join(provider.key_envs)} is not set.",
             hint=f"export {provider.key_envs[0]}=... or choose another model with --model.",
         )
+
+
+def _require_module(provider: Provider) -> None:
+    if importlib.util.find_spec(provider.module) is not None:
+        return
+    hint = f"pip install {provider.package}"
+    if provider.extra:
+        extra = provider.extra
+        hint = (
+            f'Install auger with its {extra} extra: pipx install "auger[{extra}]" (from a checkout: '
+            f'pip install ".[{extra}]"), or into auger\'s environment: {hint}'
+        )
+    raise ModelError(f"The provider package {provider.package!r} is not installed.", hint=hint)
 
 
 def resolve_request_timeout(

@@ -1,15 +1,20 @@
 """Hook configuration, Claude Code compatible: where hooks come from and whether to run them.
 
 Sources, all run (user first): `$AUGER_HOME/hooks.json`, `[hooks]` in the user config,
-`<project>/.auger/hooks.json`, `[hooks]` in the project config. Project hooks run only once the
+`~/.claude/settings.json`, `<project>/.auger/hooks.json`, `[hooks]` in the project config,
+`<project>/.claude/settings.json` and `settings.local.json` (Claude Code's files,
+`auger.core.safety.claude_settings`: only their `hooks` key). Project hooks run only once the
 user trusts them (like project MCP servers: `HookTrustStore`, asked again when the files change;
 `--trust-project-hooks` trusts them for one headless run). The format is Claude Code's:
 
     {"hooks": {"PreToolUse": [{"matcher": "execute|write_file",
                                "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]}}
 
-Matchers are regexes on auger's tool names (full match; empty or `*` matches all; for
-SessionStart the source, for PreCompact the trigger, for Subagent* the subagent type).
+Matchers are regexes on auger's tool names and Claude Code's names for them (`Bash`, `Read`,
+`Edit|MultiEdit|Write`, `mcp__server__tool`; `auger.core.safety.claude_tools`), full match; empty or
+`*` matches all; for SessionStart the source, for PreCompact the trigger, for Subagent* the
+subagent type, for PreModel/PostModel the model spec, for Notification its type
+(`permission_prompt`, `idle_prompt`).
 Running them is `auger.core.safety.hook_runner.HookRunner`.
 """
 
@@ -26,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from auger.core.mcp.config import TrustStore
+from auger.core.safety.claude_settings import ClaudeSettings, read_settings, settings_paths
+from auger.core.safety.claude_tools import claude_names
 
 EVENTS = (
     "SessionStart",
@@ -39,6 +46,9 @@ EVENTS = (
     "PreCompact",
     "Stop",
     "SessionEnd",
+    "PreModel",  # auger's: around each model call (auger.core.middleware.model_hooks)
+    "PostModel",
+    "Notification",  # waiting for an approval, a turn finished (auger.core.session.lifecycle)
 )
 HOOKS_FILE = "hooks.json"
 TRUST_FILE = "trusted_hooks.json"
@@ -52,26 +62,39 @@ class HookCommand:
     matcher: str = ""
     timeout: float = DEFAULT_TIMEOUT
     source: str = ""
+    claude: bool = False  # from a Claude Code settings file: told Claude Code's tool names
 
     @property
     def label(self) -> str:
         short = " ".join(self.command.split())
         return f"{self.event} hook `{short[:60]}{'…' if len(short) > 60 else ''}`"
 
+    def _hit(self, subject: str) -> bool:
+        try:
+            return re.fullmatch(self.matcher, subject) is not None
+        except re.error:
+            return self.matcher == subject
+
     def matches(self, subjects: Sequence[str]) -> bool:
         if self.matcher in ("", "*") or not subjects:
             return True
-        for subject in subjects:
-            try:
-                if re.fullmatch(self.matcher, subject):
-                    return True
-            except re.error:
-                if self.matcher == subject:
-                    return True
-        return False
+        return any(self._hit(subject) for subject in subjects)
+
+    def tool_name(self, subjects: Sequence[str]) -> str | None:
+        """The tool name to tell this hook when it is not auger's (`subjects[0]`): the Claude Code
+        name its matcher matched (`Bash` for execute), or, for a hook from Claude Code's settings,
+        Claude Code's name for the tool; None: auger's own name."""
+        if not subjects:
+            return None
+        aliases = [s for s in subjects[1:] if s in claude_names(subjects[0]) or s.startswith("mcp__")]
+        if self.matcher not in ("", "*"):
+            if self._hit(subjects[0]):
+                return None
+            return next((s for s in aliases if self._hit(s)), None)
+        return aliases[0] if self.claude and aliases else None
 
 
-def parse_hooks(data: Any, source: str) -> tuple[list[HookCommand], list[str]]:
+def parse_hooks(data: Any, source: str, *, claude: bool = False) -> tuple[list[HookCommand], list[str]]:
     """Hooks from a Claude-Code-style mapping (`{"hooks": {...}}` or the inner `{EVENT: [...]}`)."""
     problems: list[str] = []
     if isinstance(data, dict) and isinstance(data.get("hooks"), dict):
@@ -91,7 +114,7 @@ def parse_hooks(data: Any, source: str) -> tuple[list[HookCommand], list[str]]:
             for hook in group.get("hooks") or []:
                 cmd = _command(hook, event, source, problems)
                 if cmd:
-                    out.append(HookCommand(event, cmd, matcher, _timeout(hook), source))
+                    out.append(HookCommand(event, cmd, matcher, _timeout(hook), source, claude))
     return out, problems
 
 
@@ -155,6 +178,13 @@ def _project_toml(root: Path, home: Path) -> tuple[str, Any] | None:
     return (f"{cfg} [hooks]", table) if table is not None else None
 
 
+def _claude_files(root: Path, *, project: bool) -> list[ClaudeSettings]:
+    """Claude Code settings files with a `hooks` key: the user's, or the project's two. A file
+    that is not JSON gives no hooks (its warning comes with the other load warnings)."""
+    files = [f for f in read_settings(root) if (f.scope != "user") == project]
+    return [f for f in files if f.problem is None and "hooks" in f.data]
+
+
 def _project_sources(root: Path, home: Path) -> list[tuple[str, Any, str | None]]:
     """(label, data, problem) for the project's hook sources, parsed — only once they are trusted."""
     out: list[tuple[str, Any, str | None]] = []
@@ -165,6 +195,7 @@ def _project_sources(root: Path, home: Path) -> list[tuple[str, Any, str | None]
     toml = _project_toml(root, home)
     if toml is not None:
         out.append((toml[0], toml[1], None))
+    out += [(str(f.path), f.data["hooks"], None) for f in _claude_files(root, project=True)]
     return out
 
 
@@ -185,6 +216,10 @@ class HookTrustStore(TrustStore):
         if raw is not None:
             digest.update(b"\0.auger/config.toml\0" + raw)
             found = True
+        for file in _claude_files(Path(root), project=True):
+            hooks = json.dumps(file.data["hooks"], sort_keys=True).encode()  # other keys may change
+            digest.update(f"\0{file.path.name}\0".encode() + hooks)
+            found = True
         return digest.hexdigest() if found else None
 
 
@@ -194,6 +229,7 @@ def untrusted_project_hooks(settings: Any) -> list[str]:
     path = _project_json(settings.project_root, settings.home)
     toml = _project_toml(settings.project_root, settings.home)
     sources = [*([str(path)] if path else []), *([toml[0]] if toml else [])]
+    sources += [str(f.path) for f in _claude_files(Path(settings.project_root), project=True)]
     if not sources or HookTrustStore(settings.home).is_trusted(settings.project_root):
         return []
     return sources
@@ -214,14 +250,16 @@ def load_hooks(settings: Any, *, trust_project: bool = False) -> tuple[list[Hook
     user.append((str(home / HOOKS_FILE), data, problem))
     table, _ = _toml_hooks(home / "config.toml")
     user.append((f"{home / 'config.toml'} [hooks]", table, None))
+    user += [(str(f.path), f.data["hooks"], None) for f in _claude_files(root, project=False)]
     untrusted = [] if trust_project else untrusted_project_hooks(settings)
     project = [] if untrusted else _project_sources(root, home)  # an untrusted file is not parsed
+    claude_labels = {str(p) for _, p in settings_paths(root)}
     for label, data, problem in [*user, *project]:
         if problem:
             notices.append(problem)
         if not data:
             continue
-        found, problems = parse_hooks(data, label)
+        found, problems = parse_hooks(data, label, claude=label in claude_labels)
         hooks += found
         notices += problems
     if untrusted:

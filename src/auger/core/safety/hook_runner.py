@@ -6,9 +6,12 @@ Each command runs with `/bin/sh -c` in the project root and gets the event as JS
 
 What a hook can say: exit 2 blocks (the reason is its stderr); other non-zero exits are
 reported and ignored; on exit 0 its stdout may be JSON: `{"decision": "block", "reason": ...}`
-or `{"continue": false, "stopReason": ...}` blocks; `hookSpecificOutput.permissionDecision:
-"deny"` blocks a tool call; `updatedInput` (top level or in `hookSpecificOutput`) changes the
-tool input; `additionalContext` adds text for the model; `systemMessage` is shown to the user.
+or `{"continue": false, "stopReason": ...}` blocks; `hookSpecificOutput.permissionDecision`
+"deny" blocks a tool call, "ask" / "allow" decide whether the user is asked (several hooks:
+deny > ask > allow); `updatedInput` (top level or in `hookSpecificOutput`) changes the
+tool input; PostToolUse `hookSpecificOutput.updatedToolOutput` (or Claude Code's
+`updatedMCPToolOutput`) replaces the output the model reads, for any tool;
+`additionalContext` adds text for the model; `systemMessage` is shown to the user.
 Plain stdout of UserPromptSubmit and SessionStart hooks is extra context too. A hook that times
 out (default 60 s), crashes or cannot start is reported as a notice and never ends the session.
 """
@@ -30,6 +33,7 @@ from auger.core.safety.hook_config import HookCommand, load_hooks
 from auger.core.safety.redaction import Redactor, default_redactor
 
 CONTEXT_FROM_STDOUT = frozenset({"UserPromptSubmit", "SessionStart"})
+_PERMISSION_RANK = {"allow": 1, "ask": 2, "deny": 3}
 _OUTPUT_CAP = 1_000_000
 
 
@@ -40,8 +44,11 @@ class HookResult:
     blocked: bool = False
     reason: str = ""
     updated_input: dict[str, Any] | None = None
+    updated_output: Any = None  # PostToolUse: what the model reads instead of the tool's output
+    updated_prompt: str | None = None  # PreModel: the system prompt to send instead
     context: list[str] = field(default_factory=list)
-    permission: str | None = None  # "allow" | "deny" (PermissionRequest / PreToolUse)
+    permission: str | None = None  # "allow" | "ask" | "deny" (PermissionRequest / PreToolUse)
+    permission_reason: str = ""  # permissionDecisionReason
     notices: list[tuple[str, str]] = field(default_factory=list)  # (message, "info" | "warning")
     ran: int = 0
 
@@ -54,9 +61,14 @@ class HookResult:
             self.block(other.reason)
         if other.updated_input:
             self.updated_input = {**(self.updated_input or {}), **other.updated_input}
+        if other.updated_output is not None:
+            self.updated_output = other.updated_output  # the last hook's replacement wins
+        if other.updated_prompt is not None:
+            self.updated_prompt = other.updated_prompt
         self.context += other.context
-        if other.permission == "deny" or (other.permission and not self.permission):
-            self.permission = other.permission
+        if _PERMISSION_RANK.get(other.permission or "", 0) > _PERMISSION_RANK.get(self.permission or "", 0):
+            self.permission = other.permission  # deny > ask > allow, as Claude Code merges them
+            self.permission_reason = other.permission_reason
         self.notices += other.notices
         self.ran += other.ran
 
@@ -106,6 +118,13 @@ class HookRunner:
     def matching(self, event: str, subjects: Sequence[str] = ()) -> list[HookCommand]:
         return [h for h in self.hooks if h.event == event and h.matches(subjects)]
 
+    def _stdin_for(
+        self, hook: HookCommand, event: str, payload: Mapping[str, Any], subjects: Sequence[str]
+    ) -> bytes:
+        """The event as this hook gets it: with Claude Code's tool name when it asked by that name."""
+        name = hook.tool_name(subjects) if "tool_name" in payload else None
+        return self._stdin(event, {**payload, "tool_name": name} if name else payload)
+
     def _stdin(self, event: str, payload: Mapping[str, Any]) -> bytes:
         data = {"hook_event_name": event, "cwd": self.cwd, "transcript_path": "", **payload}
         return json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
@@ -115,17 +134,17 @@ class HookRunner:
         result = HookResult()
         if not hooks:
             return result
-        stdin = self._stdin(event, payload)
-        raws = await asyncio.gather(*(self._exec(h, stdin) for h in hooks))
+        raws = await asyncio.gather(
+            *(self._exec(h, self._stdin_for(h, event, payload, subjects)) for h in hooks)
+        )
         for hook, raw in zip(hooks, raws, strict=True):
             result.merge(self._interpret(hook, raw))
         return result
 
     def run_sync(self, event: str, payload: Mapping[str, Any], subjects: Sequence[str] = ()) -> HookResult:
         result = HookResult()
-        hooks = self.matching(event, subjects)
-        stdin = self._stdin(event, payload) if hooks else b""
-        for hook in hooks:
+        for hook in self.matching(event, subjects):
+            stdin = self._stdin_for(hook, event, payload, subjects)
             result.merge(self._interpret(hook, self._exec_sync(hook, stdin)))
         return result
 
@@ -233,19 +252,37 @@ def _apply_specific(
     hook: HookCommand, specific: dict[str, Any], result: HookResult, reason: str, red: Any
 ) -> None:
     permission = str(specific.get("permissionDecision") or "").lower()
+    if permission:
+        result.permission_reason = reason
     perm = _table(specific.get("decision"))
     behavior = str(perm.get("behavior") or "").lower()
     if permission == "deny" or behavior == "deny":
         result.block(reason or red(str(perm.get("message") or "")) or f"denied by {hook.label}")
         result.permission = "deny"
+    elif permission == "ask" and result.permission != "deny":
+        result.permission = "ask"
     elif permission == "allow" or behavior == "allow":
         result.permission = result.permission or "allow"
+    if isinstance(specific.get("updatedSystemPrompt"), str) and hook.event == "PreModel":
+        result.updated_prompt = specific["updatedSystemPrompt"]
+    for key in ("updatedToolOutput", "updatedMCPToolOutput"):
+        if specific.get(key) is not None and hook.event == "PostToolUse":
+            result.updated_output = _redact_output(specific[key], red)
     for updated in (specific.get("updatedInput"), perm.get("updatedInput")):
         if isinstance(updated, dict):
             result.updated_input = {**(result.updated_input or {}), **updated}
     extra = specific.get("additionalContext")
     if isinstance(extra, str) and extra.strip():
         result.context.append(red(extra.strip()))
+
+
+def _redact_output(value: Any, red: Any) -> Any:
+    """A replacement tool output as the model will read it: text, or content blocks."""
+    if isinstance(value, str):
+        return red(value)
+    if isinstance(value, list) and all(isinstance(b, dict) and b.get("type") for b in value):
+        return [{**b, "text": red(str(b["text"]))} if "text" in b else b for b in value]
+    return red(json.dumps(value, ensure_ascii=False, default=str))
 
 
 def _table(value: Any) -> dict[str, Any]:

@@ -61,6 +61,7 @@ class Verdict:
     action: Action
     reason: str  # e.g. 'deny rule "execute(rm -rf *)"' or "mode 'manual' asks before execute"
     rules: tuple[str, ...] = ()
+    by: Literal["mode", "rule", "protected", "grant", "hook", "turn"] = "mode"  # what decided
 
 
 def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> str:
@@ -144,12 +145,14 @@ class PermissionEngine:
     @classmethod
     def from_settings(cls, settings: Any) -> PermissionEngine:
         from auger.core.backends.mounts import mount_routes
+        from auger.core.safety.claude_settings import permission_rules, read_settings
 
         table = settings.data.get("permissions") or {}
+        claude, _ = permission_rules(read_settings(settings.project_root))  # warnings: first turn
         return cls(
-            table.get("allow") or (),
-            table.get("ask") or (),
-            table.get("deny") or (),
+            [*(table.get("allow") or ()), *claude["allow"]],
+            [*(table.get("ask") or ()), *claude["ask"]],
+            [*(table.get("deny") or ()), *claude["deny"]],
             root=settings.project_root,
             protected=[settings.home],
             routes=mount_routes(settings),
@@ -190,7 +193,7 @@ class PermissionEngine:
         """The deny verdict for this call, if a deny rule matches it."""
         sub = self.subject(name, args, mcp)
         hit = next((r for r in self.rules["deny"] if touches(r, sub)), None)
-        return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,)) if hit else None
+        return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,), "rule") if hit else None
 
     def evaluate(
         self,
@@ -206,19 +209,19 @@ class PermissionEngine:
         sub = self.subject(name, args, mcp)
         hit = next((r for r in self.rules["deny"] if touches(r, sub)), None)
         if hit is not None:
-            return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,))
+            return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,), "rule")
         protected = self.protected_reason(sub)
         if protected is not None:
-            return Verdict("ask", protected)
+            return Verdict("ask", protected, by="protected")
         hit = next((r for r in self.rules["ask"] if touches(r, sub)), None)
         if hit is not None:
-            return Verdict("ask", f'ask rule "{hit.text}"', (hit.text,))
+            return Verdict("ask", f'ask rule "{hit.text}"', (hit.text,), "rule")
         used = covers(self.rules["allow"], sub)
         if used:
-            return Verdict("allow", _named("allow rule", used), used)
+            return Verdict("allow", _named("allow rule", used), used, "rule")
         used = covers(_grant_rules(tuple(grants)), sub)
         if used:
-            return Verdict("allow", _named("rule you allowed in this thread", used), used)
+            return Verdict("allow", _named("rule you allowed in this thread", used), used, "grant")
         return mode_verdict(name, mode, gated)
 
 
@@ -240,12 +243,12 @@ def _grant_rules(grants: tuple[str, ...]) -> list[Rule]:
 
 def mode_verdict(name: str, mode: str, gated: bool) -> Verdict:
     if not gated:
-        return Verdict("allow", f"{name} needs no approval")
+        return Verdict("allow", f"{name} needs no approval", by="mode")
     if mode == "yolo":
-        return Verdict("allow", "mode 'yolo' asks for nothing")
+        return Verdict("allow", "mode 'yolo' asks for nothing", by="mode")
     if mode == "auto-edit" and name in FILE_EDIT_TOOLS:
-        return Verdict("allow", "mode 'auto-edit' applies file edits")
-    return Verdict("ask", f"mode '{mode}' asks before {name}")
+        return Verdict("allow", "mode 'auto-edit' applies file edits", by="mode")
+    return Verdict("ask", f"mode '{mode}' asks before {name}", by="mode")
 
 
 def is_gated(name: str, extra: Iterable[str] = ()) -> bool:

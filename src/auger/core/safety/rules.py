@@ -21,6 +21,11 @@
 * MCP tools — `server:tool` (or `server:*`), or the tool's name `mcp__server__tool`; the names
   rules used before that (the tool's bare name, `server__tool`) still match it.
 * `task(TYPE)` matches the subagent type; any other tool's pattern matches any string argument.
+* Claude Code's rules as users wrote them (`auger.core.safety.claude_tools`): `Bash(git status:*)` is
+  `execute(...)`, `Read(./src/**)` applies to read_file, ls, glob and grep, `Edit(...)` to
+  edit_file, write_file and delete, `Write`, `Glob`, `Grep`, `LS`, `Task(TYPE)`,
+  `mcp__server__tool` (= `server:tool`; `mcp__server` = `server:*`), and `WebFetch(domain:HOST)`:
+  any call with a `url` argument on that host or its subdomains.
 
 `touches` is the deny/ask test (the rule matches the call or any part of it), `covers` the allow
 test (the rules together allow every part). The engine that orders them is
@@ -38,7 +43,7 @@ from functools import lru_cache
 from typing import Any
 
 from auger.core.mcp.names import legacy_names
-from auger.core.safety import command_forms
+from auger.core.safety import claude_tools, command_forms
 from auger.core.safety import shell_parser as shellparse
 from auger.core.safety.host_paths import AgentPaths, inside, normalise
 from auger.errors import ConfigError
@@ -57,6 +62,7 @@ class Rule:
     text: str
     tool: str
     pattern: str | None = None
+    also: tuple[str, ...] = ()  # more tools a Claude Code rule applies to (`Read` -> ls, glob, grep)
 
     @property
     def mcp(self) -> tuple[str, str] | None:
@@ -79,8 +85,19 @@ def parse_rule(text: str) -> Rule:
             hint='Write TOOL or TOOL(PATTERN), e.g. "execute(git status *)" or "write_file(src/**)".',
         )
     pattern = rest[:-1] if paren else None
+    if (mcp := claude_tools.mcp_rule_tool(tool)) is not None:
+        if pattern is not None:
+            raise RuleError(f'permission rule "{text}": MCP rules (mcp__server__tool) take no pattern.')
+        return Rule(raw, mcp, None, (tool,))  # also the tool's own name (`mcp__server__tool`)
     if pattern is not None and ":" in tool:
         raise RuleError(f'permission rule "{text}": MCP rules (server:tool) take no pattern.')
+    aliases = claude_tools.rule_tools(tool)
+    if aliases:
+        return Rule(raw, aliases[0], pattern, aliases[1:])
+    if tool == claude_tools.WEB_FETCH and pattern is not None and not pattern.startswith("domain:"):
+        raise RuleError(
+            f'permission rule "{text}": WebFetch takes "domain:HOST", e.g. WebFetch(domain:example.com).'
+        )
     return Rule(raw, tool, pattern)
 
 
@@ -204,13 +221,28 @@ def subject_for(
 
 def _tool_matches(rule: Rule, sub: Subject) -> bool:
     if rule.mcp is not None:
+        if sub.name in rule.also:  # `mcp__server__tool` written as the tool is named
+            return True
         if sub.mcp is None:
             return False
         server, tool = rule.mcp
         return server == sub.mcp[0] and _command_regex(tool).fullmatch(sub.mcp[1]) is not None
+    if rule.tool == claude_tools.WEB_FETCH:
+        return isinstance(sub.args.get("url"), str)
     if sub.mcp is not None and rule.tool in legacy_names(*sub.mcp):  # a rule from before mcp__ names
         return True
-    return rule.tool == sub.name
+    return rule.tool == sub.name or sub.name in rule.also
+
+
+def _domain_matches(pattern: str, url: str) -> bool:
+    """`domain:example.com` matches that host and its subdomains (`*.example.com` only these)."""
+    from urllib.parse import urlsplit
+
+    want = pattern.removeprefix("domain:").strip().lower()
+    host = (urlsplit(url if "//" in url else f"//{url}").hostname or "").lower()
+    if want.startswith("*."):
+        return host.endswith(want[1:])
+    return host == want or host.endswith(f".{want}")
 
 
 def _path_matches(pattern: str, sub: Subject) -> bool:
@@ -295,12 +327,12 @@ def touches(rule: Rule, sub: Subject) -> bool:
     """Deny/ask semantics: the rule matches the call or any part of it."""
     if not _tool_matches(rule, sub):
         return False
-    if rule.pattern is None:
-        return True
+    if rule.pattern is None or rule.tool == claude_tools.WEB_FETCH:
+        return rule.pattern is None or _domain_matches(rule.pattern, str(sub.args.get("url")))
     if sub.command is not None:
-        if _whole_matches(rule.pattern, sub.command, wildcard_ok=True):
-            return True
-        return any(_segment_matches(rule.pattern, s, extra=True) for s in sub.segments or [])
+        return _whole_matches(rule.pattern, sub.command, wildcard_ok=True) or any(
+            _segment_matches(rule.pattern, s, extra=True) for s in sub.segments or []
+        )
     if sub.name in FILE_TOOLS:
         return _path_matches(rule.pattern, sub)
     regex = _command_regex(rule.pattern)

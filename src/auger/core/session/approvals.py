@@ -5,7 +5,8 @@ For each action the agent wants approved, in this order: a rule this thread was 
 `ApprovalPolicy` decides (headless); else an `ApprovalRequested` event goes to the front end
 and the turn waits on its future. An "approve_always" grants the decision's rule (default: the
 suggested `rule_for_call`) to the thread and, with `persist`, writes it to the user or project
-config (`auger.core.safety.permissions.add_rule`).
+config (`auger.core.safety.permissions.add_rule`). Notification hooks (`permission_prompt`) run just
+before a human is asked.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ async def decide(session: Session, action: dict[str, Any], options: TurnOptions,
         description=str(action.get("description") or ""),
         parent_id=action.get("parent"),
         suggested_rule=suggested_rule(session, name, args),
+        decided_by=str(action.get("decided_by") or "mode"),  # the verdict's `by` (Turn)
         future=asyncio.get_running_loop().create_future(),
     )
     decision = _granted(session, request) or await session.lifecycle.permission_request(
@@ -68,6 +70,13 @@ async def decide(session: Session, action: dict[str, Any], options: TurnOptions,
     if decision is None and options.approval is not None:
         decision = options.approval(request, options.mode)
     if decision is None:
+        await session.lifecycle.notify(
+            session.thread_id,
+            options.mode,
+            f"auger needs your permission to use {name}",
+            "permission_prompt",
+            put,
+        )
         decision = await session.ask(request, put)
     if decision.kind == "approve_always":
         grant(session, request, decision, put)

@@ -160,6 +160,33 @@ async def fork_thread(session: Session, request: ops.ForkThread) -> LiveThread:
     return live(session, await fork(session.runtime.threads, request.thread_id, request.at))
 
 
+@implements(ops.REWIND)
+async def rewind(session: Session, request: ops.Rewind) -> ops.Rewound:
+    from auger.core.rewind.thread_rewind import rewind_thread
+
+    store = session.runtime.threads
+    thread_id = store.resolve(request.thread_id)
+    return await rewind_thread(
+        store,
+        thread_id,
+        request.to,
+        files=request.files,
+        conversation=request.conversation,
+        force=request.force,
+        dry_run=request.dry_run,
+    )
+
+
+@implements(ops.DIFF)
+async def diff(session: Session, request: ops.ThreadDiff) -> ops.Text:
+    from auger.core.rewind.thread_rewind import thread_diff
+
+    store = session.runtime.threads
+    return ops.Text(
+        await asyncio.to_thread(thread_diff, store, store.resolve(request.thread_id), request.turn)
+    )
+
+
 @implements(ops.HISTORY)
 async def history(session: Session, request: ops.ThreadRef) -> ops.History:
     from auger.core.threads.history import to_events

@@ -1,20 +1,44 @@
 """The catalogue a front end shows (`/help`, `/skills`, `/agents`, `/memory`, `/tools`, `/mcp`),
-read where the agent runs: its skills, subagents, memory files, the tools its graph offers now
-and its MCP servers' status."""
+read where the agent runs: its skills and custom commands, subagents, memory files, the tools its
+graph offers now and its MCP servers' status.
+
+Skills and commands are listed as `/name args` resolves them (`auger.core.session.turn_input`):
+the user's skills win over a command of the same name, a command over a built-in skill."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from auger.core.catalog.commands import list_commands
 from auger.core.catalog.memory import list_memory_files
 from auger.core.catalog.skills import list_skills
 from auger.core.catalog.subagents import list_subagents
-from auger.core.operations import Catalogue, McpServerInfo, MemoryFileInfo, SkillInfo, SubagentInfo
+from auger.core.operations import (
+    Catalogue,
+    CommandInfo,
+    McpServerInfo,
+    MemoryFileInfo,
+    SkillInfo,
+    SubagentInfo,
+)
 
 if TYPE_CHECKING:
     from auger.core.runtime import Runtime
+    from auger.settings import Settings
 
 GENERAL_PURPOSE = SubagentInfo("general-purpose", "Any task, with the main agent's tools", "built-in")
+
+
+def _invocable(settings: Settings) -> tuple[list[SkillInfo], list[CommandInfo]]:
+    """The skills and custom commands `/name` reaches, each name once."""
+    skills = list_skills(settings)
+    own = {s.name for s in skills if s.source != "built-in"}
+    commands = [c for c in list_commands(settings) if c.name not in own]
+    shadowed = {c.name for c in commands}
+    return (
+        [SkillInfo(s.name, s.description, s.source) for s in skills if s.name not in shadowed],
+        [CommandInfo(c.name, c.description, c.source, c.argument_hint) for c in commands],
+    )
 
 
 def catalogue(runtime: Runtime) -> Catalogue:
@@ -41,8 +65,9 @@ def catalogue(runtime: Runtime) -> Catalogue:
             )
             for s in runtime.mcp.status()
         ]
+    skills, commands = _invocable(settings)
     return Catalogue(
-        skills=[SkillInfo(s.name, s.description, s.source) for s in list_skills(settings)],
+        skills=skills,
         subagents=subagents,
         memory=[
             MemoryFileInfo(m.scope, str(m.path), m.exists)
@@ -50,4 +75,5 @@ def catalogue(runtime: Runtime) -> Catalogue:
         ],
         tools=agent_tool_names(runtime.graph, runtime.mcp),
         mcp=mcp,
+        commands=commands,
     )

@@ -1,11 +1,15 @@
 """The session-level hooks of one conversation (Claude Code's SessionStart, UserPromptSubmit, Stop,
 PermissionRequest, SessionEnd), run by the Session at fixed points of a turn:
 
-* `start_turn` — SessionStart (first turn of a thread) and UserPromptSubmit; hook context
-  becomes an extra message; a block ends the turn with the reason;
+* `start_turn` — SessionStart (first turn of a thread) and UserPromptSubmit; SessionStart context
+  is a message before the prompt, UserPromptSubmit context is attached to the prompt's own
+  message (as Claude Code sends it); a block ends the turn with the reason;
 * `after_turn` — Stop hooks; a block continues the turn with the hook's reason (at most
   `MAX_STOP_ROUNDS` times, `stop_hook_active` tells the hook it is a continuation);
-* `permission_request` — before asking a human: a PermissionRequest hook may allow or deny;
+* `permission_request` — before asking a human: a PermissionRequest hook may allow or deny
+  (matchers see Claude Code's tool names too: `Bash` for execute);
+* `notify` — Notification hooks: before a human is asked to approve (`permission_prompt`), and
+  when a turn has finished (`idle_prompt`);
 * `end` — SessionEnd (on close and when switching threads).
 
 Tool-call hooks (PreToolUse, PostToolUse, ...) run in the agent: `auger.core.middleware.hooks`.
@@ -18,6 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from auger.core import events as ev
+from auger.core.safety.claude_tools import claude_names
 
 if TYPE_CHECKING:
     from auger.core.safety.hook_runner import HookResult, HookRunner
@@ -36,6 +41,19 @@ def hook_message(event: str, texts: list[str]) -> Any:
         content=f'<hook-context event="{event}">\n{body}\n</hook-context>',
         additional_kwargs={HOOK_FLAG: event},
     )
+
+
+def with_context(message: Any, event: str, texts: list[str]) -> Any:
+    """The prompt's own message with a hook's context attached (one user message, as Claude
+    Code sends it; `additional_kwargs[HOOK_FLAG]` says which hook added to it)."""
+    block = f'<hook-context event="{event}">\n' + "\n\n".join(texts) + "\n</hook-context>"
+    content = message.content
+    if isinstance(content, str):
+        content = f"{content}\n\n{block}"
+    else:
+        content = [*content, {"type": "text", "text": block}]
+    kwargs = {**message.additional_kwargs, HOOK_FLAG: event}
+    return message.model_copy(update={"content": content, "additional_kwargs": kwargs})
 
 
 def _notices(result: HookResult, put: Put) -> None:
@@ -83,8 +101,8 @@ class LifecycleHooks:
             put(ev.Error(f"Prompt blocked by a UserPromptSubmit hook: {submit.reason}", "hook_blocked"))
             return None
         if submit.context:
-            extra.append(hook_message("UserPromptSubmit", submit.context))
-        return [message, *extra]
+            message = with_context(message, "UserPromptSubmit", submit.context)
+        return [*extra, message]
 
     async def after_turn(self, thread_id: str, mode: str, put: Put) -> dict[str, Any] | None:
         """Stop hooks: a payload that continues the turn with the hook's reason, or None."""
@@ -115,7 +133,9 @@ class LifecycleHooks:
         payload = self._payload(
             thread_id, mode, tool_name=request.name, tool_input=request.args, tool_use_id=request.call_id
         )
-        result = await self.runner.run("PermissionRequest", payload, [request.name])
+        result = await self.runner.run(
+            "PermissionRequest", payload, [request.name, *claude_names(request.name)]
+        )
         _notices(result, put)
         if result.blocked or result.permission == "deny":
             return ev.ApprovalDecision(
@@ -124,6 +144,17 @@ class LifecycleHooks:
         if result.permission == "allow":
             return ev.ApprovalDecision("approve")
         return None
+
+    async def notify(self, thread_id: str, mode: str, message: str, kind: str, put: Put) -> None:
+        """Notification hooks (Claude Code's): `permission_prompt` before a human is asked,
+        `idle_prompt` when a turn has finished. Never raises."""
+        if not self.runner.has("Notification"):
+            return
+        payload = self._payload(thread_id, mode, message=message, notification_type=kind)
+        try:
+            _notices(await self.runner.run("Notification", payload, [kind]), put)
+        except Exception:
+            log.exception("Notification hooks failed")
 
     async def end(self, thread_id: str, reason: str) -> None:
         """SessionEnd hooks, once per started thread (never raises)."""

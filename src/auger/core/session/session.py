@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from auger.core import events as ev
@@ -24,6 +24,8 @@ from auger.core.threads.writer_lease import WriterLease
 from auger.errors import BusyError, NotFoundError, UsageError
 
 if TYPE_CHECKING:
+    from langchain_core.messages import AIMessage
+
     from auger.core.operations import Operation
     from auger.core.port import AgentPort, TurnOptions
     from auger.core.runtime import Runtime
@@ -159,6 +161,7 @@ class Session(PortCalls):
         self.context_tokens = 0
         if thread_id is None:
             return
+        self.runtime.threads.touch(thread_id)  # opening it counts as using it: `auger -r` comes back here
         values = await self.state()
         self.context_tokens = int(values.get("_context_tokens") or 0)
         recorded = values.get("_model_spec")
@@ -226,25 +229,31 @@ class Session(PortCalls):
             except Exception:  # the index catches up next turn; the turn goes on
                 log.exception("recording the turn's start failed")
 
-    async def turn_ended(self) -> None:
-        """Count and index the turn's messages. A cancel here is absorbed: the turn still ends."""
+    async def turn_ended(self, added: Sequence[Any] | None = None, *, settled: bool = False) -> None:
+        """Count and index the turn's messages: `added`, the ones the turn streamed into the
+        thread, or (None) the whole history read back; then collapse its checkpoints (`settled`:
+        the turn finished, no task is pending). A cancel here is absorbed: the turn still ends."""
         index = self.runtime.index
         if index is None or not self.record:
             return
         try:
-            snapshot = await self.runtime.graph.aget_state(self.config())
-            messages = list((snapshot.values or {}).get("messages", []))
-            await index.turn_ended(self.thread_id, messages, self.model_spec, settled=not snapshot.next)
+            if added is None or index.needs_history(self.thread_id):
+                await index.turn_ended(
+                    self.thread_id, await self.messages(), self.model_spec, settled=settled
+                )
+            else:
+                await index.turn_added(self.thread_id, added, self.model_spec, settled=settled)
         except asyncio.CancelledError:
             log.warning("turn-end indexing cancelled; the thread index catches up next turn")
         except Exception:
             log.exception("indexing the turn failed")
 
-    async def keep_partial(self, text: str, mark: str) -> None:
+    async def keep_partial(self, text: str, mark: str) -> AIMessage | None:
         """Save the answer streamed so far (text only: a half-made tool call never enters the
-        thread), followed by `mark`, so the thread shows what the user saw."""
+        thread), followed by `mark`, so the thread shows what the user saw. Returns the message
+        saved, or None."""
         if not text.strip():
-            return
+            return None
         from langchain_core.messages import AIMessage
 
         try:
@@ -253,6 +262,23 @@ class Session(PortCalls):
             await self.runtime.graph.aupdate_state(self.config(), {"messages": [content]})
         except Exception:  # the turn is already over; the thread stays as it was
             log.exception("could not save the partial answer")
+            return None
+        return content
+
+    async def count_unreported(self) -> None:
+        """A turn cut short reports no usage: estimate what it added to the context (the prompt,
+        tool results, the partial answer), so the context meter and a resume count it."""
+        from auger.core.middleware.resume_state import CONTEXT_TOKENS, estimated_context
+
+        try:
+            values = await self.state()
+            known = int(values.get(CONTEXT_TOKENS) or 0)
+            tokens = estimated_context(list(values.get("messages") or []), known)
+            if tokens > known:
+                await self.runtime.graph.aupdate_state(self.config(), {CONTEXT_TOKENS: tokens})
+            self.context_tokens = max(tokens, self.context_tokens)
+        except Exception:  # the turn is over either way; the meter keeps the last report
+            log.exception("could not estimate the context of an interrupted turn")
 
 
 def _check(session: Session) -> AgentPort:  # mypy: Session implements the port

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, RemoveMessage, ToolMessage
 
 from auger.core import events as ev
 from auger.core.middleware.turn_limit import TURN_LIMIT_FLAG
@@ -59,6 +59,10 @@ class StreamTranslator:
         self._ns_parent: dict[str, str] = {}  # subgraph namespace root -> task call id
         self._streamed_text: dict[str | None, bool] = {}
         self.partial_text = ""  # main-agent text streamed since the last finished model call
+        # what entered the main thread's messages this turn, in order (the thread index reads this
+        # instead of the whole history); `rewrote`: a node replaced or removed messages instead
+        self.entered: list[BaseMessage] = []
+        self.rewrote = False
 
     def running_call(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
         """(call id, parent id) of the started, unfinished call with this name and arguments —
@@ -80,6 +84,18 @@ class StreamTranslator:
                 return None
             self._ns_parent[root] = self._task_calls.pop(0)
         return self._ns_parent[root]
+
+    def note_input(self, payload: Any) -> None:
+        """The messages a graph input (the prompt, a Stop hook's reason) adds to the thread."""
+        if isinstance(payload, dict):
+            self._entered(payload.get("messages") or [])
+
+    def _entered(self, messages: Any) -> None:
+        for msg in messages if isinstance(messages, list) else [messages]:
+            if isinstance(msg, BaseMessage) and not isinstance(msg, RemoveMessage):
+                self.entered.append(msg)
+            else:  # an Overwrite of the list, a RemoveMessage
+                self.rewrote = True
 
     # -- entry point -----------------------------------------------------------------------
     def feed(self, ns: tuple[str, ...], mode: str, data: Any) -> Iterator[ev.Event]:
@@ -149,6 +165,8 @@ class StreamTranslator:
     def _on_node_update(self, ns: tuple[str, ...], node: str, update: dict[str, Any]) -> Iterator[ev.Event]:
         parent = self._parent(ns)
         messages = update.get("messages") or []
+        if not ns:
+            self._entered(messages)
         for msg in messages if isinstance(messages, list) else [messages]:
             if isinstance(msg, AIMessage) and node == "model":
                 yield from self._on_ai_message(msg, parent)

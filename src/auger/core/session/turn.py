@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from auger.core import events as ev
 from auger.core.agent.context import AugerContext
 from auger.core.models.provider_errors import describe_error
+from auger.core.rewind.recorder import TurnRecorder, finish_turn, turn_recorder
 from auger.core.safety.redaction import StreamRedactor
 from auger.core.session.approvals import decide
 from auger.core.session.stream import StreamTranslator, call_key
@@ -31,6 +32,14 @@ DONE = object()  # the last item a turn puts on its queue
 BROKEN_OFF = "[interrupted: the reply broke off here]"  # after the kept text of a failed model call
 
 
+def _recorder(session: Session) -> TurnRecorder | None:
+    """The turn's rewind recorder; None for a chat the thread index does not see (nothing to rewind)."""
+    runtime = session.runtime
+    if runtime.index is None or not session.record:
+        return None
+    return turn_recorder(runtime.settings, runtime.threads, session.thread_id)
+
+
 class Turn:
     def __init__(self, session: Session, options: TurnOptions, queue: asyncio.Queue[Any]) -> None:
         self.session = session
@@ -39,6 +48,10 @@ class Turn:
         self.max_turns = options.max_turns or session.runtime.settings.max_turns
         self.verdicts: dict[str, Any] = {}  # per tool call, so HITL's `when` answers the same on resume
         self.originals: dict[str, Any] = {}  # per tool call: (stored, as written) args (AugerContext)
+        self.rewind = _recorder(session)  # snapshots on the first file change (auger.core.rewind)
+        self.pre_tool: dict[str, Any] = {}  # per tool call: what its PreToolUse hooks said (AugerContext)
+        self.turn_tools: tuple[str, ...] | None = None  # a skill's / command's allowed-tools
+        self.turn_model: str | None = None  # the model a command names for its turn
         self._redactor = StreamRedactor(session.runtime.redactor)
         self._queue = queue
 
@@ -72,35 +85,54 @@ class Turn:
             reason = await self._loop(prompt)
         except asyncio.CancelledError:
             reason = "cancelled"
-            await session.keep_partial(self.translator.partial_text, "[interrupted]")
+            await self._keep_partial("[interrupted]")
+            await session.count_unreported()
             put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
         except GraphRecursionError:
             reason = "turn_limit"
             put(ev.Error(f"Stopped after too many steps (max_turns={self.max_turns}).", "turn_limit"))
         except AugerError as exc:  # incl. a reply that did not finish, a request_timeout
             reason = "error"
-            await session.keep_partial(self.translator.partial_text, BROKEN_OFF)
+            await self._keep_partial(BROKEN_OFF)
+            await session.count_unreported()
             put(ev.Error(str(exc), "provider" if isinstance(exc, ProviderError) else type(exc).__name__))
         except Exception as exc:  # provider/network failures: one clear line, traceback to the log
             log.exception("turn failed")
             reason = "error"
-            await session.keep_partial(self.translator.partial_text, BROKEN_OFF)
+            await self._keep_partial(BROKEN_OFF)
+            await session.count_unreported()
             put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
         session.pending.clear()
+        for event in await finish_turn(self.rewind):  # the "after" snapshot: FilesChanged
+            put(event)
+        if reason != "cancelled":
+            await session.lifecycle.notify(
+                session.thread_id, self.options.mode, "auger is waiting for your input", "idle_prompt", put
+            )
         self._drain_notices()
         if held:  # a turn refused for a busy thread wrote nothing to index
-            await session.turn_ended()
+            # what the turn added, from the stream; None (read the history) when that is not certain
+            added = None if self.translator.rewrote or reason == "cancelled" else self.translator.entered
+            await session.turn_ended(added, settled=reason == "done")
         await session.release_thread()  # before TurnEnded: the next turn may start at once
         self._finish(ev.TurnEnded(reason, session.thread_id, self.translator.final_text))
+
+    async def _keep_partial(self, mark: str) -> None:
+        """Keep the answer streamed so far in the thread (and count it as added by the turn)."""
+        kept = await self.session.keep_partial(self.translator.partial_text, mark)
+        if kept is not None:
+            self.translator.entered.append(kept)
 
     async def _loop(self, prompt: str) -> ev.EndReason:
         from auger.core.mcp.server_requests import SessionRequests
         from auger.core.mcp.user_message import mcp_message
-        from auger.core.session.turn_input import user_message
+        from auger.core.session.turn_input import allowed_tools, turn_model, user_message
 
         session, translator = self.session, self.translator
         message, warnings = user_message(prompt, session.runtime.settings)
-        for text in warnings:
+        self.turn_tools = allowed_tools(message)  # the turn may use only these (TurnToolsMiddleware)
+        self.turn_model, warning = turn_model(message, session.runtime.settings)
+        for text in [*warnings, *([warning] if warning else [])]:
             self.put(ev.Notice(text, "warning"))
         message = self._redact_message(message)
         mcp = session.runtime.mcp
@@ -135,16 +167,20 @@ class Turn:
             subgraphs=True,
             durability="sync",  # each step is on disk before the next starts: kill -9 loses one step at most
         )
+        self.translator.note_input(payload)
         async for ns, mode, data in stream:
             for event in self.translator.feed(tuple(ns), mode, data):
                 if isinstance(event, ev.Usage) and event.parent_id is None:
                     session.context_tokens = event.context_tokens or session.context_tokens
                 self.put(event)
+            # One socket read can hold hundreds of chunks, which the stream hands over without
+            # suspending: yield, so a front end in this event loop (the TUI's keys) runs between them.
+            await asyncio.sleep(0)
 
     def _context(self) -> AugerContext:
         session, runtime = self.session, self.session.runtime
         return AugerContext(
-            model_spec=session.model_spec,
+            model_spec=self.turn_model or session.model_spec,
             model_params=dict(session.model_params),
             mode=self.options.mode,
             always_allow=frozenset(session.grants),
@@ -153,10 +189,13 @@ class Turn:
             permissions=runtime.permissions,
             hooks=runtime.hooks,
             verdicts=self.verdicts,
+            pre_tool=self.pre_tool,
+            turn_tools=self.turn_tools,
             originals=self.originals,
             approve=self._approve,
             files=self.options.files,
             terminal=self.options.terminal,
+            rewind=self.rewind,
         )
 
     async def _approve(self, action: dict[str, Any]) -> dict[str, Any]:
@@ -176,6 +215,10 @@ class Turn:
             for req in requests:
                 call_id, parent = translator.running_call(str(req.get("name")), dict(req.get("args") or {}))
                 action = {**req, "id": req.get("id") or call_id, "parent": parent}
+                verdict = self.verdicts.get(
+                    str(action["id"])
+                )  # what asks (the mode, a rule, a protected path)
+                action["decided_by"] = getattr(verdict, "by", "mode")
                 decision = await decide(self.session, action, self.options, self.put)
                 if decision["type"] == "reject":
                     translator.rejected.append(call_key(str(req.get("name")), dict(req.get("args") or {})))

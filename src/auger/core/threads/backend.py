@@ -78,6 +78,7 @@ class ThreadBackend(Protocol):
     """One connection to a thread database. The ThreadStore serialises calls (one lock)."""
 
     location: str  # the file, or the URL without its password
+    input_filter: str  # SQL: this `checkpoints` row is a user turn's input (LangGraph's metadata)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of one read (`?` placeholders)."""
@@ -113,6 +114,11 @@ class ThreadBackend(Protocol):
 
     def copy_turns(self, cur: Any, source_id: str, new_id: str, at_turn: int | None) -> int:
         """A fork's checkpoints (`auger.core.threads.checkpoints`); returns the turns copied."""
+        ...
+
+    def truncate_turns(self, cur: Any, thread_id: str, keep: int) -> str:
+        """Cut the thread after user turn `keep` (`auger.core.threads.checkpoints.truncate_turns`);
+        returns the first checkpoint id removed."""
         ...
 
     def thread_artifacts(self, cur: Any, folder: Path, thread_id: str) -> list[Path]:

@@ -1,8 +1,9 @@
 """LangGraph's `checkpoints`/`writes` rows, handled as plain SQL (no LangGraph import).
 
 A fork copies the source thread's main-graph checkpoints verbatim up to the end of a user turn,
-so it carries the state (messages, todos, model) as it was at that point; deleting a thread
-removes its rows. Every function runs inside the caller's write transaction.
+so it carries the state (messages, todos, model) as it was at that point; a rewind cuts a thread
+in place just before a user turn (the same state a fork at the turn before would have); deleting
+a thread removes its rows. Every function runs inside the caller's write transaction.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from auger.core.text import counted
 from auger.errors import ThreadError, UsageError
 
 
@@ -36,12 +38,38 @@ def fork_chain(cur: Any, source_id: str, at_turn: int | None) -> tuple[list[str]
     if at_turn is not None and at_turn < 1:
         raise UsageError(f"--at must be at least 1 (got {at_turn}).")
     if at_turn is not None and at_turn > turns:
-        raise UsageError(f"Thread {source_id} has {turns} user turn(s); cannot fork at {at_turn}.")
+        raise UsageError(f"Thread {source_id} has {counted(turns, 'user turn')}; cannot fork at {at_turn}.")
     if at_turn is None or at_turn == turns:
         cut, at_turn = len(chain), turns
     else:
         cut = inputs[at_turn]  # the next turn's input checkpoint is not copied
     return [cid for cid, _ in chain[:cut]], at_turn
+
+
+def input_checkpoints(cur: Any, thread_id: str) -> list[str]:
+    """The input checkpoint of each user turn, oldest first (user turn N is item N-1); `cur` takes
+    `?` placeholders, as in `fork_chain`."""
+    return [cid for cid, source in _root_chain(cur, thread_id) if source == "input"]
+
+
+def truncate_turns(cur: Any, thread_id: str, keep: int, *, writes: str = "writes") -> str:
+    """Remove user turns keep+1.. of the thread (every checkpoint from that turn's input on, in
+    every namespace, and their writes); returns the first removed checkpoint id. `writes`: the
+    saver's table of pending writes (`checkpoint_writes` on PostgreSQL)."""
+    chain = _root_chain(cur, thread_id)
+    inputs = [i for i, (_, source) in enumerate(chain) if source == "input"]
+    if not 0 <= keep < len(inputs):
+        raise UsageError(f"Thread {thread_id} has {len(inputs)} user turn(s); cannot cut after turn {keep}.")
+    cut = chain[inputs[keep]][0]
+    for table in ("checkpoints", writes):  # ids are time-ordered: later turns and their subagents
+        cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_id >= ?", (thread_id, cut))
+    if inputs[keep] > 0:  # like a fork: the kept end has no task pending
+        last = chain[inputs[keep] - 1][0]
+        cur.execute(
+            f"DELETE FROM {writes} WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
+            (thread_id, last),
+        )
+    return cut
 
 
 def delete_checkpoints(cur: sqlite3.Cursor, thread_id: str) -> None:

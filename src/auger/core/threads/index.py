@@ -51,12 +51,12 @@ def messages_after(messages: Sequence[Any], last_id: str | None) -> Sequence[Any
 
 async def index_messages(
     store: ThreadStore, thread_id: str, messages: Sequence[Any], *, model: str | None = None
-) -> None:
-    """Record the count and index every message not indexed yet."""
+) -> float:
+    """Record the count and index every message not indexed yet. Returns the row's new `updated_at`."""
     last = await asyncio.to_thread(store.last_message_id, thread_id)
     texts = [t for m in messages_after(messages, last) if (t := message_text(m)) is not None]
     last_id = getattr(messages[-1], "id", None) if messages else last
-    await asyncio.to_thread(
+    return await asyncio.to_thread(
         store.record_turn,
         thread_id,
         texts,
@@ -66,17 +66,54 @@ async def index_messages(
     )
 
 
+async def index_added(
+    store: ThreadStore, thread_id: str, added: Sequence[Any], *, model: str | None = None
+) -> float:
+    """Record a turn from the messages it added (as the Session saw them stream by), without
+    reading the thread's history: count = the recorded count + these, index = their text.
+    Only right when the index was current before the turn (`ThreadIndex.needs_history`).
+    Returns the row's new `updated_at`."""
+    texts = [t for m in added if (t := message_text(m)) is not None]
+    ids = [m.id for m in added if getattr(m, "id", None)]
+
+    def record() -> float:
+        info = store.get(thread_id)
+        return store.record_turn(
+            thread_id,
+            texts,
+            message_count=(info.message_count if info else 0) + len(added),
+            last_message_id=ids[-1] if ids else store.last_message_id(thread_id),
+            model=model,
+        )
+
+    return await asyncio.to_thread(record)
+
+
 class ThreadIndex:
-    """Registers a thread when a turn starts; counts and indexes its messages when it ends."""
+    """Registers a thread when a turn starts; counts and indexes its messages when it ends.
+
+    A turn's messages can be indexed from what it streamed (`turn_added`) only if the index held
+    everything before it: its row is as this index last wrote it at the end of the previous turn.
+    A thread this index has not written yet, a turn killed before its end (in any process), a
+    failed or cancelled indexing, or another process's turn leave it otherwise, and the turn reads
+    the history (`turn_ended`), which indexes what was missed. So the history is read once per
+    thread and Runtime, not on every turn."""
 
     def __init__(self, store: ThreadStore, settings: Settings, graph: Any = None) -> None:
         self.store = store
         self.cwd = str(settings.cwd)
         self.root = Path(settings.project_root)
         self.graph = graph  # the Runtime's agent: its checkpoints are collapsed after each turn
+        self._written: dict[str, float] = {}  # thread id -> the `updated_at` this index last wrote
+        self._current: set[str] = set()  # threads whose index held everything when their turn started
+
+    def needs_history(self, thread_id: str) -> bool:
+        """Whether the turn now ending must be indexed from the thread's history."""
+        return thread_id not in self._current
 
     async def turn_started(self, thread_id: str, prompt: str, model: str | None) -> None:
-        await asyncio.to_thread(
+        self._current.discard(thread_id)
+        before = await asyncio.to_thread(
             self.store.begin_turn,
             thread_id,
             prompt=prompt,
@@ -85,12 +122,29 @@ class ThreadIndex:
             model=model,
             git_branch=git_branch(self.root),
         )
+        if before is not None and before == self._written.get(thread_id):
+            self._current.add(thread_id)
 
     async def turn_ended(
-        self, thread_id: str, messages: Sequence[Any], model: str | None, *, settled: bool = True
+        self, thread_id: str, messages: Sequence[Any], model: str | None, *, settled: bool = False
     ) -> None:
-        """`settled`: nothing is pending on the thread (the turn finished, no approval waits)."""
-        await index_messages(self.store, thread_id, messages, model=model)
+        """The turn is over and `messages` is the thread's whole history. `settled`: nothing is
+        pending on the thread (the turn finished, no approval waits)."""
+        self._current.discard(thread_id)
+        self._written.pop(thread_id, None)  # if this fails, the next turn reads the history again
+        self._written[thread_id] = await index_messages(self.store, thread_id, messages, model=model)
+        await self._collapse(thread_id, settled)
+
+    async def turn_added(
+        self, thread_id: str, added: Sequence[Any], model: str | None, *, settled: bool = False
+    ) -> None:
+        """The turn is over and added `added` (known from the stream; the history is not read)."""
+        self._current.discard(thread_id)
+        self._written.pop(thread_id, None)
+        self._written[thread_id] = await index_added(self.store, thread_id, added, model=model)
+        await self._collapse(thread_id, settled)
+
+    async def _collapse(self, thread_id: str, settled: bool) -> None:
         if self.graph is not None:
             await collapse_thread(self.store, self.graph, thread_id, settled=settled)
 
@@ -122,3 +176,10 @@ async def fork_thread(store: ThreadStore, source_id: str, at_turn: int | None = 
     messages = await read_history(store.database, new_id)
     await index_messages(store, new_id, messages)
     return new_id
+
+
+async def truncate_thread(store: ThreadStore, thread_id: str, keep: int) -> None:
+    """Remove user turns keep+1.. from the thread in place (`auger threads rewind`), then index
+    what is left again so search and the message count match the conversation."""
+    await asyncio.to_thread(store.truncate, thread_id, keep)
+    await index_messages(store, thread_id, await read_history(store.database, thread_id))

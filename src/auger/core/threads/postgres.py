@@ -30,6 +30,7 @@ class PostgresBackend:
     def __init__(self, conn: Any, url: str) -> None:
         self.conn = conn
         self.location = shown_url(url)
+        self.input_filter = "metadata->>'source' = 'input'"
 
     @classmethod
     def open(cls, url: str) -> PostgresBackend:
@@ -75,6 +76,9 @@ class PostgresBackend:
 
     def copy_turns(self, cur: Any, source_id: str, new_id: str, at_turn: int | None) -> int:
         return postgres_checkpoints.copy_turns(cur, source_id, new_id, at_turn)
+
+    def truncate_turns(self, cur: Any, thread_id: str, keep: int) -> str:
+        return postgres_checkpoints.truncate_turns(cur, thread_id, keep)
 
     def thread_artifacts(self, cur: Any, folder: Path, thread_id: str) -> list[Path]:
         return thread_artifacts(cur, folder, thread_id, named=postgres_checkpoints.named)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from auger.core.threads import checkpoints as thread_checkpoints
 from auger.core.threads.checkpoints import fork_chain
 
 TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
@@ -47,6 +48,24 @@ def copy_turns(cur: Any, source_id: str, new_id: str, at_turn: int | None) -> in
         (new_id, source_id, ids, ids[-1]),
     )
     return at_turn
+
+
+def truncate_turns(cur: Any, thread_id: str, keep: int) -> str:
+    """Cut the thread after user turn `keep` as on SQLite, then drop the blobs no checkpoint left
+    names (a checkpoint names its channels' versions in `checkpoint->'channel_versions'`)."""
+    cut = thread_checkpoints.truncate_turns(cur, thread_id, keep, writes="checkpoint_writes")
+    drop_unused_blobs(cur, thread_id)
+    return cut
+
+
+def drop_unused_blobs(cur: Any, thread_id: str) -> None:
+    """Delete the thread's `checkpoint_blobs` rows that no checkpoint of it names any more."""
+    cur.execute(
+        "DELETE FROM checkpoint_blobs b WHERE b.thread_id = ? AND NOT EXISTS (SELECT 1 FROM checkpoints c"
+        " WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns"
+        " AND c.checkpoint->'channel_versions'->>b.channel = b.version)",
+        (thread_id,),
+    )
 
 
 def delete_checkpoints(cur: Any, thread_id: str) -> None:

@@ -8,7 +8,11 @@ The same tables as the SQLite file (`auger.core.threads.schema`), in PostgreSQL'
   where SQLite's `unicode61` tokenizer splits them: `zebrafish.txt` is two words) and a GIN
   index over it (`auger.core.threads.postgres_search` queries it with `websearch_to_tsquery`);
 * `auger_leases`   — the writer lease of each thread: the very statements of
-  `auger.core.threads.lease` run here through `QmarkCursor`.
+  `auger.core.threads.lease` run here through `QmarkCursor`;
+* `auger_rewind_turns` — the project snapshots around each user turn that changed files
+  (`auger.core.rewind.records`, the same statements as on SQLite);
+* `auger_threads.collapsed_through`, `.seed_checkpoint` — how far a thread's finished turns are
+  collapsed (`auger.core.threads.collapse`).
 
 Migrations are named and recorded in `auger_migrations` like SQLite's, under a transaction-level
 advisory lock, so replicas starting at once apply each exactly once. A database holding tables
@@ -85,6 +89,22 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
     (
+        "0004_rewind",
+        """
+        CREATE TABLE auger_rewind_turns (
+            thread_id TEXT NOT NULL,
+            checkpoint_id TEXT NOT NULL,
+            root TEXT NOT NULL,
+            before_tree TEXT NOT NULL,
+            after_tree TEXT,
+            bytes BIGINT NOT NULL DEFAULT 0,
+            created_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (thread_id, checkpoint_id)
+        );
+        CREATE INDEX auger_rewind_turns_root ON auger_rewind_turns(root);
+        """,
+    ),
+    (
         "0005_collapse",
         """
         ALTER TABLE auger_threads ADD COLUMN collapsed_through TEXT;
@@ -97,6 +117,7 @@ OWN_TABLES = {
     "auger_threads",
     "auger_messages",
     "auger_leases",
+    "auger_rewind_turns",
     "checkpoints",
     "checkpoint_blobs",
     "checkpoint_writes",

@@ -3,9 +3,9 @@
 A search finds the threads one of whose messages holds every word (`websearch_to_tsquery` in
 the `simple` configuration: quotes and `-word` work, nothing the user types is a syntax error;
 other punctuation splits words as it does in the index), newest first, each with a snippet of
-its newest matching message (`snippet`: SNIPPET_TOKENS words around the first hit, hits marked
-with **, like SQLite's). Written as "the newest threads that have a matching message" so the planner picks by
-the word's frequency (ANALYZE keeps tsvector statistics): a rare word goes through the GIN index
+its newest matching message (`snippet`: SNIPPET_TOKENS words around the first hit, hits between
+HIT_START and HIT_END, like SQLite's). Written as "the newest threads that have a matching
+message" so the planner picks by the word's frequency (ANALYZE keeps tsvector statistics): a rare word goes through the GIN index
 on `auger_messages.tsv` (`auger.core.threads.postgres_db`), a common one walks the threads newest first
 and stops at the page's end.
 """
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from auger.core.threads.schema import THREAD_COLUMNS
-from auger.core.threads.search import INDEX_CHARS, SNIPPET_TOKENS, IndexedMessage
+from auger.core.threads.search import HIT_END, HIT_START, INDEX_CHARS, SNIPPET_TOKENS, IndexedMessage
 
 _COLUMNS = ", ".join("t." + c.strip() for c in THREAD_COLUMNS.split(","))  # then the key
 
@@ -65,7 +65,8 @@ def search_rows(
 
 
 def snippet(text: str, words: set[str]) -> str:
-    """SNIPPET_TOKENS words of `text` from just before the first of `words`, hits in **, cuts …."""
+    """SNIPPET_TOKENS words of `text` from just before the first of `words`, hits between
+    HIT_START and HIT_END, cuts …."""
     tokens = list(re.finditer(r"\w+", text))
     first = next((i for i, t in enumerate(tokens) if t[0].lower() in words), 0)
     start = max(0, min(first - 2, len(tokens) - SNIPPET_TOKENS))
@@ -75,7 +76,7 @@ def snippet(text: str, words: set[str]) -> str:
     out, at = [], shown[0].start()
     for token in shown:
         out.append(text[at : token.start()])
-        out.append(f"**{token[0]}**" if token[0].lower() in words else token[0])
+        out.append(f"{HIT_START}{token[0]}{HIT_END}" if token[0].lower() in words else token[0])
         at = token.end()
     if start + SNIPPET_TOKENS >= len(tokens):
         out.append(text[at:])

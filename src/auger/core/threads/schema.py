@@ -9,6 +9,8 @@ migration recorded in `auger_migrations`. Append to `MIGRATIONS`; never edit one
   with an external-content FTS5 index over it for full-text search (`auger.core.threads.search`).
 * `auger_leases`   — the writer of each thread while its turn runs: owner, pid, host, expiry
   (`auger.core.threads.lease`: one writer per thread across processes).
+* `auger_rewind_turns` — per thread and user turn (LangGraph's input checkpoint of the turn) that
+  changed files: the project snapshot before and after it (`auger.core.rewind.records`).
 * `auger_threads.collapsed_through`, `.seed_checkpoint` — the checkpoint up to which a thread's
   finished turns are collapsed, and the one kept for its messages snapshot alone
   (`auger.core.threads.collapse`).
@@ -88,6 +90,22 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
     (
+        "0004_rewind",
+        """
+        CREATE TABLE auger_rewind_turns (
+            thread_id TEXT NOT NULL,
+            checkpoint_id TEXT NOT NULL,
+            root TEXT NOT NULL,
+            before_tree TEXT NOT NULL,
+            after_tree TEXT,
+            bytes INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (thread_id, checkpoint_id)
+        );
+        CREATE INDEX auger_rewind_turns_root ON auger_rewind_turns(root);
+        """,
+    ),
+    (
         "0005_collapse",
         """
         ALTER TABLE auger_threads ADD COLUMN collapsed_through TEXT;
@@ -95,7 +113,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
 ]
-OWN_TABLES = {"auger_migrations", "auger_threads", "auger_messages", "auger_leases", "checkpoints", "writes"}
+OWN_TABLES = {
+    "auger_migrations",
+    "auger_threads",
+    "auger_messages",
+    "auger_leases",
+    "auger_rewind_turns",
+    "checkpoints",
+    "writes",
+}
 # the `auger_threads` columns of a ThreadInfo, in its field order
 THREAD_COLUMNS = (
     "id, title, cwd, root, git_branch, model, created_at, updated_at, message_count, parent_id, fork_turn"

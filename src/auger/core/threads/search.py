@@ -43,11 +43,39 @@ def index_messages(
     )
 
 
+HIT_START, HIT_END = "\x02", "\x03"  # around each hit in a search snippet
+
+
+def snippet_parts(snippet: str) -> list[tuple[str, bool]]:
+    """A search snippet as (text, is_hit) runs, for a front end to highlight its own way."""
+    out: list[tuple[str, bool]] = []
+    for index, chunk in enumerate(snippet.split(HIT_START)):
+        hit, sep, rest = chunk.partition(HIT_END) if index else ("", "", chunk)
+        if hit and sep:
+            out.append((hit, True))
+        elif hit:
+            rest = hit + rest
+        if rest:
+            out.append((rest, False))
+    return out
+
+
+def unmarked(marked: str) -> str:
+    """A snippet in the JSON form (hits as **word**) back in the stored form."""
+    return re.sub(r"\*\*(.+?)\*\*", lambda m: HIT_START + m.group(1) + HIT_END, marked)
+
+
+def marked_snippet(snippet: str, start: str = "**", end: str = "**") -> str:
+    """The snippet with each hit between `start` and `end` ("" and "" for plain text)."""
+    return "".join(f"{start}{text}{end}" if hit else text for text, hit in snippet_parts(snippet))
+
+
 def search_rows(
     conn: sqlite3.Connection, text: str, *, root: str | None, limit: int | None
 ) -> list[tuple[tuple[Any, ...], str, float | None]]:
     """(thread row in THREAD_COLUMNS order, snippet, its message's time) for the threads whose
-    messages contain every word of `text`, newest first; hits in the snippet are marked with **.
+    messages contain every word of `text`, newest first; hits in the snippet are between HIT_START
+    and HIT_END (control characters, so a `**` the message itself holds is not taken for a hit).
     The caller holds the connection's lock."""
     query = fts_query(text)
     if query is None:
@@ -69,11 +97,21 @@ def search_rows(
     out = []
     for *info, mid in rows:
         snip = conn.execute(
-            "SELECT snippet(auger_fts, 0, '**', '**', '…', ?), m.at FROM auger_fts"
+            "SELECT snippet(auger_fts, 0, ?, ?, '…', ?), m.at FROM auger_fts"
             " JOIN auger_messages m ON m.id = auger_fts.rowid"
             " WHERE auger_fts MATCH ? AND auger_fts.rowid = ?",
-            (SNIPPET_TOKENS, query, mid),
+            (HIT_START, HIT_END, SNIPPET_TOKENS, query, mid),
         ).fetchone()
         snippet, at = (" ".join(snip[0].split()), snip[1]) if snip else ("", None)
         out.append((tuple(info), snippet, at))
     return out
+
+
+def reset_index(cur: sqlite3.Cursor, thread_id: str) -> None:
+    """Forget a thread's indexed messages (its conversation was cut: index it again from scratch)."""
+    row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
+    if row is not None:
+        cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
+        cur.execute(
+            "UPDATE auger_threads SET last_message_id = NULL, message_count = 0 WHERE key = ?", (row[0],)
+        )

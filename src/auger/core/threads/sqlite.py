@@ -30,6 +30,7 @@ class SqliteBackend:
         self.conn = conn
         self.path = path
         self.location = str(path)
+        self.input_filter = "json_extract(CAST(metadata AS TEXT), '$.source') = 'input'"
 
     @classmethod
     def open(cls, path: Path) -> SqliteBackend:
@@ -94,6 +95,9 @@ class SqliteBackend:
 
     def copy_turns(self, cur: Any, source_id: str, new_id: str, at_turn: int | None) -> int:
         return thread_checkpoints.copy_turns(cur, source_id, new_id, at_turn)
+
+    def truncate_turns(self, cur: Any, thread_id: str, keep: int) -> str:
+        return thread_checkpoints.truncate_turns(cur, thread_id, keep)
 
     def thread_artifacts(self, cur: Any, folder: Path, thread_id: str) -> list[Path]:
         return thread_artifacts(cur, folder, thread_id)

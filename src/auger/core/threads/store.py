@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auger.core.backends.mounts import artifacts_dir
+from auger.core.rewind import records as rewind_records
 from auger.core.threads import collapse as thread_collapse
 from auger.core.threads import lease as thread_lease
+from auger.core.threads import search as thread_search
 from auger.core.threads.backend import ThreadBackend, ThreadDatabase, open_backend, thread_database
 from auger.core.threads.schema import THREAD_COLUMNS
 from auger.core.threads.search import IndexedMessage
@@ -51,7 +53,7 @@ class ThreadInfo:
     message_count: int
     parent_id: str | None
     fork_turn: int | None
-    snippet: str | None = None  # search results: the newest matching message, marks around hits
+    snippet: str | None = None  # search results: the newest matching message, hits marked (thread_search)
     snippet_at: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -62,6 +64,8 @@ class ThreadInfo:
             out[key] = iso(out[key]) if out[key] else None  # 0: not saved yet
         if self.snippet is None:
             del out["snippet"], out["snippet_at"]
+        else:
+            out["snippet"] = thread_search.marked_snippet(self.snippet)  # hits as **word**
         return out
 
 
@@ -103,7 +107,7 @@ class LiveThread(ThreadInfo):
             message_count=int(row.get("message_count") or 0),
             parent_id=row.get("parent_id"),
             fork_turn=row.get("fork_turn"),
-            snippet=row.get("snippet"),
+            snippet=thread_search.unmarked(row["snippet"]) if row.get("snippet") is not None else None,
             snippet_at=_timestamp(row["snippet_at"]) if row.get("snippet_at") else None,
             busy=bool(row.get("busy")),
             mode=row.get("mode"),
@@ -302,11 +306,13 @@ class ThreadStore:
         root: str,
         model: str | None,
         git_branch: str | None = None,
-    ) -> None:
+    ) -> float | None:
         """Register the thread (title = first prompt) before its turn runs, so even a turn killed
-        half-way leaves a thread to list and resume."""
+        half-way leaves a thread to list and resume. Returns the row's `updated_at` before this
+        (None: a new thread), which tells whether anything touched it since a known write."""
         now = time.time()
         with self._write() as cur:
+            before = cur.execute("SELECT updated_at FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
             cur.execute(
                 "INSERT INTO auger_threads (id, title, cwd, root, git_branch, model, created_at, updated_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE"
@@ -316,6 +322,7 @@ class ThreadStore:
                 " ELSE auger_threads.title END",
                 (thread_id, make_title(prompt), cwd, root, git_branch, model, now, now),
             )
+        return None if before is None else float(before[0])
 
     def record_turn(
         self,
@@ -325,8 +332,9 @@ class ThreadStore:
         message_count: int,
         last_message_id: str | None,
         model: str | None = None,
-    ) -> None:
-        """After a turn: message count, model, time, and the new messages' text for search."""
+    ) -> float:
+        """After a turn: message count, model, time, and the new messages' text for search.
+        Returns the `updated_at` written."""
         now = time.time()
         with self._write() as cur:
             row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
@@ -341,6 +349,13 @@ class ThreadStore:
                 (message_count, last_message_id, now, model, row[0]),
             )
             self.backend.index_messages(cur, row[0], new_messages, now)
+        return now
+
+    def touch(self, thread_id: str) -> None:
+        """The thread was opened (resumed): it counts as used now, so `auger -r` with no id comes
+        back to it even when no turn ran before quitting."""
+        with self._write() as cur:
+            cur.execute("UPDATE auger_threads SET updated_at = ? WHERE id = ?", (time.time(), thread_id))
 
     def rename(self, thread_id: str, title: str) -> None:
         title = " ".join(title.split())
@@ -368,6 +383,7 @@ class ThreadStore:
 
     def _delete(self, cur: Any, thread_id: str) -> None:
         self.backend.delete_checkpoints(cur, thread_id)
+        rewind_records.delete_thread(cur, thread_id)  # its snapshots are collected by housekeeping
         row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
         if row is not None:
             cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
@@ -421,6 +437,32 @@ class ThreadStore:
         with self._lock:
             return self.backend.vacuum()
 
+    def truncate(self, thread_id: str, keep: int) -> None:
+        """Cut the conversation after user turn `keep` (0: nothing left), in place: checkpoints,
+        the turns' rewind records, and the search index (rebuilt by `threads.index.truncate_thread`).
+        A collapse mark that was cut off is cleared (the next collapse walks the chain left)."""
+        with self._write() as cur:
+            cut = self.backend.truncate_turns(cur, thread_id, keep)
+            rewind_records.delete_from(cur, thread_id, cut)
+            thread_search.reset_index(cur, thread_id)
+            for column in ("collapsed_through", "seed_checkpoint"):
+                cur.execute(
+                    f"UPDATE auger_threads SET {column} = NULL WHERE id = ? AND {column} >= ?",
+                    (thread_id, cut),
+                )
+
+    # -- the rewind records (auger.core.rewind.records) ---------------------------------------
+    @contextlib.contextmanager
+    def records(self, *, write: bool = False) -> Iterator[rewind_records.Db]:
+        """The rewind records' view of this database: one write transaction (`write`), or reads."""
+        with self._lock:
+            has = self.backend.has_checkpoints()
+            if not write:
+                yield rewind_records.Db(self.backend.reader(), self.backend.input_filter, has)
+                return
+            with self.backend.transaction() as cur:
+                yield rewind_records.Db(cur, self.backend.input_filter, has)
+
     # -- the writer lease (auger.core.threads.lease) ------------------------------------------
     def claim_lease(self, thread_id: str, owner: str) -> thread_lease.Holder | None:
         """Take or renew the thread's lease for `owner`; None when held now, else the other holder."""
@@ -444,6 +486,7 @@ class ThreadStore:
         was at that point; the source is not touched."""
         with self._write() as cur:
             at_turn = self.backend.copy_turns(cur, source_id, new_id, at_turn)
+            rewind_records.copy_to_fork(cur, source_id, new_id)  # turns 1..at_turn can be rewound
             src = cur.execute(
                 "SELECT title, cwd, root, git_branch, model FROM auger_threads WHERE id = ?", (source_id,)
             ).fetchone() or ("", "", "", None, None)
@@ -462,7 +505,8 @@ def open_store(settings: Settings) -> ThreadStore:
 
 
 def resolve_thread(settings: Settings, ref: str | None) -> str:
-    """`auger -r [ID]`: None or "" = this project's newest thread; else an id or unique prefix."""
+    """`auger -r [ID]`: None or "" = the thread last used in this project (a turn ran in it, or it
+    was resumed); else an id or unique prefix."""
     with open_store(settings) as store:
         if ref:
             return store.resolve(ref)

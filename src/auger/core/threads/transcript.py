@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 
 from auger.core import events as ev
+from auger.core.text import counted
 from auger.core.threads.store import ThreadInfo, iso
 
 TEXT_TOOL_LINES = 12
@@ -18,7 +19,7 @@ def _clip(text: str, lines: int) -> str:
     rows = text.rstrip("\n").splitlines()
     if len(rows) <= lines:
         return "\n".join(rows)
-    return "\n".join([*rows[:lines], f"… ({len(rows) - lines} more lines)"])
+    return "\n".join([*rows[:lines], f"… ({counted(len(rows) - lines, 'more line')})"])
 
 
 def _header(info: ThreadInfo | None, thread_id: str, markdown: bool) -> list[str]:

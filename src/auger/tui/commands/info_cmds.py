@@ -27,7 +27,9 @@ KEYS_HELP = [
 
 
 def _cell(text: str) -> str:
-    return one_line(text, 90)
+    """A description for a table cell: one line, whole (the table wraps it to the width there is;
+    only a runaway one is cut)."""
+    return one_line(" ".join(text.split()), 600)
 
 
 async def _catalogue(app: AugerApp) -> Catalogue | None:
@@ -47,6 +49,10 @@ async def help_cmd(app: AugerApp, arg: str) -> None:
     catalogue = await _catalogue(app)
     skills = catalogue.skills if catalogue is not None else []
     rows += [[md_code(f"/{s.name} {s.args_hint}".rstrip()), f"skill: {_cell(s.description)}"] for s in skills]
+    commands = catalogue.commands if catalogue is not None else []
+    rows += [
+        [md_code(f"/{c.name} {c.args_hint}".rstrip()), f"command: {_cell(c.description)}"] for c in commands
+    ]
     keys = md_table(["Key", "What it does"], [[k, v] for k, v in KEYS_HELP])
     await app.write_info(md_table(["Command", "What it does"], rows) + "\n\n" + keys)
 

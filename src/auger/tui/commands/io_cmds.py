@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from auger.tui import format as fmt
 from auger.tui.commands.registry import command
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ async def copy_cmd(app: AugerApp, arg: str) -> None:
         app.notice("Nothing to copy yet.", "warning")
         return
     app.copy_to_clipboard(app.last_reply)
-    app.notice(f"Copied the last reply ({len(app.last_reply)} characters).")
+    app.notice(f"Copied the last reply ({fmt.counted(len(app.last_reply), 'character')}).")
 
 
 @command("editor", "Write the prompt in $EDITOR (also Ctrl+G)", needs_session=False)

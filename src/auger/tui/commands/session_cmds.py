@@ -68,18 +68,18 @@ def _complete_mode(app: AugerApp, partial: str) -> list[Completion]:
 
 @command(
     "mode",
-    "Approval mode: manual, auto-edit or yolo (Shift+Tab cycles)",
+    "Show the approval mode, or set it: manual, auto-edit or yolo (Shift+Tab cycles)",
     args="[manual|auto-edit|yolo]",
     complete=_complete_mode,
     needs_session=False,
 )
 async def mode_cmd(app: AugerApp, arg: str) -> None:
-    if not arg:
-        app.action_cycle_mode()
-    else:
+    if arg:
         app.set_mode(arg.strip())
     mode = app.settings.mode
-    app.notice(f"Approval mode: {mode} ({MODE_HELP.get(mode, '')}).")
+    others = ", ".join(f"/mode {m}" for m in MODES if m != mode)
+    hint = "" if arg else f" Change it with {others} or Shift+Tab."
+    app.notice(f"Approval mode: {mode} ({MODE_HELP.get(mode, '')}).{hint}")
 
 
 @command("tokens", "Context use: tokens in the window and this session's usage")
@@ -117,7 +117,8 @@ async def compact_cmd(app: AugerApp, arg: str) -> None:
         app.notice(notice.message, notice.level)
     app.refresh_status()
     await app.write_info(
-        f"**Compacted** {done.summarized} messages: context {fmt.tokens(done.tokens_before or 0)} → "
+        f"**Compacted** {fmt.counted(done.summarized, 'message')}: "
+        f"context {fmt.tokens(done.tokens_before or 0)} → "
         f"~{fmt.tokens(done.tokens_after or 0)} tokens. The model now sees this summary:\n\n"
         + "\n".join(f"> {line}" for line in (done.summary or "").splitlines())
     )

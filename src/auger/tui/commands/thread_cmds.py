@@ -32,8 +32,7 @@ async def fork_cmd(app: AugerApp, arg: str) -> None:
     assert app.session is not None
     old = app.session.thread_id
     new_id = await app.session.fork_thread()
-    await app.switch_thread(new_id)
-    app.notice(f"Forked thread {old[:8]} into {new_id[:8]}; you are now in the fork.")
+    await app.switch_thread(new_id, f"Forked thread {old[:8]} into {{id}}; you are now in the fork")
 
 
 @command("threads", "Browse threads: search, resume, rename, delete, fork", idle_only=True)
@@ -46,6 +45,5 @@ async def threads_cmd(app: AugerApp, arg: str) -> None:
         app.prompt.focus()
         if thread_id and app.session is not None and thread_id != app.session.thread_id:
             await app.switch_thread(thread_id)
-            app.notice(f"Resumed thread {thread_id[:8]}.")
 
     await app.push_screen(ThreadPicker(app.session, query=arg), chosen)

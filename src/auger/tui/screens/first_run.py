@@ -36,7 +36,8 @@ auger config set model local:qwen3-coder
 ```
 
 **3. Right here** — type a model below (and a base URL for a local server) and press Enter;
-it is saved to your user config (`{config}`).
+it is saved to your user config (`{config}`). Configured it from another shell? Press Enter
+with the field empty: auger reads the config again.
 """
 
 
@@ -68,7 +69,7 @@ class FirstRunScreen(Screen["Settings | None"]):
         url = self.query_one("#url", Input).value.strip()
         error = self.query_one("#first-run-error", Static)
         if not spec:
-            error.update("Type a model as provider:model first.")
+            self._reread(error)
             return
         from auger.cli.config import save_first_model
 
@@ -76,6 +77,20 @@ class FirstRunScreen(Screen["Settings | None"]):
             self.dismiss(save_first_model(self.settings, spec, url or None))
         except AugerError as exc:
             error.update(str(exc))
+
+    def _reread(self, error: Static) -> None:
+        """Enter with nothing typed: the model may have been configured from another shell."""
+        from auger.cli.config import reload_settings
+
+        try:
+            settings = reload_settings(self.settings)
+        except AugerError as exc:
+            error.update(str(exc))
+            return
+        if settings.model:
+            self.dismiss(settings)
+        else:
+            error.update("Still no model configured: type one as provider:model, or set one and press Enter.")
 
     def action_quit_setup(self) -> None:
         self.dismiss(None)

@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import Input
 
+from auger.core.port import counted, snippet_parts
 from auger.errors import AugerError
 from auger.tui.format import one_line
 from auger.tui.screens.picker import FilterPicker
@@ -72,11 +73,18 @@ class ThreadPicker(FilterPicker[str]):
     def _label(self, info: ThreadInfo, now: float) -> Content:
         mark = "● " if info.id == self.current else "  "
         title = one_line(info.title or "(untitled)", 60)
-        facts = (age(info.updated_at, now), f"{info.message_count} msgs", info.model or "?", info.id[:8])
+        facts = (
+            age(info.updated_at, now),
+            counted(info.message_count, "msg"),
+            info.model or "?",
+            info.id[:8],
+        )
         meta = "  " + " · ".join(facts)
         parts: list[tuple[str, str] | str] = [mark, title, (meta, "dim")]
         if info.snippet:
-            parts.append(("\n    " + one_line(info.snippet, 100), "italic"))
+            parts.append("\n    ")
+            for text, hit in snippet_parts(one_line(info.snippet, 100)):
+                parts.append((text, "bold italic" if hit else "italic"))
         return Content.assemble(*parts)
 
     def current_index(self) -> int:

@@ -1,10 +1,11 @@
 """An approval asked inline in the transcript: `y` approve, `n` reject (then an optional message to
-the agent), `a` always allow this tool in this thread, Esc reject."""
+the agent), `a` always allow the offered rule in this thread, `A` also save it to the project (`p`) or
+user (`u`) config, Esc reject."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from textual import on
 from textual.binding import Binding
@@ -17,7 +18,9 @@ from auger.tui import format as fmt
 from auger.tui.diffs import tool_diff
 from auger.tui.widgets.diffview import DiffView
 
-HINT = "y approve · n reject · a always allow {rule} in this thread · Esc reject"
+HINT = "y approve · n reject · a always allow {rule} in this thread · A also save it · Esc reject"
+SAVE_HINT = "Save allow rule {rule} to: p project config (.auger/config.toml) · u user config · Esc back"
+SCOPE_WORDS = {"project": "saved to the project config", "user": "saved to the user config"}
 
 
 class ApprovalPrompt(Vertical, can_focus=True):
@@ -25,6 +28,9 @@ class ApprovalPrompt(Vertical, can_focus=True):
         Binding("y", "approve", "Approve", id="approval.approve"),
         Binding("n", "reject_with_message", "Reject", id="approval.reject"),
         Binding("a", "always", "Always allow", id="approval.always"),
+        Binding("A", "choose_scope", "Always allow and save", id="approval.always_save"),
+        Binding("p", "save('project')", "Save to the project config", id="approval.save_project"),
+        Binding("u", "save('user')", "Save to the user config", id="approval.save_user"),
         Binding("escape", "reject", "Reject", id="approval.escape"),
     ]
 
@@ -39,6 +45,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
         self.request = request
         self.project_root = project_root
         self.decision: ApprovalDecision | None = None
+        self.choosing_scope = False  # after `A`: p / u pick the config file, Esc goes back
 
     def compose(self):  # type: ignore[no-untyped-def]
         req = self.request
@@ -76,6 +83,8 @@ class ApprovalPrompt(Vertical, can_focus=True):
         self.add_class("-resolved")
         words = {"approve": "approved", "approve_always": f"always allowed {self.rule}"}
         text = words.get(decision.kind, "rejected")
+        if decision.persist:
+            text += f" ({SCOPE_WORDS[decision.persist]})"
         if decision.message:
             text += f": {decision.message}"
         self.query_one(".hint", Static).update(text)
@@ -86,10 +95,29 @@ class ApprovalPrompt(Vertical, can_focus=True):
     def action_approve(self) -> None:
         self.resolve(ApprovalDecision("approve"))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "save":  # p / u only mean something after `A`
+            return self.choosing_scope
+        return True
+
     def action_always(self) -> None:
         self.resolve(ApprovalDecision("approve_always", rule=self.rule))
 
+    def action_choose_scope(self) -> None:
+        if self.resolved:
+            return
+        self.choosing_scope = True
+        self.query_one(".hint", Static).update(SAVE_HINT.format(rule=self.rule))
+
+    def action_save(self, scope: Literal["project", "user"]) -> None:
+        self.choosing_scope = False
+        self.resolve(ApprovalDecision("approve_always", rule=self.rule, persist=scope))
+
     def action_reject(self) -> None:
+        if self.choosing_scope:  # Esc backs out of the scope question, it does not reject
+            self.choosing_scope = False
+            self.query_one(".hint", Static).update(HINT.format(rule=self.rule))
+            return
         self.resolve(ApprovalDecision("reject"))
 
     def action_reject_with_message(self) -> None:

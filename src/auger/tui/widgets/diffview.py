@@ -8,6 +8,7 @@ from typing import ClassVar
 from textual.content import Content
 from textual.widget import Widget
 
+from auger.core.port import counted
 from auger.tui.diffs import DiffLine
 
 _MARK = {"add": "+", "del": "-", "ctx": " ", "hunk": " "}
@@ -49,7 +50,7 @@ class DiffView(Widget):
             hidden = self.lines[self.max_lines :]
             added = sum(1 for line in hidden if line.kind == "add")
             removed = sum(1 for line in hidden if line.kind == "del")
-            more = f"… {self.folded} more lines (+{added} -{removed}), click to show them"
+            more = f"… {counted(self.folded, 'more line')} (+{added} -{removed}), click to show them"
             rows.append(Content.styled(more, self.get_visual_style("diff--hunk")))
         if not rows:
             rows.append(Content("(no changes)"))

@@ -24,6 +24,7 @@ class StatusBar(Widget):
         "status--tokens",
         "status--title",
         "status--dim",
+        "status--hint",
     }
     model: reactive[str] = reactive("")
     mode: reactive[str] = reactive("")
@@ -33,12 +34,26 @@ class StatusBar(Widget):
     branch: reactive[str] = reactive("")
     cwd: reactive[str] = reactive("")
     activity: reactive[str] = reactive("")  # "" when idle, else what is happening ("working", "starting")
+    hint: reactive[str] = reactive("")  # a short-lived key hint ("Press Ctrl+C again to quit.")
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._since = time.monotonic()
         self._timer: Timer | None = None
         self._frame = 0
+        self._hint_timer: Timer | None = None
+
+    def flash(self, hint: str, seconds: float) -> None:
+        """Show `hint` first in the bar for `seconds`: in the bar's own line, so it never covers
+        the prompt (a toast would sit on the prompt's border)."""
+        if self._hint_timer is not None:
+            self._hint_timer.stop()
+        self.hint = hint
+        self._hint_timer = self.set_timer(seconds, self._clear_hint)
+
+    def _clear_hint(self) -> None:
+        self.hint = ""
+        self._hint_timer = None
 
     def watch_activity(self, old: str, new: str) -> None:
         if new and not old:
@@ -57,6 +72,8 @@ class StatusBar(Widget):
         style = self.get_visual_style
         sep = (" · ", style("status--dim"))
         parts: list[tuple[str, object] | str] = []
+        if self.hint:
+            parts += [(self.hint, style("status--hint")), sep]
         if self.activity:
             spin = SPINNER[self._frame % len(SPINNER)]
             took = fmt.elapsed(time.monotonic() - self._since)

@@ -161,7 +161,7 @@ class ToolRow(Vertical, can_focus=True):
         text = fmt.strip_exit_line(self.output) if self.tool_name == "execute" else self.output
         shown, more = fmt.clip_lines(text, MAX_OUTPUT_LINES)
         if more:
-            shown += f"\n… {more} more lines"
+            shown += f"\n… {fmt.counted(more, 'more line')}"
         self.details.query(".output").remove()
         self.details.mount(Static(shown or "(no output)", markup=False, classes="output"))
 

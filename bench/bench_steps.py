@@ -1,0 +1,186 @@
+"""What each agent step costs auger, and whether it grows with the work (issue 16, items 1-2).
+
+    python bench/bench_steps.py [--rounds 5] [--long 300] [--turns 300] [--profile FILE]
+
+A Session in this process against the scripted OpenAI-compatible server in ANOTHER process (no
+artificial latency), so this process's CPU time (`time.process_time`, all its threads) is
+auger's own work plus the SDKs it drives, never the model's.
+
+* per step: paired rounds of a 1-call turn and a 20-call turn (each on a new thread; the model
+  calls `ls /` then answers); per step = (20-call CPU - 1-call CPU) / 19, median over rounds.
+  Target ≤ 15 ms.
+* long turn: one turn of `--long` tool calls; the gap between model calls (the server's arrival
+  times) around step 15 and step ~280 (medians of 11 gaps). Target: ≤ 1.25× apart.
+* long thread: `--turns` one-call turns on one thread; auger CPU of turns 6-15 vs the last 10
+  (medians). Target: ≤ 1.25× apart.
+
+`--profile FILE` writes a cProfile of the 20-call turns (pstats; read it with
+`python -m pstats FILE`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+SERVER = HERE.parent / "tests" / "llm_server.py"
+LS = {"tool_calls": [{"name": "ls", "args": {"path": "/"}}]}
+
+
+def _turn_script(calls: int) -> list[dict[str, Any]]:
+    return [LS] * calls + [{"text": "done"}]
+
+
+class Server:
+    """tests/llm_server.py in its own process, serving `script` in order."""
+
+    def __init__(self, script: list[dict[str, Any]], tmp: Path) -> None:
+        (tmp / "script.json").write_text(json.dumps(script))
+        self.log = tmp / "requests.jsonl"
+        self.proc = subprocess.Popen(
+            [sys.executable, str(SERVER), "--script", str(tmp / "script.json"), "--log", str(self.log)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        self.port = int(self.proc.stdout.readline().strip().split("=")[1])
+
+    def times(self) -> list[float]:
+        return [json.loads(line)["time"] for line in self.log.read_text().splitlines()]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait()
+
+
+async def _session(tmp: Path, port: int) -> Any:
+    from auger.core.runtime import open_session
+    from auger.settings import load_settings
+
+    home, project = tmp / "home", tmp / "project"
+    home.mkdir(exist_ok=True)
+    project.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(
+        f'model = "local:scripted-model"\n[providers.local]\nbase_url = "http://127.0.0.1:{port}/v1"\n'
+        'models = ["scripted-model"]\n'
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AUGER_")}
+    env.update(AUGER_HOME=str(home), HOME=str(tmp))
+    settings = load_settings(cwd=project, env=env, flags={"mode": "yolo", "max_turns": 10_000})
+    return await open_session(settings)
+
+
+async def _turn(session: Any, prompt: str = "bench") -> float:
+    """auger CPU seconds of one turn."""
+    from auger.core.port import TurnOptions
+
+    cpu = time.process_time()
+    async for event in session.send(prompt, TurnOptions("yolo")):
+        if type(event).__name__ == "Error":
+            raise RuntimeError(f"turn failed: {event}")
+    return time.process_time() - cpu
+
+
+def _median_gap(times: list[float], at: int) -> float:
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    window = gaps[max(0, at - 5) : at + 6]
+    return statistics.median(window)
+
+
+async def per_step(rounds: int, profile: str | None) -> dict[str, float]:
+    tmp = Path(tempfile.mkdtemp(prefix="auger-steps-"))
+    script = [item for _ in range(rounds + 1) for item in (*_turn_script(1), *_turn_script(20))]
+    server = Server(script, tmp)
+    prof = cProfile.Profile() if profile else None
+    session = await _session(tmp, server.port)
+    try:
+        one, twenty = [], []
+        for i in range(rounds + 1):  # round 0 warms up
+            await session.open_thread(None)
+            a = await _turn(session)
+            await session.open_thread(None)
+            if prof and i:
+                prof.enable()
+            b = await _turn(session)
+            if prof and i:
+                prof.disable()
+            if i:
+                one.append(a)
+                twenty.append(b)
+    finally:
+        await session.aclose()
+        server.stop()
+    if prof and profile:
+        prof.dump_stats(profile)
+    steps = [(b - a) / 19 for a, b in zip(one, twenty, strict=True)]
+    return {"one_call_ms": statistics.median(one) * 1e3, "per_step_ms": statistics.median(steps) * 1e3}
+
+
+async def long_turn(calls: int) -> dict[str, float]:
+    tmp = Path(tempfile.mkdtemp(prefix="auger-long-turn-"))
+    server = Server(_turn_script(calls), tmp)
+    session = await _session(tmp, server.port)
+    try:
+        cpu = await _turn(session)
+    finally:
+        await session.aclose()
+        server.stop()
+    times = server.times()
+    early, late = _median_gap(times, 15), _median_gap(times, calls - 20)
+    return {"early_ms": early * 1e3, "late_ms": late * 1e3, "ratio": late / early, "cpu_s": cpu}
+
+
+async def long_thread(turns: int) -> dict[str, float]:
+    tmp = Path(tempfile.mkdtemp(prefix="auger-long-thread-"))
+    server = Server([item for _ in range(turns) for item in _turn_script(1)], tmp)
+    session = await _session(tmp, server.port)
+    try:
+        costs = [await _turn(session, f"bench turn {i}") for i in range(turns)]
+    finally:
+        await session.aclose()
+        server.stop()
+    early, late = statistics.median(costs[5:15]), statistics.median(costs[-10:])
+    return {"turn_10_ms": early * 1e3, "last_ms": late * 1e3, "ratio": late / early}
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--long", type=int, default=300, help="tool calls of the long turn (0: skip)")
+    ap.add_argument("--turns", type=int, default=300, help="turns of the long thread (0: skip)")
+    ap.add_argument("--profile", help="write a cProfile of the 20-call turns here")
+    args = ap.parse_args()
+    r = await per_step(args.rounds, args.profile)
+    print(
+        f"per step: {r['per_step_ms']:.1f} ms auger CPU (1-call turn {r['one_call_ms']:.0f} ms); "
+        "target ≤ 15 ms"
+    )
+    if args.long:
+        r = await long_turn(args.long)
+        print(
+            f"long turn ({args.long} calls): gap between model calls {r['early_ms']:.1f} ms at step 15, "
+            f"{r['late_ms']:.1f} ms at step {args.long - 20}: {r['ratio']:.2f}× (target ≤ 1.25×); "
+            f"turn CPU {r['cpu_s']:.1f} s"
+        )
+    if args.turns:
+        r = await long_thread(args.turns)
+        print(
+            f"long thread ({args.turns} turns): auger CPU per turn {r['turn_10_ms']:.0f} ms at turn 10, "
+            f"{r['last_ms']:.0f} ms at the end: {r['ratio']:.2f}× (target ≤ 1.25×)"
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

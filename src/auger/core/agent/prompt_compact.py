@@ -1,0 +1,99 @@
+"""The compact prompt profile: what auger sends a model whose context window is small.
+
+With a window of at most `COMPACT_WINDOW` tokens (configured with `context_window`, or known for
+the model) the full profile's system prompt and tool descriptions (~6.6k tokens) would leave a
+local 8k model little room for the conversation. The compact profile keeps the same tools and
+the same rules in few words: one line per tool, parameter names and types without their prose,
+a short system prompt. It is chosen per model call (`is_compact`), so `/model` to a bigger
+model gets the full profile on its next call. No deepagents or langchain import here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+COMPACT_WINDOW = 16_384
+
+COMPACT_SYSTEM_PROMPT = """\
+You are auger, a coding assistant in the user's terminal, working in their project.
+- Look before you change: read the relevant files first and follow the project's conventions.
+- Do what was asked, no more. edit_file changes a file, write_file creates one.
+- Check your work with `execute` (tests, the program) and read the output.
+- File paths start at the project root (`/src/app.py`); commands run in the project root.
+- Some calls need the user's approval; if one is refused, read why and adjust, do not repeat it.
+- Never reveal secrets. Be brief. Code in fenced blocks; cite code as `path:line`.
+- Use write_todos for work of many steps.
+- The first user message starts with auger's `## Local context` note: project facts at the start.
+- `/~auger/` is the user's auger folder; memory is in AGENTS.md files (below)."""
+
+COMPACT_MEMORY_PROMPT = """## Memory (AGENTS.md)
+<agent_memory>
+{agent_memory}
+</agent_memory>
+Notes from earlier sessions; the user's request wins. To remember something, edit `/AGENTS.md`
+(project) or `/~auger/AGENTS.md` (personal). Never store secrets."""
+
+COMPACT_TOOLS = {
+    "ls": "List the files in a directory.",
+    "read_file": "Read a file with line numbers; offset and limit pick the lines.",
+    "write_file": "Create a file with this content (replaces an existing one).",
+    "edit_file": "Replace old_string (exact, unique unless replace_all) with new_string in a file.",
+    "delete": "Delete a file or an empty folder.",
+    "glob": "Find files whose path matches a glob pattern, e.g. **/*.py.",
+    "grep": "Search file contents for a literal text; output_mode: files_with_matches, content or count.",
+    "execute": "Run a shell command in the project root; returns its output and exit code.",
+    "write_todos": "Replace the todo list: items with content and status (pending, in_progress, completed).",
+}
+
+_AGENT_LINE = re.compile(r"^- ([\w.-]+): ", re.M)
+SHELL_PATHS_HEADING = "## Shell paths vs. virtual paths"  # deepagents' FilesystemMiddleware block
+_MAPPING = re.compile(r"^- (`[^`]+`) -> (`[^`]+`)", re.M)
+
+
+def window_of(model: Any) -> int | None:
+    """The context window a chat model's profile declares (`max_input_tokens`), if any."""
+    profile = getattr(model, "profile", None)
+    value = profile.get("max_input_tokens") if isinstance(profile, dict) else None
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def is_compact(model: Any) -> bool:
+    """Whether a call to `model` gets the compact profile."""
+    window = window_of(model)
+    return window is not None and window <= COMPACT_WINDOW
+
+
+def compact_task(description: str) -> str | None:
+    """The `task` tool's description in one line, naming the subagents its full one lists."""
+    names = _AGENT_LINE.findall(description.split("Usage notes:", 1)[0])
+    if not names:
+        return None
+    return (
+        "Give a self-contained sub-task to a subagent (it sees only `description` and returns a "
+        f"report). subagent_type: {', '.join(names)}."
+    )
+
+
+def bare_schema(schema: Any) -> Any:
+    """A JSON schema without its `description` and `title` texts (names, types, enums, defaults stay)."""
+    if isinstance(schema, dict):
+        return {
+            key: bare_schema(value)
+            for key, value in schema.items()
+            if key not in ("description", "title") or not isinstance(value, str)
+        }
+    if isinstance(schema, list):
+        return [bare_schema(item) for item in schema]
+    return schema
+
+
+def compact_shell_paths(text: str) -> str | None:
+    """deepagents' "shell paths vs. virtual paths" block as one line of its host mappings (None:
+    `text` is not that block, or has no mapping)."""
+    if SHELL_PATHS_HEADING not in text:
+        return None
+    pairs = [f"{virtual} is {host}" for virtual, host in _MAPPING.findall(text)]
+    if not pairs:
+        return None
+    return "In shell commands, use host paths: " + "; ".join(pairs) + "."

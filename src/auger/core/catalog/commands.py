@@ -1,0 +1,254 @@
+"""Custom slash commands: Markdown prompt files run as `/name args`, in Claude Code's format.
+
+Sources, rising precedence (a later command of the same name wins):
+
+    user     ~/.claude/commands, $AUGER_HOME/commands
+    project  .claude/commands, .auger/commands
+
+A command of the same name as one of auger's built-in skills wins over it; the user's own skills
+win over commands. `<source>/review.md` is `/review`; a file in a subfolder, `<source>/git/commit.md`, is
+`/git:commit`. Frontmatter is optional: `description` (default: the body's first line),
+`argument-hint`, `model` (a `provider:model` spec for that turn) and `allowed-tools` (the turn
+may use only those, as for skills: `auger.core.middleware.turn_tools`). When invoked, the body
+becomes the prompt with:
+
+* `$ARGUMENTS`, `$1` … `$9` replaced by what followed the name (`auger.core.catalog.arguments`); a body
+  that uses none gets the arguments appended as `ARGUMENTS: ...`, as Claude Code does;
+* `` !`cmd` `` replaced by the command's output (run with /bin/sh in the project root, 30 s at
+  most) — only when the command's `allowed-tools` or your allow rules allow it as a shell
+  call, and no deny rule refuses it; otherwise it is not run and you are told why;
+* `@path` replaced by the file's contents (relative to the project root, inside it; a missing
+  or outside file stays as written, with a warning).
+
+A file that cannot be read, or has broken frontmatter, is skipped with a warning.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from auger.core.catalog.arguments import expand_arguments, uses_arguments
+from auger.core.catalog.frontmatter import MAX_FILE_BYTES, FrontmatterError, split, text_field
+from auger.core.safety.claude_tools import split_tool_list
+
+if TYPE_CHECKING:
+    from auger.settings import Settings
+
+COMMAND_KEY = "auger_command"  # additional_kwargs marker on an invocation message
+SHELL_TIMEOUT = 30
+MAX_FILE_INLINE = 64 * 1024
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*(?::[A-Za-z0-9][A-Za-z0-9_.-]*)*$")
+_INVOCATION = re.compile(r"/([A-Za-z0-9][A-Za-z0-9_.:-]*)(?:\s+(.*))?\Z", re.DOTALL)
+_BANG = re.compile(r"!`([^`\n]+)`")
+_HINT = re.compile(r"^(argument-hint:[ \t]*)(.*)$", re.MULTILINE)
+_AT = re.compile(r"(?<![\w@`])@([\w./~-]*[\w/-])")
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    description: str
+    body: str
+    source: str  # user | project
+    path: Path
+    argument_hint: str = ""
+    model: str | None = None
+    allowed_tools: tuple[str, ...] = ()
+
+
+@dataclass
+class CommandCatalog:
+    commands: list[Command] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Command]:
+        return iter(self.commands)
+
+    def get(self, name: str) -> Command | None:
+        return next((c for c in self.commands if c.name == name), None)
+
+
+def command_sources(settings: Settings) -> list[tuple[str, Path]]:
+    root = Path(settings.project_root)
+    return [
+        ("user", Path.home() / ".claude" / "commands"),
+        ("user", Path(settings.home) / "commands"),
+        ("project", root / ".claude" / "commands"),
+        ("project", root / ".auger" / "commands"),
+    ]
+
+
+def _quote_hint(match: re.Match[str]) -> str:
+    value = match.group(2).strip()
+    if value[:1] in ("'", '"') or not value:
+        return match.group(0)
+    return f"{match.group(1)}'{value.replace(chr(39), chr(39) * 2)}'"
+
+
+def _read(path: Path) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body); a file without frontmatter is all body. `argument-hint: [a] [b]` is
+    read as the text it is (as Claude Code does), not as YAML lists."""
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise FrontmatterError(f"too large ({path.stat().st_size} bytes, limit {MAX_FILE_BYTES})")
+    text = path.read_bytes().decode("utf-8")
+    if not text.startswith("---"):
+        return {}, text
+    return split(_HINT.sub(_quote_hint, text, count=1))
+
+
+def _load(label: str, base: Path, path: Path) -> Command:
+    rel = path.relative_to(base).with_suffix("")
+    name = ":".join(rel.parts)
+    if not _NAME.match(name):
+        raise FrontmatterError(f"{name!r} is not a command name (letters, digits, '-', '_', '.')")
+    try:
+        data, body = _read(path)
+    except UnicodeDecodeError:
+        raise FrontmatterError("not UTF-8 text") from None
+    except OSError as exc:
+        raise FrontmatterError(f"unreadable: {exc.strerror or exc}") from None
+    body = body.strip()
+    first = next((line.strip("# ").strip() for line in body.splitlines() if line.strip()), "")
+    description = text_field(data, "description") or first[:100]
+    tools = tuple(split_tool_list(data.get("allowed-tools") or data.get("allowed_tools")))
+    from auger.core.safety.rules import RuleError, parse_rule
+
+    for tool in tools:
+        try:
+            parse_rule(tool)
+        except RuleError as exc:
+            raise FrontmatterError(f"allowed-tools: {exc.message}") from None
+    hint = data.get("argument-hint")
+    model = text_field(data, "model") or None
+    return Command(name, description, body, label, path, str(hint or "").strip(), model, tools)
+
+
+def list_commands(settings: Settings) -> CommandCatalog:
+    """Every usable command (later sources override earlier ones by name), plus warnings."""
+    found: dict[str, Command] = {}
+    warnings: list[str] = []
+    for label, base in command_sources(settings):
+        if not base.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for filename in sorted(filenames):
+                path = Path(dirpath) / filename
+                if not filename.endswith(".md") or filename.startswith("."):
+                    continue
+                try:
+                    command = _load(label, base, path)
+                except FrontmatterError as exc:
+                    warnings.append(f"skipped command {path}: {exc}")
+                    continue
+                found[command.name] = command
+    return CommandCatalog(sorted(found.values(), key=lambda c: c.name), warnings)
+
+
+def parse_invocation(prompt: str, catalog: CommandCatalog) -> tuple[Command, str] | None:
+    match = _INVOCATION.match(prompt.strip())
+    command = catalog.get(match.group(1)) if match else None
+    if match is None or command is None:
+        return None
+    return command, (match.group(2) or "").strip()
+
+
+# --- expansion ------------------------------------------------------------------------------
+
+
+def _shell_allowed(command: Command, line: str, settings: Settings) -> str | None:
+    """None when `line` may run for this command; else why not."""
+    from auger.core.safety.permissions import PermissionEngine
+    from auger.core.safety.rules import covers, parse_rule, subject_for
+
+    engine = PermissionEngine.from_settings(settings)
+    denied = engine.denial("execute", {"command": line})
+    if denied is not None:
+        return denied.reason
+    sub = subject_for("execute", {"command": line}, engine.paths)
+    if command.allowed_tools and covers([parse_rule(t) for t in command.allowed_tools], sub):
+        return None
+    if covers(engine.rules["allow"], sub):
+        return None
+    return "neither the command's allowed-tools nor an allow rule allows it"
+
+
+def _run(line: str, root: Path) -> str:
+    try:
+        proc = subprocess.run(
+            ["/bin/sh", "-c", line],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=SHELL_TIMEOUT,
+            errors="replace",
+        )
+    except subprocess.TimeoutExpired:
+        return f"[timed out after {SHELL_TIMEOUT} s]"
+    out = (proc.stdout + proc.stderr).rstrip()
+    return out if proc.returncode == 0 else f"{out}\n[exit {proc.returncode}]".lstrip()
+
+
+def _inline_file(name: str, root: Path) -> str | None:
+    path = (root / name).resolve()
+    if not path.is_relative_to(root.resolve()) or not path.is_file():
+        return None
+    data = path.read_bytes()[:MAX_FILE_INLINE]
+    return f'<file path="{name}">\n{data.decode("utf-8", errors="replace").rstrip()}\n</file>'
+
+
+def expand(command: Command, args: str, settings: Settings) -> tuple[str, list[str]]:
+    """The prompt `command` becomes for `args`, and warnings (commands not run, files not found)."""
+    root = Path(settings.project_root)
+    warnings: list[str] = []
+    text = expand_arguments(command.body, args) if uses_arguments(command.body) else command.body
+    if args and not uses_arguments(command.body):
+        text = f"{text}\n\nARGUMENTS: {args}"
+
+    def bang(match: re.Match[str]) -> str:
+        line = match.group(1).strip()
+        why = _shell_allowed(command, line, settings)
+        if why is not None:
+            warnings.append(
+                f"/{command.name}: did not run `{line}`: {why} (add it to allowed-tools as Bash(...))"
+            )
+            return f"[`{line}` was not run: {why}]"
+        return _run(line, root)
+
+    def at(match: re.Match[str]) -> str:
+        inlined = _inline_file(match.group(1), root)
+        if inlined is None:
+            warnings.append(
+                f"/{command.name}: @{match.group(1)} is not a file in the project; left as written"
+            )
+            return match.group(0)
+        return inlined
+
+    text = _BANG.sub(bang, text)
+    text = _AT.sub(at, text)
+    return text, warnings
+
+
+def invocation_message(prompt: str, settings: Settings) -> tuple[Any, list[str]] | None:
+    """(HumanMessage, warnings) for `/name args` when `name` is a custom command, else None. The
+    message carries `additional_kwargs["auger_command"] = {name, args, path, allowed_tools?, model?}`."""
+    catalog = list_commands(settings)
+    parsed = parse_invocation(prompt, catalog)
+    if parsed is None:
+        return None
+    from langchain_core.messages import HumanMessage
+
+    command, args = parsed
+    text, warnings = expand(command, args, settings)
+    marker: dict[str, Any] = {"name": command.name, "args": args, "path": str(command.path)}
+    if command.allowed_tools:
+        marker["allowed_tools"] = list(command.allowed_tools)
+    if command.model:
+        marker["model"] = command.model
+    return HumanMessage(content=text, additional_kwargs={COMMAND_KEY: marker}), warnings

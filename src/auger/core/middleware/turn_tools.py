@@ -1,0 +1,93 @@
+"""TurnToolsMiddleware: a turn that invokes a skill (or command) with `allowed-tools` may use only those.
+
+The list comes from the invocation (`AugerContext.turn_tools`, rule strings in auger's or Claude
+Code's syntax: `read_file`, `Read`, `Bash(git diff:*)`, `mcp__github__get_issue`). For that turn
+the model is offered only the tools a rule names, and a call no rule allows (`Bash(git diff:*)`
+does not allow `git push`) is refused with a message the model reads. Approvals, deny rules and
+hooks still apply to what is left: the list narrows the tools, it never lets anything through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import ToolMessage
+
+from auger.core.agent.context import AugerContext
+from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
+from auger.core.middleware.tool_allowlist import tool_name
+from auger.core.safety.rules import Rule, covers, parse_rule, subject_for
+
+
+def _rules(request: Any) -> list[Rule] | None:
+    ctx = getattr(request.runtime, "context", None)
+    if not isinstance(ctx, AugerContext) or ctx.turn_tools is None:
+        return None
+    return [parse_rule(text) for text in ctx.turn_tools]  # checked when the skill was loaded
+
+
+def _offered(rule: Rule, name: str, tool: Any) -> bool:
+    ident = mcp_identity(tool)
+    if rule.mcp is not None:
+        return ident is not None and rule.mcp[0] == ident[0] and rule.mcp[1] in ("*", ident[1])
+    return name in (rule.tool, *rule.also) or (rule.tool == "WebFetch" and "url" in _arg_names(tool))
+
+
+def _arg_names(tool: Any) -> Sequence[str]:
+    schema = getattr(tool, "args", None)
+    return list(schema) if isinstance(schema, dict) else []
+
+
+def turn_allows(ctx: Any, name: str, args: dict[str, Any], mcp: tuple[str, str] | None) -> bool:
+    """Whether this turn's allowed-tools (if any) allow the call (so no approval is asked for a
+    call that would be refused)."""
+    if not isinstance(ctx, AugerContext) or ctx.turn_tools is None:
+        return True
+    rules = [parse_rule(text) for text in ctx.turn_tools]
+    root = getattr(ctx.permissions, "paths", ".")
+    return covers(rules, subject_for(name, args, root, mcp)) is not None
+
+
+class TurnToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    def _filter(self, request: ModelRequest) -> ModelRequest:
+        rules = _rules(request)
+        if rules is None:
+            return request
+        tools = [t for t in request.tools if any(_offered(r, tool_name(t) or "", t) for r in rules)]
+        return request.override(tools=tools)
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse:
+        return handler(self._filter(request))
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> ModelResponse:
+        return await handler(self._filter(request))
+
+    def _refusal(self, request: Any) -> ToolMessage | None:
+        rules = _rules(request)
+        if rules is None:
+            return None
+        call = request.tool_call
+        name, args = str(call["name"]), dict(call.get("args") or {})
+        if turn_allows(request.runtime.context, name, args, mcp_identity(request.tool)):
+            return None
+        allowed = ", ".join(r.text for r in rules) or "none"
+        reason = f"not in this skill's (or command's) allowed-tools ({allowed})"
+        return ToolMessage(
+            f"Refused: {name} is {reason}. Do the task with those tools, or say what is missing.",
+            tool_call_id=call.get("id") or "",
+            name=name,
+            status="error",
+            additional_kwargs={REFUSED_FLAG: reason},
+        )
+
+    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        return self._refusal(request) or handler(request)
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        return self._refusal(request) or await handler(request)

@@ -1,0 +1,38 @@
+"""MessageMemo: per-message work done once while a message stays in the requests (not per step),
+and WireContentMiddleware through it still cleans what it must."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from auger.core.middleware.message_memo import MessageMemo
+from auger.core.middleware.wire_content import wire_message
+
+
+def test_each_message_is_transformed_once_while_it_stays() -> None:
+    seen: list[Any] = []
+
+    def upper(message: Any) -> str:
+        seen.append(message)
+        return str(message.content).upper()
+
+    memo = MessageMemo(upper)
+    history: list[Any] = [HumanMessage("a"), AIMessage("b")]
+    assert memo.map(history) == ["A", "B"]
+    history.append(ToolMessage("c", tool_call_id="1"))
+    assert memo.map(history) == ["A", "B", "C"]  # a step later: only the new one is worked on
+    assert len(seen) == 3
+    assert memo.map(history[1:]) == ["B", "C"] and len(seen) == 3
+    again = HumanMessage("a")  # the first one left the requests: a newcomer is worked on again
+    assert memo.map([again, *history[1:]]) == ["A", "B", "C"] and len(seen) == 4
+
+
+def test_wire_content_through_the_memo_still_cleans() -> None:
+    memo = MessageMemo(wire_message)
+    bad = HumanMessage("broken \udcff byte")
+    good = AIMessage("fine")
+    first = memo.map([bad, good])
+    assert first[0].content == "broken \ufffd byte" and first[1] is good
+    assert memo.map([bad, good])[0] is first[0]  # the cleaned copy is reused, not rebuilt
