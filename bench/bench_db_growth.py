@@ -13,9 +13,12 @@ figures are per turn: payload bytes by owner (tables + their indexes, from SQLit
 and the growth of the file itself (after a WAL checkpoint). `--breakdown` also prints, for the
 last turn, each main-graph checkpoint it left and the bytes of each channel stored in it.
 
-`--postgres URL` runs the same turns on LangGraph's AsyncPostgresSaver (a pool on URL; a fresh
-database is best) and reports the growth of its tables (`pg_total_relation_size`: heap, TOAST,
-indexes), or `--postgres auto` on a server started for the run (tests/pg_server.py).
+`--postgres URL` runs the same turns with `database_url` = URL (auger's runtime on PostgreSQL:
+AsyncPostgresSaver, the thread store, the collapse of finished turns; a fresh database is best),
+or `--postgres auto` on a server started for the run (tests/pg_server.py, a new database per
+run), and reports the growth of LangGraph's and auger's tables (`pg_total_relation_size`: heap,
+TOAST, indexes; after VACUUM FULL, so deleted rows do not count); `--no-collapse` measures the
+same with the collapse left out (the ThreadIndex without the graph), for the figure before it.
 
 Target (issue 15): a simple turn adds <= 10 KB.
 """
@@ -158,59 +161,66 @@ async def run(kind: str, turns: int, show: bool) -> dict[str, Any]:
 PG_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
 
 
-async def pg_sizes(pool: Any) -> dict[str, int]:
-    async with pool.connection() as conn:
-        await conn.execute("CHECKPOINT")
-        out = {}
-        for table in PG_TABLES:
-            cur = await conn.execute(f"SELECT pg_total_relation_size('{table}') AS size")
-            out[table] = int((await cur.fetchone())["size"])
-        return out
+def pg_sizes(url: str) -> dict[str, int]:
+    """Bytes of LangGraph's three tables and of auger's (all of them together), indexes included,
+    after VACUUM FULL: what the rows left take once (auto)vacuum lets new rows reuse the space of
+    the deleted ones (without it a table keeps every row ever written until then)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM FULL")
+        sizes = conn.execute(
+            "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n"
+            " ON n.oid = c.relnamespace WHERE c.relkind = 'r' AND n.nspname = current_schema()"
+        ).fetchall()
+        main, rows = conn.execute(
+            "SELECT count(*) FILTER (WHERE checkpoint_ns = ''), count(*) FROM checkpoints"
+        ).fetchone() or (0, 0)
+    out = {table: 0 for table in PG_TABLES} | {"auger": 0}
+    for name, size in sizes:
+        key = name if name in PG_TABLES else "auger" if name.startswith("auger_") else None
+        if key is not None:
+            out[key] += int(size)
+    return out | {"n_main": int(main), "n_all": int(rows)}
 
 
-async def run_postgres(kind: str, turns: int, url: str) -> dict[str, float]:
-    """The same turns on LangGraph's own PostgreSQL saver (no thread store, nothing collapsed)."""
-    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-    from psycopg.rows import dict_row
-    from psycopg_pool import AsyncConnectionPool
-
-    from auger.core.agent.graph import create_cli_agent
+async def run_postgres(kind: str, turns: int, url: str, *, collapse: bool = True) -> dict[str, float]:
+    """The same turns with auger's runtime on PostgreSQL (`database_url`)."""
     from auger.core.port import TurnOptions, headless_policy
     from auger.core.runtime import open_runtime
+    from auger.core.threads.index import ThreadIndex
     from auger.settings import load_settings
     from llm_server import ScriptedLLM
 
-    kwargs = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
     with tempfile.TemporaryDirectory() as tmp, ScriptedLLM() as llm:
-        async with AsyncConnectionPool(url, kwargs=kwargs, open=False) as pool:
-            saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
-            await saver.setup()
-            home, project = Path(tmp) / "home", Path(tmp) / "project"
-            home.mkdir()
-            project.mkdir()
-            (project / "README.md").write_text("# demo\n\nA small project for the growth benchmark.\n")
-            (home / "config.toml").write_text(
-                f'model = "local:scripted-model"\n[providers.local]\nbase_url = "{llm.base_url}"\n'
-                'models = ["scripted-model"]\n'
-            )
-            settings = load_settings(cwd=project, env={"AUGER_HOME": str(home)}, flags={"mode": "yolo"})
-            options = TurnOptions(settings.mode, approval=headless_policy)
-            async with open_runtime(settings) as rt:
-                graph = create_cli_agent(settings, checkpointer=saver, backend=rt.backend)
-                session = dataclasses.replace(rt, graph=graph, checkpointer=saver, index=None).session()
+        home, project = Path(tmp) / "home", Path(tmp) / "project"
+        home.mkdir()
+        project.mkdir()
+        (project / "README.md").write_text("# demo\n\nA small project for the growth benchmark.\n")
+        (home / "config.toml").write_text(
+            f'model = "local:scripted-model"\n[providers.local]\nbase_url = "{llm.base_url}"\n'
+            'models = ["scripted-model"]\n'
+        )
+        env = {"AUGER_HOME": str(home), "AUGER_DATABASE_URL": url}
+        settings = load_settings(cwd=project, env=env, flags={"mode": "yolo"})
+        options = TurnOptions(settings.mode, approval=headless_policy)
+        async with open_runtime(settings) as rt:
+            if not collapse:  # the index without the graph: nothing is collapsed
+                rt = dataclasses.replace(rt, index=ThreadIndex(rt.threads, settings))
+            session = rt.session()
 
-                async def turn(i: int) -> None:
-                    if kind == "tool":
-                        llm.add({"tool_calls": [{"name": "read_file", "args": {"file_path": "/README.md"}}]})
-                    llm.add({"text": f"Sure, here is answer number {i}."})
-                    async for _ in session.send(f"a simple question number {i}?", options):
-                        pass
+            async def turn(i: int) -> None:
+                if kind == "tool":
+                    llm.add({"tool_calls": [{"name": "read_file", "args": {"file_path": "/README.md"}}]})
+                llm.add({"text": f"Sure, here is answer number {i}."})
+                async for _ in session.send(f"a simple question number {i}?", options):
+                    pass
 
-                await turn(0)
-                before = await pg_sizes(pool)
-                for i in range(1, turns + 1):
-                    await turn(i)
-                after = await pg_sizes(pool)
+            await turn(0)
+            before = pg_sizes(url)
+            for i in range(1, turns + 1):
+                await turn(i)
+            after = pg_sizes(url)
     return {k: (after[k] - before[k]) / turns for k in after}
 
 
@@ -230,11 +240,12 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=20)
     ap.add_argument("--breakdown", action="store_true")
     ap.add_argument(
-        "--postgres", metavar="URL", help="LangGraph's PostgreSQL saver on URL ('auto': a new server)"
+        "--postgres", metavar="URL", help="auger's runtime on PostgreSQL at URL ('auto': a new server)"
     )
+    ap.add_argument("--no-collapse", action="store_true", help="with --postgres: leave the turns as saved")
     args = ap.parse_args()
     if args.postgres:
-        postgres(args.postgres, args.turns)
+        postgres(args.postgres, args.turns, collapse=not args.no_collapse)
         return
     for kind, label in (
         ("simple", "simple turn (one-line prompt and reply)"),
@@ -257,21 +268,27 @@ def main() -> None:
             print(item)
 
 
-def postgres(url: str, turns: int) -> None:
+def postgres(url: str, turns: int, *, collapse: bool) -> None:
     import contextlib
 
     with contextlib.ExitStack() as stack:
+        server = None
         if url == "auto":
             from pg_server import running
 
             server = stack.enter_context(running(Path(stack.enter_context(tempfile.TemporaryDirectory()))))
-            url = server.database()
         for kind in ("simple", "tool"):
-            per = asyncio.run(run_postgres(kind, turns, url))
-            print(f"{kind} turn on PostgreSQL (AsyncPostgresSaver), mean of {turns} turns in one thread:")
+            per = asyncio.run(
+                run_postgres(kind, turns, server.database() if server else url, collapse=collapse)
+            )
+            state = "collapsed" if collapse else "not collapsed"
+            print(f"{kind} turn on PostgreSQL ({state}), mean of {turns} turns in one thread:")
             for table in PG_TABLES:
                 print(f"  {table:<24} {per[table]:10,.0f} bytes")
-            print(f"  {'all three':<24} {sum(per.values()):10,.0f} bytes")
+            print(f"  {'auger tables':<24} {per['auger']:10,.0f} bytes")
+            total = sum(per[k] for k in (*PG_TABLES, "auger"))
+            print(f"  {'all tables':<24} {total:10,.0f} bytes")
+            print(f"  main-graph checkpoints   {per['n_main']:10.1f} rows ({per['n_all']:.1f} in all)")
 
 
 if __name__ == "__main__":

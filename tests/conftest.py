@@ -107,12 +107,41 @@ def thread_db(request: pytest.FixtureRequest, auger_env: AugerEnv) -> Any:
     return ThreadDatabase(auger_env.home, url)
 
 
-def db_rows(database: Any, sql: str) -> list[Any]:
-    """The rows of one query on a thread database (`thread_db`), through auger's own backend."""
+def db_rows(database: Any, sql: str, *params: Any) -> list[Any]:
+    """The rows of one query (`?` placeholders) on a thread database (`thread_db`), through
+    auger's own backend."""
     from auger.core.threads.backend import open_backend
 
     backend = open_backend(database)
     try:
-        return backend.query(sql)
+        return [tuple(r) for r in backend.query(sql, params)]
     finally:
         backend.close()
+
+
+def db_bytes(database: Any) -> int:
+    """What the thread database takes on disk: the SQLite file (its log checkpointed into it
+    first), or the PostgreSQL tables of the current schema with their TOAST and indexes, rewritten
+    first (VACUUM FULL: what the rows left take once (auto)vacuum lets new rows reuse the space of
+    deleted ones)."""
+    import sqlite3
+
+    if database.postgres:
+        from auger.core.threads.postgres_db import connect
+
+        conn = connect(database.url)
+        try:
+            conn.execute("VACUUM FULL")
+        finally:
+            conn.close()
+        sql = (
+            "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n"
+            " ON n.oid = c.relnamespace WHERE c.relkind = 'r' AND n.nspname = current_schema()"
+        )
+        return int(db_rows(database, sql)[0][0])
+    conn = sqlite3.connect(database.path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    return database.path.stat().st_size

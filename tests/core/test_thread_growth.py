@@ -1,6 +1,7 @@
-"""Threads that cost little: what a turn leaves in threads.db (collapsed checkpoints, no catalogue
-in state, short channel versions), with real Sessions against the scripted server and a real
-SQLite file — and everything a thread is read, resumed and forked from still right."""
+"""Threads that cost little: what a turn leaves in the thread database (collapsed checkpoints, no
+catalogue in state, short channel versions), with real Sessions against the scripted server and
+a real SQLite file or PostgreSQL server (`database`: the collapse tests run on both) — and
+everything a thread is read, resumed and forked from still right."""
 
 from __future__ import annotations
 
@@ -16,10 +17,13 @@ from hypothesis import strategies as st
 from auger.core import events as ev
 from auger.core.runtime import open_runtime, open_session
 from auger.core.session.session import Session
+from auger.core.threads.backend import ThreadDatabase
 from auger.core.threads.collapse import Step, plan
 from auger.core.threads.history import read_history
 from auger.core.threads.index import ThreadIndex, fork_thread
 from auger.core.threads.sqlite_saver import next_version
+from conftest import db_bytes, db_rows
+from conftest_llm import typed
 from llm_server import ScriptedLLM
 from session_helpers import options, scripted_settings
 
@@ -27,17 +31,14 @@ TOOL = {"tool_calls": [{"name": "read_file", "args": {"file_path": "/README.md"}
 READ = "@@ lines 1-3 of 3 @@\n# demo\n\nA small pro"  # the first 40 characters of its result
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> ThreadDatabase:
+    url = request.getfixturevalue("pg_url") if request.param == "postgres" else ""
+    return ThreadDatabase(tmp_path / "home", url)
+
+
 def _db(session: Session) -> Path:
     return Path(session.runtime.settings.home) / "threads.db"
-
-
-def _size(db: Path) -> int:
-    conn = sqlite3.connect(db)
-    try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        conn.close()
-    return db.stat().st_size
 
 
 def _rows(db: Path, sql: str, *params: Any) -> list[Any]:
@@ -54,37 +55,40 @@ async def _turn(session: Session, prompt: str) -> list[ev.Event]:
     return events
 
 
-async def _session(tmp_path: Path, llm: ScriptedLLM) -> Session:
-    settings = scripted_settings(tmp_path, llm)
+async def _session(tmp_path: Path, llm: ScriptedLLM, database: ThreadDatabase | None = None) -> Session:
+    settings = scripted_settings(tmp_path, llm, database_url=database.url if database else "")
     (settings.project_root / "README.md").write_text("# demo\n\nA small project.\n")
     return await open_session(settings)
 
 
-async def test_a_simple_turn_adds_at_most_10_kb(tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
-    session = await _session(tmp_path, scripted_llm)
+async def test_a_simple_turn_adds_at_most_10_kb(
+    tmp_path: Path, scripted_llm: ScriptedLLM, database: ThreadDatabase
+) -> None:
+    session = await _session(tmp_path, scripted_llm, database)
     try:
         scripted_llm.add(*[{"text": f"Sure, here is answer number {i}."} for i in range(21)])
         await _turn(session, "a first question")
-        db, before = _db(session), _size(_db(session))
+        before = db_bytes(database)
         for i in range(20):
             await _turn(session, f"a simple question number {i}?")
-        growth = (_size(db) - before) / 20
+        growth = (db_bytes(database) - before) / 20
         main, sub = (
-            _rows(db, f"SELECT count(*) FROM checkpoints WHERE checkpoint_ns {op} ''", *())[0][0]
+            db_rows(database, f"SELECT count(*) FROM checkpoints WHERE checkpoint_ns {op} ''")[0][0]
             for op in ("=", "!=")
         )
     finally:
         await session.aclose()
+    # PostgreSQL: what the rows take (`db_bytes`), in 8 KB pages per table and index
     assert growth <= 10_000, f"{growth:,.0f} bytes per simple turn"
     assert (main, sub) == (2 * 21, 0)  # each turn's input and end checkpoints, nothing else
 
 
 async def test_history_forks_and_resume_are_unchanged_by_collapsing(
-    tmp_path: Path, scripted_llm: ScriptedLLM
+    tmp_path: Path, scripted_llm: ScriptedLLM, database: ThreadDatabase
 ) -> None:
     """30 tool turns (~90 message writes: past deepagents' snapshot of the messages every 50):
     the history, a fresh process's read, and a fork at every 5th turn are exactly the turns."""
-    session = await _session(tmp_path, scripted_llm)
+    session = await _session(tmp_path, scripted_llm, database)
     turns = 30
     try:
         for i in range(turns):
@@ -93,14 +97,13 @@ async def test_history_forks_and_resume_are_unchanged_by_collapsing(
         history = await session.messages()
         tid, store = session.thread_id, session.runtime.threads
         forks = {at: await fork_thread(store, tid, at) for at in (1, 5, 17, 30)}
-        fork_histories = {at: await read_history(_db(session), fid) for at, fid in forks.items()}
+        fork_histories = {at: await read_history(database, fid) for at, fid in forks.items()}
         scripted_llm.add({"text": "after the fork"})
         await session.open_thread(forks[17])
         await _turn(session, "continue the fork")
         continued = await session.messages()
-        serde = session.runtime.checkpointer.serde
-        rows = _rows(_db(session), "SELECT type, checkpoint FROM checkpoints WHERE thread_id = ?", tid)
-        snapshots = sum("messages" in serde.loads_typed(row)["channel_values"] for row in rows)
+        saved = session.runtime.checkpointer.alist({"configurable": {"thread_id": tid, "checkpoint_ns": ""}})
+        snapshots = sum(["messages" in t.checkpoint["channel_values"] async for t in saved])
     finally:
         await session.aclose()
 
@@ -111,7 +114,7 @@ async def test_history_forks_and_resume_are_unchanged_by_collapsing(
     for i in range(turns):
         expected += [("human", f"question {i}"), ("ai", ""), ("tool", READ), ("ai", f"answer {i}")]
     assert shape(history) == expected
-    assert shape(await read_history(_db(session), tid)) == expected
+    assert shape(await read_history(database, tid)) == expected
     for at, messages in fork_histories.items():
         assert shape(messages) == expected[: 4 * at], at
     assert shape(continued) == [*expected[: 4 * 17], ("human", "continue the fork"), ("ai", "after the fork")]
@@ -189,16 +192,16 @@ async def test_a_thread_saved_before_continues(tmp_path: Path, scripted_llm: Scr
     new = {k: v for k, v in versions.items() if v[:1].isalpha()}
     assert old and new and min(new.values()) > max(old.values()), versions
     sent = scripted_llm.requests[-1]["messages"]
-    assert [m["content"] for m in sent if m["role"] == "user"] == [
+    assert [typed(m["content"]) for m in sent if m["role"] == "user"] == [
         *(f"old question {i}" for i in range(3)),
         *(f"new question {i}" for i in range(3)),
     ]
 
 
 async def test_a_subagents_checkpoints_go_when_its_turn_is_done(
-    tmp_path: Path, scripted_llm: ScriptedLLM
+    tmp_path: Path, scripted_llm: ScriptedLLM, database: ThreadDatabase
 ) -> None:
-    session = await _session(tmp_path, scripted_llm)
+    session = await _session(tmp_path, scripted_llm, database)
     task = {"name": "task", "args": {"description": "read the readme", "subagent_type": "general-purpose"}}
     scripted_llm.add(
         {"tool_calls": [task]},
@@ -209,8 +212,11 @@ async def test_a_subagents_checkpoints_go_when_its_turn_is_done(
     try:
         await _turn(session, "delegate it")
         history = await session.messages()
-        sub = _rows(_db(session), "SELECT count(*) FROM checkpoints WHERE checkpoint_ns != ''")[0][0]
-        subw = _rows(_db(session), "SELECT count(*) FROM writes WHERE checkpoint_ns != ''")[0][0]
+        writes = "checkpoint_writes" if database.postgres else "writes"
+        sub = db_rows(database, "SELECT count(*) FROM checkpoints WHERE checkpoint_ns != ''")[0][0]
+        subw = db_rows(database, f"SELECT count(*) FROM {writes} WHERE checkpoint_ns != ''")[0][0]
+        if database.postgres:  # and the channel values only they named
+            subw += db_rows(database, "SELECT count(*) FROM checkpoint_blobs WHERE checkpoint_ns != ''")[0][0]
     finally:
         await session.aclose()
     assert [m.type for m in history] == ["human", "ai", "tool", "ai"]

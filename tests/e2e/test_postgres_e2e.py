@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 
 from conftest import AugerEnv
+from conftest_llm import typed
 from serve_harness import start_server
 
 ZEBRA = "printf '%s%s\\n' zebra fish"  # prints a word that appears in no prompt, reply or argument
@@ -55,7 +56,7 @@ def test_headless_turns_and_every_threads_command_use_postgresql(auger_env: Auge
 
     auger_env.llm.add({"text": "fork answer"})
     assert _turn(auger_env, "-r", fork_id, "-n", "fork turn two") == fork_id
-    users = [m["content"] for m in auger_env.llm.requests[-1]["messages"] if m["role"] == "user"]
+    users = [typed(m["content"]) for m in auger_env.llm.requests[-1]["messages"] if m["role"] == "user"]
     assert users == ["turn one", "fork turn two"]
 
     deleted = auger_env.run("threads", "delete", tid)

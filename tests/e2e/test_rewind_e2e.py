@@ -84,7 +84,9 @@ def seed(root: Path) -> None:
     (root / ".gitignore").write_text("*.log\n")
 
 
-def test_rewind_undoes_file_tools_and_shell_commands_from_turn_n_on(auger_env: AugerEnv) -> None:
+def test_rewind_undoes_file_tools_and_shell_commands_from_turn_n_on(
+    auger_env: AugerEnv, thread_db: Any
+) -> None:
     root = auger_env.project
     seed(root)
     one = turn(auger_env, "turn one", write("a.txt", "from turn one\n"), resume=False)
@@ -112,6 +114,8 @@ def test_rewind_undoes_file_tools_and_shell_commands_from_turn_n_on(auger_env: A
     assert "build.log" not in two_changes["paths"]  # .gitignore'd: not snapshotted
     assert [(e["turn"], e["added"]) for e in changed(three)] == [(3, ["src/extra.py"])]
     tid = thread_id(auger_env)
+    main = "SELECT count(*) FROM checkpoints WHERE checkpoint_ns = ''"
+    assert db_rows(thread_db, main) == [(6,)]  # collapsed: each turn's input and end are what is left
 
     proc = auger_env.run("threads", "rewind", tid[:8], "--to", "2")
     assert proc.returncode == 0, proc.stderr
@@ -132,6 +136,7 @@ def test_rewind_undoes_file_tools_and_shell_commands_from_turn_n_on(auger_env: A
     assert user_prompts(auger_env.llm.requests[-1]) == ["turn one", "after the rewind"]
     shown = auger_env.run("threads", "show", tid)
     assert "turn one" in shown.stdout and "turn two" not in shown.stdout
+    assert db_rows(thread_db, main) == [(4,)]  # the turn after the rewind is collapsed as well
 
 
 def test_files_only_and_conversation_only(auger_env: AugerEnv) -> None:

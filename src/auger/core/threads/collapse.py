@@ -29,19 +29,39 @@ far a thread is collapsed, so the next turn only walks its own checkpoints, and
 `auger_threads.seed_checkpoint` the one kept for its snapshot alone. All of it is one transaction
 of the caller's: a crash half-way leaves the thread as it was.
 
-Standard library only: the caller passes `holds_seed` (which needs LangGraph's serializer).
+The same on both databases (`Tables`): SQLite's saver keeps writes in `writes.value`,
+PostgreSQL's in `checkpoint_writes.blob`; which checkpoint holds a delta value is asked of the
+backend (`seed`: on SQLite the checkpoint blob is read with LangGraph's serializer, which the
+caller passes as `holds_seed`; on PostgreSQL a SQL probe of `checkpoint_blobs`, the one its saver
+makes). PostgreSQL's channel values live in `checkpoint_blobs` keyed by version, shared by many
+checkpoints, so there the blobs no kept checkpoint names go too
+(`auger.core.threads.postgres_checkpoints.drop_unused_blobs`).
+
+Standard library only.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 SeedCheck = Callable[[str | None, bytes], bool]  # (type, checkpoint blob) -> holds a delta value
+Seed = Callable[[str], bool]  # checkpoint id -> it holds a stored value of a delta channel
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Where a saver keeps pending writes: the table and its value column."""
+
+    writes: str = "writes"
+    value: str = "value"
+
+
+SQLITE = Tables()
+POSTGRES = Tables("checkpoint_writes", "blob")
 
 
 @dataclass(frozen=True)
@@ -103,8 +123,8 @@ def late_task_path(step: int, task_path: str) -> str:
 
 
 def _step(metadata: Any) -> tuple[str | None, int]:
-    try:
-        data = json.loads(metadata) if metadata else {}
+    try:  # PostgreSQL's JSONB arrives as a dict already
+        data = metadata if isinstance(metadata, dict) else json.loads(metadata) if metadata else {}
     except (ValueError, TypeError):
         data = {}
     if not isinstance(data, dict):
@@ -113,7 +133,7 @@ def _step(metadata: Any) -> tuple[str | None, int]:
     return data.get("source"), step if isinstance(step, int) else 0
 
 
-def _row(cur: sqlite3.Cursor, thread_id: str, checkpoint_id: str) -> Step | None:
+def _row(cur: Any, thread_id: str, checkpoint_id: str) -> Step | None:
     row = cur.execute(
         "SELECT parent_checkpoint_id, metadata FROM checkpoints"
         " WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
@@ -125,7 +145,7 @@ def _row(cur: sqlite3.Cursor, thread_id: str, checkpoint_id: str) -> Step | None
     return Step(checkpoint_id, row[0], source, step)
 
 
-def uncollapsed(cur: sqlite3.Cursor, thread_id: str, mark: str | None) -> list[Step]:
+def uncollapsed(cur: Any, thread_id: str, mark: str | None) -> list[Step]:
     """The main-graph checkpoints from `mark` (or the thread's first) to the latest, oldest first."""
     latest = cur.execute(
         "SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''",
@@ -154,20 +174,44 @@ class Marks:
 
 
 def collapse(
-    cur: sqlite3.Cursor,
+    cur: Any,
     thread_id: str,
     marks: Marks,
     delta_channels: Collection[str],
-    holds_seed: SeedCheck,
+    seed: Seed,
     *,
     settled: bool,
+    tables: Tables = SQLITE,
 ) -> Marks:
     """Collapse the thread's checkpoints after `marks.through` (see the module docstring);
     `settled`: no task is pending (the turn finished), so subgraph checkpoints go too. Returns
-    the new marks (`through`: the latest checkpoint; None for a thread without checkpoints)."""
+    the new marks (`through`: the latest checkpoint; None for a thread without checkpoints).
+    `cur` takes `?` placeholders."""
     chain = uncollapsed(cur, thread_id, marks.through)
     if not chain:
         return Marks()
+    gone = _Remover(cur, thread_id, delta_channels, tables)
+    todo = plan(chain, seed)
+    for checkpoint_id, (target, step) in todo.delete.items():
+        gone.remove(checkpoint_id, target, step + 1)
+    cur.executemany(
+        "UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_ns = ''"
+        " AND checkpoint_id = ?",
+        [(parent, thread_id, cid) for cid, parent in todo.relink.items()],
+    )
+    seed_mark = marks.seed
+    if todo.seed is not None:  # a newer delta value: the one kept for the last is not needed
+        if seed_mark is not None and seed_mark != todo.seed and seed_mark not in todo.delete:
+            gone.unlink(seed_mark)
+        seed_mark = todo.seed if todo.seed_only else None
+    if settled:
+        cur.execute(f"DELETE FROM {tables.writes} WHERE thread_id = ? AND checkpoint_ns != ''", (thread_id,))
+        cur.execute("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns != ''", (thread_id,))
+    return Marks(chain[-1].id, seed_mark)
+
+
+def sqlite_seed(cur: Any, thread_id: str, holds_seed: SeedCheck) -> Seed:
+    """`Seed` on SQLite: the checkpoint's own blob, read by `holds_seed` (LangGraph's serializer)."""
 
     def seed(checkpoint_id: str) -> bool:
         row = cur.execute(
@@ -177,72 +221,54 @@ def collapse(
         ).fetchone()
         return row is not None and holds_seed(row[0], row[1])
 
-    todo = plan(chain, seed)
-    for checkpoint_id, (target, step) in todo.delete.items():
-        _remove(cur, thread_id, checkpoint_id, target, step + 1, channels=delta_channels)
-    cur.executemany(
-        "UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_ns = ''"
-        " AND checkpoint_id = ?",
-        [(parent, thread_id, cid) for cid, parent in todo.relink.items()],
-    )
-    seed_mark = marks.seed
-    if todo.seed is not None:  # a newer delta value: the one kept for the last is not needed
-        if seed_mark is not None and seed_mark != todo.seed and seed_mark not in todo.delete:
-            _unlink(cur, thread_id, seed_mark, delta_channels)
-        seed_mark = todo.seed if todo.seed_only else None
-    if settled:
-        cur.execute("DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns != ''", (thread_id,))
-        cur.execute("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns != ''", (thread_id,))
-    return Marks(chain[-1].id, seed_mark)
+    return seed
 
 
-def _unlink(cur: sqlite3.Cursor, thread_id: str, checkpoint_id: str, channels: Collection[str]) -> None:
-    """Take one checkpoint out of the middle of the chain (its child is linked to its parent)."""
-    item = _row(cur, thread_id, checkpoint_id)
-    if item is None or item.parent is None:
-        return
-    cur.execute(
-        "UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_ns = ''"
-        " AND parent_checkpoint_id = ?",
-        (item.parent, thread_id, checkpoint_id),
-    )
-    _remove(cur, thread_id, checkpoint_id, item.parent, item.step + 1, channels=channels)
+@dataclass(frozen=True)
+class _Remover:
+    """Takes main-graph checkpoints out of one thread, keeping their delta-channel writes."""
 
+    cur: Any
+    thread_id: str
+    channels: Collection[str]
+    tables: Tables
 
-def _remove(
-    cur: sqlite3.Cursor,
-    thread_id: str,
-    checkpoint_id: str,
-    target: str,
-    step: int,
-    *,
-    channels: Collection[str],
-) -> None:
-    """Delete a checkpoint and its writes, its delta-channel writes moved to `target`."""
-    _move_writes(cur, thread_id, checkpoint_id, target, step, channels=channels)
-    for table in ("writes", "checkpoints"):
-        cur.execute(
-            f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
-            (thread_id, checkpoint_id),
+    def unlink(self, checkpoint_id: str) -> None:
+        """Take one checkpoint out of the middle of the chain (its child is linked to its parent)."""
+        item = _row(self.cur, self.thread_id, checkpoint_id)
+        if item is None or item.parent is None:
+            return
+        self.cur.execute(
+            "UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_ns = ''"
+            " AND parent_checkpoint_id = ?",
+            (item.parent, self.thread_id, checkpoint_id),
         )
+        self.remove(checkpoint_id, item.parent, item.step + 1)
 
+    def remove(self, checkpoint_id: str, target: str, step: int) -> None:
+        """Delete a checkpoint and its writes, its delta-channel writes moved to `target`."""
+        self._move_writes(checkpoint_id, target, step)
+        for table in (self.tables.writes, "checkpoints"):
+            self.cur.execute(
+                f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
+                (self.thread_id, checkpoint_id),
+            )
 
-def _move_writes(
-    cur: sqlite3.Cursor, thread_id: str, source: str, target: str, step: int, *, channels: Collection[str]
-) -> None:
-    if not channels:
-        return
-    marks = ", ".join("?" * len(channels))
-    rows = cur.execute(
-        "SELECT task_id, task_path, idx, channel, type, value FROM writes WHERE thread_id = ?"
-        f" AND checkpoint_ns = '' AND checkpoint_id = ? AND channel IN ({marks})",
-        (thread_id, source, *channels),
-    ).fetchall()
-    cur.executemany(
-        "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel,"
-        " type, value) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (thread_id, target, late_task_id(step, tid), late_task_path(step, path), idx, ch, type_, value)
-            for tid, path, idx, ch, type_, value in rows
-        ],
-    )
+    def _move_writes(self, source: str, target: str, step: int) -> None:
+        if not self.channels:
+            return
+        marks = ", ".join("?" * len(self.channels))
+        writes, value = self.tables.writes, self.tables.value
+        rows = self.cur.execute(
+            f"SELECT task_id, task_path, idx, channel, type, {value} FROM {writes} WHERE thread_id = ?"
+            f" AND checkpoint_ns = '' AND checkpoint_id = ? AND channel IN ({marks})",
+            (self.thread_id, source, *self.channels),
+        ).fetchall()
+        self.cur.executemany(
+            f"INSERT INTO {writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx,"
+            f" channel, type, {value}) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (self.thread_id, target, late_task_id(step, tid), late_task_path(step, path), idx, ch, t, v)
+                for tid, path, idx, ch, t, v in rows
+            ],
+        )

@@ -4,11 +4,9 @@ One psycopg connection in autocommit mode; a write is one explicit transaction w
 takes `?` placeholders (`QmarkCursor`), so the ThreadStore's statements and the writer lease's
 run unchanged. auger's tables and migrations: `auger.core.threads.postgres_db`; search (tsvector + GIN):
 `auger.core.threads.postgres_search`; LangGraph's rows: `auger.core.threads.postgres_checkpoints`.
-
-Not collapsed here: a finished turn's intermediate checkpoints stay (`auger.core.threads.collapse`
-rewrites SQLite's `writes` rows; PostgreSQL's saver keeps channel values apart, in
-`checkpoint_blobs`, so a checkpoint row is small already — see docs/ARCHITECTURE.md for the
-bytes per turn).
+A finished turn's intermediate checkpoints are collapsed as on SQLite
+(`auger.core.threads.collapse` over `checkpoint_writes`; which checkpoint holds a delta value and
+the blobs no kept checkpoint names: `auger.core.threads.postgres_checkpoints`).
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from typing import Any
 from auger.core.threads import postgres_checkpoints, postgres_search
 from auger.core.threads.artifacts import thread_artifacts
 from auger.core.threads.backend import SearchRow
-from auger.core.threads.collapse import Marks, SeedCheck
+from auger.core.threads.collapse import POSTGRES, Marks, SeedCheck, collapse
 from auger.core.threads.postgres_db import QmarkCursor, connect, migrate, shown_url
 from auger.core.threads.search import IndexedMessage
 
@@ -93,7 +91,13 @@ class PostgresBackend:
         *,
         settled: bool,
     ) -> Marks:
-        return marks  # see the module docstring
+        """`holds_seed` is not needed here: the checkpoints holding a delta value are found in SQL."""
+        seeds = postgres_checkpoints.seed_checkpoints(cur, thread_id, marks.through, delta_channels)
+        out = collapse(
+            cur, thread_id, marks, delta_channels, seeds.__contains__, settled=settled, tables=POSTGRES
+        )
+        postgres_checkpoints.drop_unused_blobs(cur, thread_id)
+        return out
 
     def vacuum(self) -> tuple[int, int]:
         """VACUUM auger's and LangGraph's tables: (database bytes before, after). PostgreSQL keeps

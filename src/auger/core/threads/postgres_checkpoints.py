@@ -5,13 +5,15 @@ the larger channel values in `checkpoint_blobs` keyed by (thread, namespace, cha
 and pending writes in `checkpoint_writes`. A fork copies the chain's checkpoints (chosen as on
 SQLite, `auger.core.threads.checkpoints.fork_chain`), every blob of the source's main graph (a
 version is shared by many checkpoints; copying all is simple and always complete) and the writes
-of every copied checkpoint but the last (the fork ends with no task pending). Every function runs
-inside the caller's transaction, through `QmarkCursor` (`?` placeholders).
+of every copied checkpoint but the last (the fork ends with no task pending). A rewind cuts the
+thread as on SQLite and drops the blobs no checkpoint left names; collapsing
+(`auger.core.threads.collapse`) asks which checkpoints hold a delta value (`seed_checkpoints`).
+Every function runs inside the caller's transaction, through `QmarkCursor` (`?` placeholders).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from auger.core.threads import checkpoints as thread_checkpoints
@@ -56,6 +58,27 @@ def truncate_turns(cur: Any, thread_id: str, keep: int) -> str:
     cut = thread_checkpoints.truncate_turns(cur, thread_id, keep, writes="checkpoint_writes")
     drop_unused_blobs(cur, thread_id)
     return cut
+
+
+def seed_checkpoints(cur: Any, thread_id: str, since: str | None, channels: Sequence[str]) -> set[str]:
+    """The main-graph checkpoints from `since` on (None: all) holding a stored value of one of
+    the delta `channels`: a non-empty blob at the checkpoint's version of it, or a value inline
+    in the checkpoint — what `AsyncPostgresSaver` takes for the seed of its walk back."""
+    if not channels:
+        return set()
+    probe = " OR ".join(
+        "EXISTS (SELECT 1 FROM checkpoint_blobs b WHERE b.thread_id = c.thread_id"
+        " AND b.checkpoint_ns = c.checkpoint_ns AND b.channel = ?"
+        " AND b.version = c.checkpoint->'channel_versions'->>? AND b.type <> 'empty')"
+        " OR coalesce(jsonb_typeof(c.checkpoint->'channel_values'->?), 'null') <> 'null'"
+        for _ in channels
+    )
+    rows = cur.execute(
+        "SELECT c.checkpoint_id FROM checkpoints c WHERE c.thread_id = ? AND c.checkpoint_ns = ''"
+        f" AND c.checkpoint_id >= ? AND ({probe})",
+        (thread_id, since or "", *(ch for ch in channels for _ in range(3))),
+    ).fetchall()
+    return {str(r[0]) for r in rows}
 
 
 def drop_unused_blobs(cur: Any, thread_id: str) -> None:

@@ -112,7 +112,8 @@ class SqliteBackend:
         *,
         settled: bool,
     ) -> thread_collapse.Marks:
-        return thread_collapse.collapse(cur, thread_id, marks, delta_channels, holds_seed, settled=settled)
+        seed = thread_collapse.sqlite_seed(cur, thread_id, holds_seed)
+        return thread_collapse.collapse(cur, thread_id, marks, delta_channels, seed, settled=settled)
 
     def vacuum(self) -> tuple[int, int]:
         """VACUUM and truncate the write-ahead log: (bytes before, after), the log included."""
