@@ -75,6 +75,7 @@ def fill(url: str, n_threads: int, per_thread: int, seed: int = 7) -> list[str]:
                     if role == "tool" and i in rare and m == 2:
                         body += f" {RARE_WORD}"
                     copy.write_row((key, role, now, body))
+        rows = conn.execute("SELECT id, root FROM auger_threads WHERE key % 4 = 0").fetchall()
         with (
             conn.cursor() as cur,
             cur.copy(
@@ -82,7 +83,6 @@ def fill(url: str, n_threads: int, per_thread: int, seed: int = 7) -> list[str]:
                 " created_at) FROM STDIN"
             ) as copy,
         ):
-            rows = conn.execute("SELECT id, root FROM auger_threads WHERE key % 4 = 0").fetchall()
             for thread_id, root in rows:
                 copy.write_row((thread_id, uuid.uuid4().hex, root, "t0", "t1", rng.randint(100, 9999), now))
         for table in ("auger_threads", "auger_messages", "auger_rewind_turns"):
