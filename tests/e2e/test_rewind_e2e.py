@@ -448,7 +448,7 @@ def test_two_processes_snapshot_one_project_at_once(auger_env: AugerEnv, thread_
     root = auger_env.project
     seed(root)
     for name in ("alpha", "beta"):  # each writes, then waits, so the two turns overlap
-        when = {"last_user_contains": name}
+        when = {"last_user_contains": f"{name} task"}  # not the file name: the local-context note lists files
         auger_env.llm.add(
             {"when": when, "tool_calls": [write(f"{name}.txt", f"{name}\n")]},
             {"when": when, "delay": 1.0, "tool_calls": [shell(f"echo more >> {name}.txt")]},
