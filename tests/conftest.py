@@ -145,3 +145,6 @@ def db_bytes(database: Any) -> int:
     finally:
         conn.close()
     return database.path.stat().st_size
+
+
+from langgraph_harness import hosted  # noqa: E402, F401  (session-scoped: one `langgraph dev` per run)

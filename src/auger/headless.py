@@ -3,6 +3,8 @@
 Exit codes: 0 done, 1 agent/provider error, 2 usage or config error, 3 turn limit,
 124 timeout, 130 interrupted (Ctrl+C), 141 stdout closed (`auger -n ... | head -1`: the turn
 stops as a program stopped by SIGPIPE would, quietly; what was done stays in the thread).
+`--mode plan` prints the plan the agent presents (`present_plan`) and ends there, exit 0: nobody
+accepted it, so nothing is carried out.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from auger.core import events as ev
-from auger.core.port import TurnOptions, headless_policy
+from auger.core.port import PLAN_TOOL, TurnOptions, headless_policy
 
 if TYPE_CHECKING:
     from auger.core.port import AgentPort, SessionFactory
@@ -70,11 +72,16 @@ class Printer:
         elif self.fmt == "json":
             self.events.append(data)
         elif isinstance(event, ev.TextDelta) and event.parent_id is None:
-            self.out.write(event.text)
-            self.out.flush()
-            self._ended_line = event.text.endswith("\n")
+            self._text(event.text)
+        elif isinstance(event, ev.ToolCallStarted) and event.name == PLAN_TOOL and event.parent_id is None:
+            self._text(("" if self._ended_line else "\n") + str(event.args.get("plan") or "").strip() + "\n")
         elif isinstance(event, ev.TurnEnded) and not self._ended_line:
             self.out.write("\n")
+
+    def _text(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+        self._ended_line = text.endswith("\n")
 
     def finish(self, end: ev.TurnEnded, code: int) -> None:
         if self.fmt != "json" or self.closed:

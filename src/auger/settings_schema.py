@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-MODES = ("manual", "auto-edit", "yolo")
+MODES = ("manual", "auto-edit", "yolo", "plan")
 DEFAULT_REQUEST_TIMEOUT = 300.0  # seconds; well above a slow local server's prompt processing
 
 
@@ -58,7 +58,8 @@ KEYS: tuple[Key, ...] = (
         "str",
         "manual",
         "Approval mode: manual asks before edits and commands, auto-edit "
-        "applies edits but asks before commands, yolo never asks.",
+        "applies edits but asks before commands, yolo never asks, plan only reads and ends with "
+        "a plan to accept.",
         env="AUGER_MODE",
         choices=MODES,
     ),

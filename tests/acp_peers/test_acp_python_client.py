@@ -124,7 +124,7 @@ async def test_modes_models_and_commands_are_advertised(auger_env: AugerEnv) -> 
         await conn.initialize(protocol_version=1)
         new = await conn.new_session(cwd=str(auger_env.project), mcp_servers=[])
         assert new.modes.current_mode_id == "manual"
-        assert [m.id for m in new.modes.available_modes] == ["manual", "auto-edit", "yolo"]
+        assert [m.id for m in new.modes.available_modes] == ["manual", "auto-edit", "yolo", "plan"]
         model = next(o for o in new.config_options if o.id == "model")
         assert model.current_value == "local:scripted-model"
         assert "local:other-model" in [o.value for o in model.options]
@@ -148,6 +148,30 @@ async def test_modes_models_and_commands_are_advertised(auger_env: AugerEnv) -> 
             assert "nope" in str(exc) and "auger:" in str(exc)
         else:
             raise AssertionError("an unknown provider was accepted")
+
+
+async def test_a_plan_accepted_in_the_editor_switches_the_mode_and_goes_on(auger_env: AugerEnv) -> None:
+    plan = "# Plan\n\n1. Write hello.txt."
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "present_plan", "args": {"plan": plan}}]}, WRITE, {"text": "Done."}
+    )
+    client = RecordingClient("allow_once")  # the first allow_once of a plan: accept, auto-edit
+    async with spawn(auger_env, client) as (conn, _proc):
+        session_id = await start(conn, auger_env)
+        await conn.set_session_mode(session_id=session_id, mode_id="plan")
+        done = await conn.prompt(session_id=session_id, prompt=text_prompt("plan hello.txt, then do it"))
+        assert done.stop_reason == "end_turn"
+        [asked] = client.permissions  # the plan only: the write after it went through in auto-edit
+        assert asked.tool_call.raw_input == {"plan": plan}
+        assert [(o.option_id, o.kind) for o in asked.options] == [
+            ("plan:auto-edit", "allow_once"),
+            ("plan:manual", "allow_once"),
+            ("reject", "reject_once"),
+        ]
+        [switched] = client.of("current_mode_update")
+        assert switched.current_mode_id == "auto-edit"
+        assert (auger_env.project / "hello.txt").read_text() == "hi there\n"
+        assert "write_file" not in {t["function"]["name"] for t in auger_env.llm.requests[0]["tools"]}
 
 
 async def test_load_of_an_unknown_session_is_a_clear_error(auger_env: AugerEnv) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-FRONT_ENDS = ("auger.tui", "auger.headless", "auger.server", "auger.remote", "auger.cli")
+FRONT_ENDS = ("auger.tui", "auger.headless", "auger.server", "auger.remote", "auger.cli", "auger.hosted")
 PORT = ("auger.core.port", "auger.core.events")  # what the TUI and headless use of the core
 
 

@@ -6,7 +6,10 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("textual", "langchain", "langchain_core", "langgraph", "deepagents", "openai", "anthropic", "mcp")
+HEAVY = (
+    "textual", "langchain", "langchain_core", "langgraph", "langgraph_sdk", "langgraph_api", "deepagents",
+    "openai", "anthropic", "mcp",
+)  # fmt: skip
 
 
 def _modules_after(code: str) -> set[str]:

@@ -385,3 +385,32 @@ def test_add_rule_round_trip(tmp_path: Path) -> None:
     assert got.action == "allow" and rule in got.reason
     with pytest.raises(RuleError):
         add_rule(settings, "allow", "execute(unclosed", scope="project")
+
+
+# --- plan mode -------------------------------------------------------------------------------------
+
+
+def test_plan_mode_refuses_what_is_not_read_only_whatever_the_allow_rules(tmp_path: Path) -> None:
+    eng = engine(tmp_path, allow=["execute(ls *)", "write_file", "calc:*"], deny=["read_file(.env)"])
+
+    def plan(
+        name: str, args: dict[str, object], gated: bool = True, mcp: tuple[str, str] | None = None
+    ) -> Verdict:
+        return eng.evaluate(name, args, mode="plan", gated=gated, mcp=mcp)
+
+    for name, args in [("write_file", {"file_path": "/a.py"}), ("edit_file", {"file_path": "/a.py"}),
+                       ("delete", {"path": "/a.py"}), ("execute", {"command": "ls -la"})]:  # fmt: skip
+        refused = plan(name, args)
+        assert (refused.action, refused.by) == ("deny", "plan"), name
+    assert plan("mcp__calc__add", {}, gated=True, mcp=("calc", "add")).action == "deny"  # no readOnlyHint
+    assert plan("some_new_tool", {}, gated=False).action == "deny"  # unknown: not read-only
+    assert plan("mcp__calc__pid", {}, gated=False, mcp=("calc", "pid")).action == "allow"  # readOnlyHint
+    assert plan("read_file", {"file_path": "/src/a.py"}, gated=False).action == "allow"
+    assert (
+        plan("task", {"subagent_type": "general-purpose"}).action == "allow"
+    )  # its subagents are judged too
+    assert plan("read_file", {"file_path": "/.env"}, gated=False).by == "rule"  # deny rules still come first
+    asked = plan("present_plan", {"plan": "x"}, gated=False)
+    assert (asked.action, asked.by) == ("ask", "plan")
+    outside = eng.evaluate("present_plan", {"plan": "x"}, mode="yolo", gated=False)
+    assert outside.action == "allow" and outside.by == "mode"  # nothing to accept outside plan mode

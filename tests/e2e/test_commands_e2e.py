@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from conftest import AugerEnv
+from conftest_llm import typed
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "commands"
 STREAM = ("--output-format", "stream-json")
 
 
 def user_text(request: dict[str, Any]) -> str:
-    return str([m for m in request["messages"] if m["role"] == "user"][-1]["content"])
+    return typed([m for m in request["messages"] if m["role"] == "user"][-1]["content"])
 
 
 def test_a_command_runs_with_its_context_tools_and_model(auger_env: AugerEnv) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from auger.core import events as ev
 from conftest import AugerEnv
+from conftest_llm import typed
 from session_helpers import drive, open_session
 
 
@@ -45,7 +46,8 @@ def test_pre_model_sees_the_request_and_adds_to_the_system_prompt(
     assert proc.returncode == 0, proc.stderr
     [payload] = seen(tmp_path / "pre")
     assert payload["hook_event_name"] == "PreModel" and payload["model"] == "local:scripted-model"
-    assert payload["messages"][-1] == {"role": "user", "content": "what is 2+2?"}
+    last = payload["messages"][-1]  # as the model is sent it: the local-context note in front
+    assert last["role"] == "user" and typed(last["content"]) == "what is 2+2?"
     assert "execute" in payload["tools"] and payload["system_prompt"]
     system = auger_env.llm.requests[0]["messages"][0]
     assert system["role"] == "system" and "HOUSE-RULE-7" in str(system["content"])

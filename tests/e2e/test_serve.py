@@ -166,6 +166,24 @@ def test_chat_approvals_follow_the_server_mode(auger_env: AugerEnv) -> None:
     assert _types(parts)[-2:] == ["finish", "[DONE]"]
 
 
+def test_a_plan_in_a_plan_mode_chat_ends_the_reply_with_nothing_changed(auger_env: AugerEnv) -> None:
+    plan = "# Plan\n\n1. Write m.txt."
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "present_plan", "id": "call_p", "args": {"plan": plan}}]},
+        {"text": "never asked for"},
+    )
+    srv = start_server(auger_env, "--mode", "plan")
+    try:
+        _, parts = srv.chat({"messages": [_user("plan m.txt")]})
+    finally:
+        srv.stop()
+    [shown] = [p for p in parts if p != "[DONE]" and p["type"] == "tool-input-available"]
+    assert shown["toolName"] == "present_plan" and shown["input"] == {"plan": plan}
+    assert len(auger_env.llm.requests) == 1  # nobody accepts a plan on the chat stream: it ends there
+    assert _types(parts)[-2:] == ["finish", "[DONE]"]
+    assert list(auger_env.project.iterdir()) == []
+
+
 def test_stateless_chat_sends_history_and_leaves_no_thread(server: Server) -> None:
     server.env.llm.add({"text": "Your name is Bob."})
     history = [

@@ -16,6 +16,7 @@ import pytest
 from auger.core.runtime import open_session
 from auger.settings import load_settings
 from conftest import AUGER, AugerEnv
+from conftest_llm import typed
 
 SERVER = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
 
@@ -77,7 +78,7 @@ def test_a_prompt_that_is_not_utf8_reaches_the_model_and_the_thread_resumes(
     )
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")
     result = json.loads(proc.stdout)
-    sent = auger_env.llm.requests[0]["messages"][-1]["content"]
+    sent = typed(auger_env.llm.requests[0]["messages"][-1]["content"])
     assert sent == "caf\ufffd au lait \ufffd\ufffd please"
     again = auger_env.run("-r", result["thread_id"], "-n", "and now?")
     assert again.returncode == 0 and again.stdout.strip() == "Still here.", again.stderr

@@ -102,6 +102,19 @@ def add_features(server: FastMCP) -> None:
             raise
         return "not cancelled"
 
+    @server.tool()
+    async def ask_model(question: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        """Ask the client's model (sampling/createMessage) and answer with its reply or refusal."""
+        from mcp.shared.exceptions import McpError
+        from mcp.types import SamplingMessage
+
+        message = SamplingMessage(role="user", content=TextContent(type="text", text=question))
+        try:
+            reply = await ctx.session.create_message(messages=[message], max_tokens=100)
+        except McpError as exc:
+            return f"refused: {exc.error.message}"
+        return f"the model said: {getattr(reply.content, 'text', reply.content)}"
+
     @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
     async def roots(ctx: Context) -> str:  # type: ignore[type-arg]
         """The roots the client gave (roots/list), one URI a line."""

@@ -109,7 +109,7 @@ async def test_shift_a_saves_the_rule_to_the_project_or_user_config(tui: Tui) ->
         await ready(pilot)
         await submit(pilot, "write a")
         prompt = await _approval(pilot, app)
-        assert "A also save it" in str(prompt.query_one(".hint").render())
+        assert "A and save it" in str(prompt.query_one(".hint").render())
         await pilot.press("A")
         assert "p project config" in str(prompt.query_one(".hint").render())
         await pilot.press("escape")  # backs out of the question: nothing decided yet

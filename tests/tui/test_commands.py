@@ -104,6 +104,8 @@ async def test_mode_command_and_shift_tab_cycle(tui: Tui) -> None:
         await ready(pilot)
         await turn(pilot, "/mode yolo")
         assert app.settings.mode == "yolo" and app.status.mode == "yolo"
+        await pilot.press("shift+tab")  # manual -> auto-edit -> yolo -> plan -> manual
+        assert app.settings.mode == "plan" and app.status.mode == "plan"
         await pilot.press("shift+tab")
         assert app.settings.mode == "manual"
         await pilot.press("shift+tab")

@@ -78,3 +78,38 @@ async def test_prompts_resources_and_progress_in_the_tui(tui: Tui) -> None:
         row = app.transcript.query(ToolRow).last()
         assert row.tool_name == "mcp__calc__steps" and row.status == "success"
         assert row.progress == "▰▰▰▰▰▰▰▰▰▰ 4/4 step 4 of 4"
+
+
+async def test_a_servers_sampling_request_asks_before_the_model_answers(tui: Tui) -> None:
+    """In manual mode an MCP server's `sampling/createMessage` is an approval in the transcript:
+    approved, the current model answers it; refused, the model never sees it."""
+    from auger.tui.widgets.approval import ApprovalPrompt
+    from auger.tui.widgets.tool_row import ToolRow
+
+    spec = {"mcpServers": {"calc": {"command": sys.executable, "args": [str(SERVER)]}}}
+    (tui.env.home / "mcp.json").write_text(json.dumps(spec))
+    tui.env.write_config('[permissions]\nallow = ["calc:*"]\n')  # the tool runs; its sampling asks
+    ask = {"tool_calls": [{"name": "mcp__calc__ask_model", "args": {"question": "capital of France?"}}]}
+    tui.llm.add({"when": {"last_user_contains": "capital of France?"}, "text": "Paris"})
+    app = tui.app(factory=local(), mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: _status(app) == {"calc": "connected"})
+        for answer, expected in (("y", "the model said: Paris"), ("escape", "refused: The user refused")):
+            tui.llm.add({"when": {"last_user_contains": "ask it"}, **ask})
+            tui.llm.add({"when": {"last_user_contains": "ask it"}, "text": "done"})
+            sent = len(tui.llm.requests)
+            app.prompt.load_text("ask it")
+            app.prompt.action_submit()
+            await wait_for(pilot, lambda: app.transcript.query(ApprovalPrompt))
+            prompt = app.transcript.query_one(ApprovalPrompt)
+            assert prompt.request.name == "mcp_sampling" and prompt.request.args["server"] == "calc"
+            assert "capital of France?" in prompt.request.args["messages"]
+            await wait_for(pilot, lambda: app.transcript.query_one(ApprovalPrompt).has_focus)
+            await pilot.press(answer)
+            await app.workers.wait_for_complete()
+            await wait_for(pilot, lambda: not app.busy)
+            row = app.transcript.query(ToolRow).last()
+            assert row.tool_name == "mcp__calc__ask_model" and expected in row.output, row.output
+            asked = [r for r in tui.llm.requests[sent:] if "capital of France?" in str(r["messages"][-1:])]
+            assert len(asked) == (1 if answer == "y" else 0)

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 import test_approvals
 import test_commands
+import test_plan_mode
+import test_rewind
 import test_turns
 from conftest_tui import Tui, ready, turn, wait_for, write_skill
 from test_commands import notices
@@ -35,6 +37,12 @@ CASES: list[Case] = [
     *(getattr(test_turns, name) for name in dir(test_turns) if name.startswith("test_")),
     *(getattr(test_approvals, name) for name in dir(test_approvals) if name.startswith("test_")),
     *(getattr(test_commands, name) for name in dir(test_commands) if name.startswith("test_")),
+    *(getattr(test_plan_mode, name) for name in dir(test_plan_mode) if name.startswith("test_")),
+    *(
+        getattr(test_rewind, name)
+        for name in dir(test_rewind)
+        if name.startswith("test_") and name != "test_unified_diff_lines_are_told_apart"
+    ),
 ]
 
 

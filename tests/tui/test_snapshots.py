@@ -124,3 +124,34 @@ def test_thread_picker(tui: Tui, still: None, snap_compare: Any) -> None:
         await submit(pilot, "/threads")
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_rewind_picker(tui: Tui, still: None, snap_compare: Any) -> None:
+    (tui.env.project / "README.md").write_text("# demo\n")
+
+    def write(path: str) -> dict[str, Any]:
+        return {
+            "tool_calls": [{"name": "write_file", "args": {"file_path": f"/{path}", "content": "x = 1\n"}}]
+        }
+
+    _script(
+        tui,
+        write("parser.py"),
+        {"text": "Added the parser."},
+        write("tests/test_parser.py"),
+        write("tests/conftest.py"),
+        {"tool_calls": [{"name": "execute", "args": {"command": "echo '## Tests' >> README.md"}}]},
+        {"text": "Added tests."},
+        {"text": "It splits on commas."},
+    )
+    app = tui.app(mode="yolo")
+
+    async def run_before(pilot: Any) -> None:
+        await ready(pilot)
+        await turn(pilot, "add a parser for the config format")
+        await turn(pilot, "write tests for it and document them in the README")
+        await turn(pilot, "explain how it handles quotes")
+        await submit(pilot, "/rewind")
+        await wait_for(pilot, lambda: getattr(app.screen, "values", None) == [3, 2, 1])
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

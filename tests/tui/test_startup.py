@@ -148,7 +148,8 @@ def test_nothing_of_the_agent_stack_is_imported_before_the_app_runs(tmp_path: Pa
         [sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True, check=True
     )
     modules = set(json.loads(out.stdout.strip().splitlines()[0]))
-    heavy = ("langchain", "langchain_core", "langgraph", "deepagents", "pydantic", "openai", "anthropic")
+    heavy = ("langchain", "langchain_core", "langgraph", "langgraph_sdk", "langgraph_api", "deepagents")
+    heavy += ("pydantic", "openai", "anthropic")
     assert {m for m in modules if m.split(".")[0] in heavy} == set()
     assert "auger.tui.app" in modules  # (the probe did reach the app)
     assert not {m for m in modules if m.startswith("auger.core")}  # not even the stdlib-only parts

@@ -4,7 +4,7 @@
   advertises the slash commands (`available_commands_update`: the skills, `/compact`);
   `session/load` opens it on a saved thread and replays its history as session updates.
 * `session/prompt` runs a turn (`auger.acp.prompt`); `session/cancel` cancels it.
-* Modes are auger's approval modes (manual, auto-edit, yolo), offered both as session modes and
+* Modes are auger's approval modes (manual, auto-edit, yolo, plan), offered both as session modes and
   as a `mode` config option; the model is a `model` config option (`session/set_config_option`),
   switched with the port's `set_model` (checked, credentials included).
 * Errors a user can act on (bad config, unknown thread, unknown model) are JSON-RPC errors
@@ -41,6 +41,7 @@ MODE_TEXT = {
     "manual": "Ask before edits and commands",
     "auto-edit": "Edits go through; commands ask",
     "yolo": "Never ask",
+    "plan": "Read only; ends with a plan for you to accept",
 }
 BUILTIN_COMMANDS = [("compact", "Summarise the conversation so far to free context", "[instructions]")]
 

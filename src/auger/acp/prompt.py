@@ -2,7 +2,8 @@
 updates, its approvals as `session/request_permission`, its end as a stop reason.
 
 Approvals are asked concurrently (a model may call several gated tools at once) and answered
-through the port (`resolve_approval`); a cancelled turn withdraws the questions still open.
+through the port (`resolve_approval`); a cancelled turn withdraws the questions still open. A
+plan accepted in the editor switches the session's mode (`current_mode_update`).
 A turn that fails (provider down, bad model) is a JSON-RPC error with auger's one-line message.
 """
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
+from acp.helpers import update_current_mode
 
 from auger.acp import permissions
 from auger.acp.updates import UpdateMapper, title
@@ -88,6 +90,9 @@ async def run_prompt(conn: Client, session: AcpSession, text: str) -> str:
                 task = asyncio.create_task(_ask(conn, session, event))
                 session.asks.add(task)
                 task.add_done_callback(session.asks.discard)
+            elif isinstance(event, ev.ModeChanged):  # a plan was accepted: the editor shows the mode
+                session.mode = event.mode
+                await conn.session_update(session_id=session.id, update=update_current_mode(event.mode))
             elif isinstance(event, ev.TurnEnded):
                 end = event
             elif isinstance(event, ev.Error):
@@ -111,7 +116,7 @@ async def _ask(conn: Client, session: AcpSession, request: ev.ApprovalRequested)
             tool_call=permissions.tool_call(request, title(request.name, request.args)),
             options=permissions.options(request),
         )
-        decision = permissions.decision(response)
+        decision = permissions.decision(response, plan=request.decided_by == "plan")
     except asyncio.CancelledError:
         raise
     except Exception:  # the editor could not answer: the call is refused, the turn goes on

@@ -30,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Run auger as an Agent Client Protocol agent on stdio (Zed, JetBrains, Neovim, Emacs).",
     )
     p.add_argument(
-        "--mode", choices=("manual", "auto-edit", "yolo"), help="initial approval mode of sessions"
+        "--mode", choices=("manual", "auto-edit", "yolo", "plan"), help="initial approval mode of sessions"
     )
     p.add_argument("-m", "--model", metavar="SPEC", help="model as PROVIDER:MODEL")
     p.add_argument(

@@ -96,15 +96,21 @@ def local(options: LocalOptions | None = None) -> SessionFactory:
 
 
 def remote(url: str, token: str | None = None) -> SessionFactory:
-    """A RemoteSession on `auger serve` at `url`. `--mode`/`--model` (or AUGER_MODE/AUGER_MODEL)
+    """A RemoteSession on `auger serve` at `url`, or a LangGraphSession when `url` is a LangGraph
+    Server hosting auger's graph (`auger.remote.langgraph`). `--mode`/`--model` (or AUGER_MODE/AUGER_MODEL)
     given here win over the server's defaults; a mode or model merely configured on this machine
     does not (the server's config decides)."""
     token = token or os.environ.get(TOKEN_ENV)
 
     async def create(settings: Settings, thread_id: str | None) -> AgentPort:
         from auger.remote.client import RemoteSession
+        from auger.remote.langgraph import LangGraphSession, is_langgraph_server
 
-        session = await RemoteSession.connect(url, token, thread_id=thread_id)
+        session: RemoteSession | LangGraphSession
+        if await is_langgraph_server(url):  # auger hosted by `langgraph dev` / LangGraph Platform
+            session = await LangGraphSession.connect(url, token, thread_id=thread_id)
+        else:
+            session = await RemoteSession.connect(url, token, thread_id=thread_id)
         try:
             if not settings.sources.get("mode", "default").startswith(("flag", "env")):
                 settings.mode = session.default_mode

@@ -66,8 +66,9 @@ def build_parser() -> Any:
     )
     p.add_argument(
         "--mode",
-        choices=("manual", "auto-edit", "yolo"),
-        help="approval mode: manual asks for edits and shell, auto-edit asks for shell, yolo never asks",
+        choices=("manual", "auto-edit", "yolo", "plan"),
+        help="approval mode: manual asks for edits and shell, auto-edit asks for shell, yolo never asks, "
+        "plan reads only and ends with a plan to accept",
     )
     p.add_argument("--max-turns", type=int, metavar="N", help="cap on model calls per prompt")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="headless wall-clock limit (exit 124)")

@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--token", help=f"bearer token clients must send (default: ${TOKEN_ENV}, else generated)")
     p.add_argument(
         "--mode",
-        choices=("manual", "auto-edit", "yolo"),
+        choices=("manual", "auto-edit", "yolo", "plan"),
         help="approval mode for runs that cannot ask (the chat endpoint) and the default for threads",
     )
     p.add_argument("-m", "--model", metavar="SPEC", help="default model as PROVIDER:MODEL")

@@ -89,12 +89,14 @@ class ApprovalDecision:
     """The answer to an ApprovalRequested: approve, reject (with a message to the agent), or
     approve_always: allow `rule` (default: the request's `suggested_rule`, which provably matches
     the call) for the rest of the thread, and with `persist` also write it to the "project" or
-    "user" config's `[permissions] allow`."""
+    "user" config's `[permissions] allow`. `mode` (with approve): go on in this approval mode —
+    a plan accepted (`decided_by` "plan") runs in manual or auto-edit from its next step on."""
 
     kind: ApprovalKind = "approve"
     message: str | None = None
     rule: str | None = None
     persist: Literal["project", "user"] | None = None
+    mode: str | None = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,9 @@ class ApprovalRequested(Event):
     description: str = ""  # why it needs approval: the ask rule, protected path or mode
     parent_id: str | None = None
     suggested_rule: str = ""  # the "always allow" rule for this call, e.g. "execute(git status *)"
-    decided_by: str = "mode"  # what asks: "mode", "rule" (an ask rule) or "protected" (a protected path)
+    # what asks: "mode", "rule" (an ask rule), "protected" (a protected path) or "plan" (present_plan:
+    # args["plan"] is the plan, markdown; approve with a `mode` to accept it, reject with feedback)
+    decided_by: str = "mode"
     future: asyncio.Future[ApprovalDecision] | None = field(
         default=None, compare=False, repr=False, metadata={"wire": False}
     )
@@ -171,6 +175,15 @@ class FilesChanged(Event):
 
 
 @dataclass(frozen=True)
+class ModeChanged(Event):
+    """The turn goes on in another approval mode (a plan was accepted); the front end shows it and
+    sends its next turns in it."""
+
+    type: ClassVar[str] = "mode_changed"
+    mode: str
+
+
+@dataclass(frozen=True)
 class Notice(Event):
     type: ClassVar[str] = "notice"
     message: str
@@ -210,6 +223,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SubagentFinished,
         Usage,
         FilesChanged,
+        ModeChanged,
         Notice,
         Error,
         TurnEnded,

@@ -31,7 +31,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from auger.core import events as ev
 from auger.core.agent.context import MODES
-from auger.core.rewind.thread_rewind import Rewound
+from auger.core.rewind.thread_rewind import Rewound, TurnChanges
 from auger.core.threads.store import LiveThread
 
 THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
@@ -165,6 +165,11 @@ class Approval:
     message: str | None = None
     rule: str | None = None
     persist: Persist | None = None
+    mode: str | None = None  # approve and go on in this mode (a plan accepted)
+
+    def __post_init__(self) -> None:
+        if self.mode is not None and self.mode not in MODES:
+            raise ValueError(f"Unknown mode {self.mode!r}; use one of: {', '.join(MODES)}")
 
 
 @dataclass(frozen=True)
@@ -224,6 +229,11 @@ class Messages:
 @dataclass(frozen=True)
 class Text:
     text: str
+
+
+@dataclass(frozen=True)
+class Turns:
+    turns: list[TurnChanges]  # oldest first
 
 
 @dataclass(frozen=True)
@@ -411,9 +421,19 @@ REWIND = Op(
     Rewind,
     Rewound,
     "Undo the agent's file changes and/or the conversation from user turn N on",
+    scope="own",
     idle=True,
 )
 DIFF = Op("diff", "GET", f"{T}/diff", ThreadDiff, Text, "The agent's file changes as a unified diff")
+TURNS = Op(
+    "turns",
+    "GET",
+    f"{T}/turns",
+    ThreadRef,
+    Turns,
+    "The user turns: each prompt and the files it changed",
+    scope="own",  # a thread with no turn yet is the Session's, not the store's
+)
 HISTORY = Op("history", "GET", f"{T}/history", ThreadRef, History, "The saved conversation as IR events")
 MESSAGES = Op(
     "messages", "GET", f"{T}/messages", ThreadRef, Messages, "The thread's messages (LangChain dicts)"
@@ -465,6 +485,7 @@ OPERATIONS: tuple[Operation[Any, Any], ...] = (
     FORK_THREAD,
     REWIND,
     DIFF,
+    TURNS,
     HISTORY,
     MESSAGES,
     TRANSCRIPT,

@@ -34,7 +34,9 @@ from auger.core.operations import (
     Operation,
     Rewound,
     ShellResult,
+    TurnChanges,
 )
+from auger.core.safety.plan_mode import PLAN_MODE, PLAN_TOOL
 from auger.core.safety.unattended import headless_policy, serve_policy
 from auger.core.text import counted
 from auger.core.threads.search import snippet_parts
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MODES",
+    "PLAN_MODE",
+    "PLAN_TOOL",  # present_plan: its approval (decided_by "plan") accepts a plan
     "AgentPort",
     "ApprovalPolicy",
     "Capabilities",
@@ -57,9 +61,11 @@ __all__ = [
     "McpServerInfo",
     "ModelChoice",
     "PortCalls",
+    "Rewound",
     "SessionFactory",
     "ShellResult",
     "ThreadInfo",
+    "TurnChanges",
     "TurnOptions",
     "counted",  # "1 turn", "2 turns": the wording front ends share with the core
     "headless_policy",
@@ -76,7 +82,7 @@ ApprovalPolicy = Callable[[ev.ApprovalRequested, str], ev.ApprovalDecision]  # (
 class TurnOptions:
     """What the front end decides for one turn."""
 
-    mode: str = "manual"  # manual | auto-edit | yolo
+    mode: str = "manual"  # manual | auto-edit | yolo | plan (the turn may switch: ModeChanged)
     approval: ApprovalPolicy | None = None  # answers every approval (headless); None: ask the front end
     max_turns: int | None = None  # model calls for this prompt (None: the configured max_turns)
     files: ClientFiles | None = None  # the project's files through the front end (an editor's buffers)
@@ -139,9 +145,16 @@ class AgentPort(Protocol):
     async def fork_thread(self, thread_id: str | None = None, at: int | None = None) -> str: ...
     async def delete_thread(self, thread_id: str) -> None: ...
     async def rewind(
-        self, to: int, *, files: bool = True, conversation: bool = True, force: bool = False
+        self,
+        to: int,
+        *,
+        files: bool = True,
+        conversation: bool = True,
+        force: bool = False,
+        dry_run: bool = False,
     ) -> Rewound: ...
     async def diff(self, turn: int | None = None) -> str: ...
+    async def turns(self) -> list[TurnChanges]: ...
     async def mcp_trust(self) -> str: ...
     async def mcp_restart(self, name: str) -> str: ...
 
@@ -218,14 +231,28 @@ class PortCalls:
         await self.call(ops.DELETE_THREAD, ops.ThreadRef(thread_id))
 
     async def rewind(
-        self, to: int, *, files: bool = True, conversation: bool = True, force: bool = False
+        self,
+        to: int,
+        *,
+        files: bool = True,
+        conversation: bool = True,
+        force: bool = False,
+        dry_run: bool = False,
     ) -> Rewound:
-        """Undo this thread's user turns `to`.. (files, conversation or both)."""
-        request = ops.Rewind(self.thread_id, to, files, conversation, force)
-        return await self.call(ops.REWIND, request)
+        """Undo this thread's user turns `to`.. (files, conversation or both); `dry_run`: only say
+        what it would do (with `force`, the files changed by hand since are those marked `forced`)."""
+        request = ops.Rewind(self.thread_id, to, files, conversation, force, dry_run)
+        done = await self.call(ops.REWIND, request)
+        if conversation and not dry_run and (thread := await self.thread_info()) is not None:
+            self.context_tokens = thread.context_tokens or 0  # the cut thread's size
+        return done
 
     async def diff(self, turn: int | None = None) -> str:
         return (await self.call(ops.DIFF, ops.ThreadDiff(self.thread_id, turn))).text
+
+    async def turns(self) -> list[TurnChanges]:
+        """This thread's user turns, oldest first: each prompt and the files it changed."""
+        return (await self.call(ops.TURNS, ops.ThreadRef(self.thread_id))).turns
 
     async def mcp_trust(self) -> str:
         return (await self.call(ops.MCP_TRUST, ops.NoArgs())).text

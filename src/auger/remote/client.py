@@ -237,6 +237,7 @@ class RemoteSession(PortCalls):
             decision.message,
             decision.rule,
             decision.persist,
+            decision.mode,
         )
         await self.call(ops.RESOLVE_APPROVAL, answer)
 

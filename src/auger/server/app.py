@@ -112,6 +112,8 @@ class Api:
         try:
             events = session.send(prompt, options) if not lease.cancelled else _cancelled(session.thread_id)
             async for event in events:
+                if isinstance(event, ev.ModeChanged):  # a plan accepted: the thread's runs go on in it
+                    self.pool.set_mode(session.thread_id, event.mode)
                 if isinstance(event, ev.TurnEnded):
                     lease.release()  # the turn is over: the next run may start at once
                 yield frame(event.to_dict())

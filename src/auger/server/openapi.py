@@ -13,7 +13,7 @@ from auger.core import operations as ops
 from auger.core.threads.store import LiveThread
 
 SCALARS = {str: "string", int: "integer", bool: "boolean", float: "number"}
-MODE = {"enum": ["manual", "auto-edit", "yolo"]}
+MODE = {"enum": ["manual", "auto-edit", "yolo", "plan"]}
 _ERROR = {
     "description": "What is wrong",
     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},

@@ -218,25 +218,32 @@ class AugerApp(AppBase):
 
     async def show_history(self, lead: str = "Resumed thread {id}") -> None:
         """Render the current thread's saved conversation (after resume or a thread switch), with
-        one notice: `lead` (`{id}` is the thread's short id) and the number of turns so far."""
+        one notice: `lead` (`{id}` is the thread's short id) and the number of turns so far (none
+        when `lead` is empty)."""
         from auger.core.port import counted
         from auger.tui.replay import replay
 
         if self.session is not None:
             turns = await replay(self, await self.session.history())
             self.turns = max(self.turns, 1)
-            self.notice(f"{lead.format(id=self.session.thread_id[:8])}: {counted(turns, 'turn')} so far.")
+            if lead:
+                self.notice(f"{lead.format(id=self.session.thread_id[:8])}: {counted(turns, 'turn')} so far.")
 
     async def switch_thread(self, thread_id: str | None, lead: str = "Resumed thread {id}") -> None:
         """Open another thread (None: a new one) and show its conversation (see show_history)."""
         assert self.session is not None
         await self.session.open_thread(thread_id)
+        await self.redraw_thread(lead if thread_id is not None else None)
+
+    async def redraw_thread(self, lead: str | None) -> None:
+        """Show the current thread as it is saved now, from an empty transcript (after a switch, or
+        a rewind of its conversation); `lead`: see show_history (None: a new thread, nothing to show)."""
         await self.transcript.clear()
         self.gc.cleared()
         self.todos.set_todos([])
         self.last_reply = ""
         self.turns = 0
-        if thread_id is not None:
+        if lead is not None:
             await self.show_history(lead)
         await self.refresh_agent()
 

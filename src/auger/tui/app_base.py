@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from auger.settings import Settings
     from auger.tui.history import PromptHistory
 
-MODES = ("manual", "auto-edit", "yolo")  # auger.core.port.MODES (not imported before the first paint)
+MODES = ("manual", "auto-edit", "yolo", "plan")  # auger.core.port.MODES (not imported before the first paint)
 QUIT_WINDOW = 2.0  # seconds between the two Ctrl+C presses
+REWIND_WINDOW = 1.0  # seconds between the two Esc presses that open /rewind
 
 
 class AppBase(App[int]):
@@ -37,6 +38,7 @@ class AppBase(App[int]):
     thread: LiveThread | None
     prompt_history: PromptHistory
     _quit_armed = 0.0
+    _rewind_armed = 0.0
     last_key_at = 0.0  # when the user last typed in the prompt (streamed text yields to typing)
 
     # -- widgets ---------------------------------------------------------------------------
@@ -65,6 +67,8 @@ class AppBase(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
             return self.busy
+        if action == "rewind_key":  # Esc on an idle, empty prompt (Esc during a turn cancels it)
+            return not self.busy and self.session is not None and self.focused is self.prompt
         return True
 
     async def quit_app(self) -> None:
@@ -104,6 +108,21 @@ class AppBase(App[int]):
         if self.session is not None and self.busy:
             self.session.cancel()
             self.set_activity("stopping")
+
+    async def action_rewind_key(self) -> None:
+        """Esc twice on an empty prompt opens the /rewind picker (as in Claude Code)."""
+        if self.prompt.text.strip():
+            self._rewind_armed = 0.0
+            return
+        now = time.monotonic()
+        if now - self._rewind_armed >= REWIND_WINDOW:
+            self._rewind_armed = now
+            self.status.flash("Press Esc again to rewind.", REWIND_WINDOW)
+            return
+        self._rewind_armed = 0.0
+        from auger.tui.commands.rewind_cmds import open_rewind
+
+        await open_rewind(self)  # type: ignore[arg-type]
 
     async def action_ctrl_c(self) -> None:
         focused = self.focused

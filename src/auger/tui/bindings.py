@@ -15,6 +15,7 @@ from textual.binding import Binding
 
 APP_BINDINGS: list[Binding] = [
     Binding("escape", "cancel", "Interrupt", id="app.cancel"),
+    Binding("escape", "rewind_key", "Rewind (twice)", show=False, id="app.rewind"),
     Binding("ctrl+c", "ctrl_c", "Quit (twice)", priority=True, id="app.quit"),
     Binding("shift+tab", "cycle_mode", "Approval mode", priority=True, id="app.cycle_mode"),
     Binding("ctrl+r", "history_search", "Search history", priority=True, id="app.history_search"),

@@ -8,8 +8,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from auger.core.port import counted
-
 KEY_ARGS: dict[str, tuple[str, ...]] = {
     "read_file": ("file_path", "path"),
     "write_file": ("file_path", "path"),
@@ -21,6 +19,14 @@ KEY_ARGS: dict[str, tuple[str, ...]] = {
     "task": ("description",),
 }
 _EXIT = re.compile(r"\[Command (?:succeeded|failed) with exit code (-?\d+)\]|Exit code: (-?\d+)\s*$")
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """ "1 turn", "2 turns": the core's wording (`auger.core.port.counted`), imported when first
+    used, so nothing of auger.core is imported before the first paint."""
+    from auger.core.port import counted as core_counted
+
+    return core_counted(n, noun, plural)
 
 
 def one_line(text: str, limit: int = 80) -> str:

@@ -41,6 +41,7 @@ class TurnView:
             ev.ToolProgress: self._tool_progress,
             ev.ApprovalRequested: self._approval,
             ev.TodosUpdated: self._todos,
+            ev.ModeChanged: self._mode_changed,
             ev.SubagentFinished: self._subagent_finished,
             ev.Usage: self._usage,
             ev.Notice: self._notice,
@@ -127,7 +128,12 @@ class TurnView:
         return None
 
     async def _approval(self, event: ev.ApprovalRequested) -> None:
-        prompt = ApprovalPrompt(event, self.root)
+        if event.decided_by == "plan":
+            from auger.tui.widgets.plan_approval import PlanApproval
+
+            prompt: ApprovalPrompt = PlanApproval(event, self.root)
+        else:
+            prompt = ApprovalPrompt(event, self.root)
         row = self._row_for(event)
         if row is not None:
             row.set_status("waiting")
@@ -144,7 +150,13 @@ class TurnView:
         row = self.approvals.pop(prompt, None)
         if row is not None and prompt.decision is not None:
             row.decided(prompt.decision.kind, prompt.decision.message, prompt.decision.rule)
-        await prompt.remove()
+        if prompt.request.decided_by != "plan":  # a plan stays in the transcript, with its answer
+            await prompt.remove()
+
+    async def _mode_changed(self, event: ev.ModeChanged) -> None:
+        """A plan was accepted: the status bar and the next turns follow the turn's new mode."""
+        self.app.set_mode(event.mode)
+        await self.transcript.add(Notice(f"Mode: {event.mode} (the plan was accepted).", "info"))
 
     async def _todos(self, event: ev.TodosUpdated) -> None:
         if event.parent_id is None:

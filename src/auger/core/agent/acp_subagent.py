@@ -34,6 +34,23 @@ KIND_TOOLS = {"execute": "execute", "edit": "edit_file", "delete": "delete", "mo
 _ids = itertools.count(1)
 
 
+PLAN_REFUSAL = (
+    "Error: the {name} agent is not used in plan mode: what another agent does without asking "
+    "cannot be seen, so it cannot be kept read-only. Explore with your own read-only tools."
+)
+
+
+def _planning() -> bool:
+    from langgraph.runtime import get_runtime
+
+    from auger.core.safety.plan_mode import PLAN_MODE
+
+    try:
+        return getattr(getattr(get_runtime(), "context", None), "mode", None) == PLAN_MODE
+    except RuntimeError:  # outside a graph run
+        return False
+
+
 class AcpSubagentError(Exception):
     """The ACP agent could not do the task (missing, crashed, refused the session)."""
 
@@ -45,6 +62,8 @@ def acp_subagent(spec: dict[str, Any], root: Path) -> dict[str, Any]:
     async def run(state: dict[str, Any]) -> dict[str, Any]:
         messages = state.get("messages") or []
         task = str(getattr(messages[-1], "content", "")) if messages else ""
+        if _planning():
+            return {"messages": [AIMessage(content=PLAN_REFUSAL.format(name=spec["name"]))]}
         try:
             reply = await AcpTask(spec, root, task).run()
         except AcpSubagentError as exc:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-MODES = ("manual", "auto-edit", "yolo")
+MODES = ("manual", "auto-edit", "yolo", "plan")  # plan: auger.core.safety.plan_mode
 FILE_EDIT_TOOLS = frozenset({"write_file", "edit_file", "delete"})
 GATED_TOOLS = frozenset({*FILE_EDIT_TOOLS, "execute", "task"})
 
@@ -44,8 +44,9 @@ class AugerContext:
 
 def needs_approval(tool_name: str, ctx: AugerContext | None) -> bool:
     """The approval-mode policy: manual asks for every gated tool, auto-edit lets file edits
-    through, yolo asks for nothing; tools granted "always" for the thread pass. Permission
-    rules come on top of it: `auger.core.middleware.permissions.tool_verdict`."""
+    through, yolo asks for nothing; tools granted "always" for the thread pass (plan mode's
+    refusals are the permission engine's). Permission rules come on top of it:
+    `auger.core.middleware.permissions.tool_verdict`."""
     if ctx is None:
         return True
     if ctx.mode == "yolo" or tool_name in ctx.always_allow:

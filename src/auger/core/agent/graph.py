@@ -41,6 +41,9 @@ outermost first):
                                  connected now and runs their calls, asking approval if needed.
 10b. TurnToolsMiddleware       — a turn invoking a skill/command with `allowed-tools` is offered
                                  and may run only those tools.
+10b'. PlanModeMiddleware      — in plan mode: read-only tools (MCP ones too) and `present_plan`
+                                 only, the plan section in the system prompt; ends the turn after a
+                                 plan nobody accepted (`auger.core.safety.plan_mode`).
 10c. FolderMemoryMiddleware    — a subfolder's AGENTS.md / CLAUDE.md joins a file tool's result
                                  the first time the agent works in that folder.
 11. RewindMiddleware           — snapshots the project before the turn's first file-changing
@@ -52,10 +55,11 @@ outermost first):
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
 human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
-`auger.core.middleware.permissions.tool_verdict`: deny > ask rules/protected paths > allow rules
-> approval mode), unsupported content. Subagents get 1 (or a pinned model) and the roles of
-`SUBAGENT_ROLES`: 2, 2b, 5, 7-9b (+ a tool allow-list; the general-purpose one also 0 and 11,
-file-defined ones deepagents' default summarization with PreCompact) — see `_subagents()`.
+`auger.core.middleware.permissions.tool_verdict`: deny > plan mode > ask rules/protected paths >
+allow rules > approval mode), unsupported content. Subagents get 1 (or a pinned model) and the roles of
+`SUBAGENT_ROLES`: 2, 2b, 5, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the
+general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
+PreCompact) — see `_subagents()`.
 
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.backends.mounts`
 (`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
@@ -124,6 +128,7 @@ class Stack:
     todos: Any  # 6
     compact: Any  # 6b: CompactPromptMiddleware (0 sizes a call with it)
     safety: tuple[Any, ...]  # 7-9b
+    plan: Any  # 10b': subagents' PlanModeMiddleware (no present_plan); the main agent's is its own
     skills: Any  # 11
     memory: Any  # 12
 
@@ -136,7 +141,7 @@ class Stack:
         return [model, *(m for role in roles for m in (role if isinstance(role, tuple) else (role,)))]
 
 
-SUBAGENT_ROLES = ("history", "wire", "turn_limit", "safety")
+SUBAGENT_ROLES = ("history", "wire", "turn_limit", "safety", "plan")
 
 
 def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
@@ -149,6 +154,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
     from auger.core.middleware.local_context import LocalContextMiddleware
     from auger.core.middleware.memory import AugerMemoryMiddleware
     from auger.core.middleware.permissions import PermissionMiddleware
+    from auger.core.middleware.plan_mode import PlanModeMiddleware
     from auger.core.middleware.provider_history import ProviderHistoryMiddleware
     from auger.core.middleware.redaction import RedactionMiddleware
     from auger.core.middleware.resume_state import ResumeStateMiddleware
@@ -180,6 +186,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
             ToolResultsMiddleware(),
             ClientToolsMiddleware(),
         ),
+        plan=PlanModeMiddleware(offer_tool=False),
         skills=AugerSkillsMiddleware(backend, settings),  # they replace the SDK's own by name,
         memory=AugerMemoryMiddleware(backend, settings),  # in the SDK's tail slots
     )
@@ -237,12 +244,14 @@ def create_cli_agent(
     gated_tools: Sequence[str] = (),
     backend: Any = None,
     mcp: Any = None,
+    context_schema: type[AugerContext] = AugerContext,
 ) -> Any:
     """Build the compiled agent graph for `settings`.
 
     `model` overrides the configured one (tests pass a scripted chat model); `tools` are extra
     tools; `gated_tools` are extra tool names that need approval like the shell does; `mcp` is an
-    `McpManager` whose tools join each model call as its servers connect.
+    `McpManager` whose tools join each model call as its servers connect; `context_schema` an
+    `AugerContext` subclass (a LangGraph Server's runs: `auger.hosted.graph.HostedContext`).
     """
     from deepagents import create_deep_agent
 
@@ -268,9 +277,11 @@ def create_cli_agent(
 
         middleware.append(McpToolsMiddleware(mcp))
     from auger.core.middleware.folder_memory import FolderMemoryMiddleware
+    from auger.core.middleware.plan_mode import PlanModeMiddleware
     from auger.core.middleware.turn_tools import TurnToolsMiddleware
 
     middleware.append(TurnToolsMiddleware())  # inside 10: it sees (and limits) MCP tools too
+    middleware.append(PlanModeMiddleware())  # inside 10 too; with present_plan
     middleware.append(FolderMemoryMiddleware(settings))
     middleware.append(RewindMiddleware())  # after MCP: it sees the MCP tool (read-only or not)
     return create_deep_agent(
@@ -282,7 +293,7 @@ def create_cli_agent(
         memory=memory_sources(settings),
         backend=backend,
         interrupt_on=_interrupt_on(tools, gated_tools),
-        context_schema=AugerContext,
+        context_schema=context_schema,
         checkpointer=checkpointer,
     )
 

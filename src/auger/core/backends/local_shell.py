@@ -18,6 +18,8 @@ import subprocess
 from deepagents.backends import LocalShellBackend
 from deepagents.backends.protocol import ExecuteResponse
 
+from auger.core.backends.spawn import started
+
 
 def _kill_group(proc: subprocess.Popen[str]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -89,7 +91,7 @@ class LocalShell(LocalShellBackend):
             return await super().aexecute(command, timeout=timeout)
         limit = self._limit(timeout)
         try:
-            proc = self._spawn(command)
+            proc = await started(lambda: self._spawn(command), _kill_group)
         except OSError as exc:
             return ExecuteResponse(output=f"Error executing command: {exc}", exit_code=1)
         try:

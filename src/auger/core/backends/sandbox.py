@@ -44,6 +44,7 @@ from deepagents.backends.utils import _get_backend_read_file_type, check_empty_c
 
 from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, Outcome, collect, kill, sandbox_env
 from auger.core.backends.sandbox_hide import BwrapHide
+from auger.core.backends.spawn import started
 
 _EDIT_TMP_PREFIX = "/tmp/.deepagents_edit_"  # BaseSandbox.edit uploads big payloads here, then reads them
 _DOWNLOAD_CAP = 64 * 1024 * 1024
@@ -172,7 +173,11 @@ class BubblewrapSandbox(BaseSandbox):
         return self._response(collect(proc, limit, self._cap), limit)
 
     async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
-        limit, proc = self._start(command, timeout)
+        def stop(started_: tuple[int, subprocess.Popen[bytes] | str]) -> None:
+            if not isinstance(started_[1], str):
+                kill(started_[1])
+
+        limit, proc = await started(lambda: self._start(command, timeout), stop)  # off the event loop
         if isinstance(proc, str):
             return ExecuteResponse(output=proc, exit_code=1)
         try:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from auger.core.mcp.client import client_session_class, progress_sink, roots_callback
 from auger.core.mcp.config import McpServerConfig, TrustStore, project_servers, untrusted_hint
@@ -256,16 +256,22 @@ class McpManager:
         except Exception as exc:
             self._notify(f"MCP server '{name}': could not list its prompts/resources: {self._describe(exc)}")
 
+    def _open_log(self, srv: _Server) -> TextIO:
+        """The stdio server's stderr log (`$AUGER_HOME/logs/mcp-NAME.log`), a header line written."""
+        cfg = srv.config
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        srv.log_path = self.log_dir / f"mcp-{safe(cfg.name)}.log"
+        log = srv.log_path.open("a" if srv.starts > 1 else "w", encoding="utf-8")
+        log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {cfg.command} {' '.join(cfg.args)}\n")
+        log.flush()
+        return log
+
     async def _open_transport(self, srv: _Server, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
         cfg = srv.config
         if cfg.transport == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
-            self.log_dir.mkdir(parents=True, exist_ok=True)
-            srv.log_path = self.log_dir / f"mcp-{safe(cfg.name)}.log"
-            log = stack.enter_context(srv.log_path.open("a" if srv.starts > 1 else "w", encoding="utf-8"))
-            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {cfg.command} {' '.join(cfg.args)}\n")
-            log.flush()
+            log = stack.enter_context(await asyncio.to_thread(self._open_log, srv))  # file I/O: off the loop
             assert cfg.command is not None
             params = StdioServerParameters(
                 command=cfg.command, args=list(cfg.args), env=cfg.env or None, cwd=cfg.cwd

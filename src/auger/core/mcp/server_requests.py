@@ -3,8 +3,10 @@ and `elicitation/create` (the server wants the user to fill in a form).
 
 Policy (`SessionRequests`, set by each turn; without one, everything is refused):
 * sampling is answered by the session's current model when its mode is `yolo` (approval is not
-  asked: yolo approves everything); in any other mode it is refused with a message naming the
-  server and how to allow it. The TUI does not yet ask for per-request approval.
+  asked: yolo approves everything); in any other mode a turn with a human asks first (an
+  approval of `mcp_sampling`, as a tool call would: the TUI's prompt, an editor's permission
+  request), and a run with nobody to ask refuses it with a message naming the server and how to
+  allow it.
 * elicitation is declined (`action: "decline"`): no front end shows a form yet, and a headless
   run has nobody to ask.
 Each answer is also a notice, so the user sees that a server asked.
@@ -17,6 +19,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 log = logging.getLogger("auger.mcp")
+SAMPLING = "mcp_sampling"  # what a sampling approval is called (ApprovalRequested.name)
+Approve = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]  # an action -> {"type": "approve"|"reject"}
 _REFUSED = -32600  # JSON-RPC "invalid request": what the SDK's own "not supported" answer uses
 
 
@@ -71,23 +75,24 @@ class SessionRequests:
         model_spec: str | None,
         model_params: dict[str, Any],
         notify: Callable[[str], None],
+        *,
+        approve: Approve | None = None,
     ) -> None:
         self.settings, self.mode, self.notify = settings, mode, notify
         self.model_spec, self.model_params = model_spec, model_params
+        self.approve = approve  # asks the user (None: nobody to ask)
 
     async def sample(self, server: str, params: Any) -> Any:
         from mcp.types import CreateMessageResult, TextContent
 
+        spec = self.model_spec
         if self.mode != "yolo":
-            why = (
-                f"MCP server '{server}' asked for a model reply (sampling); refused in {self.mode!r} "
-                "mode. Run with --mode yolo to let servers use the current model."
-            )
-            self.notify(why)
-            return _refusal(why)
+            why = await self._refused(server, params, spec)
+            if why is not None:
+                self.notify(why)
+                return _refusal(why)
         from auger.core.agent.graph import model_factory
 
-        spec = self.model_spec
         try:
             model = model_factory(self.settings)(spec, dict(self.model_params))
             reply = await model.ainvoke(_sampling_messages(params))
@@ -107,6 +112,26 @@ class SessionRequests:
             model=str(spec),
             stopReason="endTurn",
         )
+
+    async def _refused(self, server: str, params: Any, spec: str | None) -> str | None:
+        """Why sampling is refused (None: the user approved it)."""
+        if self.approve is None:
+            return (
+                f"MCP server '{server}' asked for a model reply (sampling); refused in {self.mode!r} "
+                "mode. Run with --mode yolo to let servers use the current model."
+            )
+        asked = "\n\n".join(m.content for m in _sampling_messages(params) if isinstance(m.content, str))
+        answer = await self.approve(
+            {
+                "name": SAMPLING,
+                "args": {"server": server, "messages": asked[:2000]},
+                "description": f"MCP server '{server}' asks the model ({spec}) for a reply (sampling).",
+            }
+        )
+        if answer.get("type") == "approve":
+            return None
+        said = f" ({answer['message']})" if answer.get("message") else ""
+        return f"The user refused the sampling request of MCP server '{server}'{said}."
 
     async def elicit(self, server: str, params: Any) -> Any:
         from mcp.types import ElicitResult

@@ -6,8 +6,9 @@ Two halves, one verdict (`tool_verdict`, see `auger.core.safety.permissions` for
   when the verdict is "ask" — an ask rule, a protected path, or the approval mode — and the
   approval request's description says which;
 * as a tool call runs, `wrap_tool_call` refuses it when a deny rule matches (checked again on
-  the final input, after PreToolUse hooks may have changed it): the tool is not run, the model
-  reads which rule refused it, and the user gets a Notice.
+  the final input, after PreToolUse hooks may have changed it) or when plan mode does not let
+  it run (`plan_verdict`: the tool list the model is offered is not the only guard): the tool
+  is not run, the model reads which rule (or mode) refused it, and the user gets a Notice.
 
 Verdicts are memoised per tool-call id in the run context for the turn, so the `when`
 predicate answers the same when the run resumes after an approval, even if an "always allow"
@@ -25,7 +26,14 @@ from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
 from auger.core.middleware.pre_tool import hook_verdict
-from auger.core.safety.permissions import Verdict, describe_call, is_gated, mode_verdict, refusal_message
+from auger.core.safety.permissions import (
+    Verdict,
+    describe_call,
+    is_gated,
+    mode_verdict,
+    plan_verdict,
+    refusal_message,
+)
 
 REFUSED_FLAG = "auger_refused"  # additional_kwargs marker on a ToolMessage for a call that never ran
 
@@ -120,6 +128,16 @@ def interrupt_config(
     return {name: dict(config) for name in dict.fromkeys(tool_names)}
 
 
+def plan_denial(ctx: AugerContext, request: Any) -> Verdict | None:
+    """Plan mode's refusal of this call (a tool of the graph; MCP tools are judged where they
+    run, `auger.core.middleware.mcp_tools`, by the same verdict)."""
+    if request.tool is None:
+        return None
+    read_only = bool((getattr(request.tool, "metadata", None) or {}).get("read_only"))
+    verdict = plan_verdict(request.tool_call["name"], ctx.mode, mcp_read_only=read_only)
+    return verdict if verdict is not None and verdict.action == "deny" else None
+
+
 def _notify(request: Any, message: str, level: str = "warning") -> None:
     writer = getattr(request.runtime, "stream_writer", None)
     if callable(writer):
@@ -132,18 +150,17 @@ class PermissionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
 
     def _denied(self, request: Any) -> ToolMessage | None:
         ctx = getattr(request.runtime, "context", None)
-        engine = getattr(ctx, "permissions", None) if isinstance(ctx, AugerContext) else None
-        if engine is None:
+        if not isinstance(ctx, AugerContext):
             return None
         call = request.tool_call
-        verdict = engine.denial(call["name"], call.get("args") or {}, mcp_identity(request.tool))
+        verdict = plan_denial(ctx, request)
+        if verdict is None and ctx.permissions is not None:
+            verdict = ctx.permissions.denial(call["name"], call.get("args") or {}, mcp_identity(request.tool))
         if verdict is None:
             return None
-        _notify(
-            request,
-            f"Refused {call['name']} {describe_call(call['name'], call.get('args') or {})}: "
-            f"{verdict.reason} in [permissions].",
-        )
+        where = "" if verdict.by == "plan" else " in [permissions]"
+        what = f"{call['name']} {describe_call(call['name'], call.get('args') or {})}"
+        _notify(request, f"Refused {what}: {verdict.reason}{where}.")
         return refused(call, verdict)
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
@@ -157,6 +174,7 @@ class PermissionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
 
 def all_tool_names(extra: Sequence[str] = ()) -> list[str]:
     """Every tool auger's agent may call that the `when` gate should see."""
+    from auger.core.safety.plan_mode import PLAN_TOOL
     from auger.core.safety.rules import FILE_TOOLS
 
-    return sorted({*FILE_TOOLS, "execute", "task", "write_todos", *extra})
+    return sorted({*FILE_TOOLS, "execute", "task", "write_todos", PLAN_TOOL, *extra})

@@ -12,6 +12,7 @@ Its `name` is "SkillsMiddleware", so `create_deep_agent` puts it in the SDK's sl
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, get_type_hints
 
 from deepagents.middleware.skills import SkillMetadata, SkillsMiddleware, SkillsState
@@ -102,7 +103,7 @@ class AugerSkillsMiddleware(SkillsMiddleware):  # type: ignore[type-arg]
         return self._load(state)
 
     async def abefore_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> Any:  # type: ignore[override]
-        return self._load(state)
+        return await asyncio.to_thread(self._load, state)  # file I/O: off the event loop
 
     def before_model(self, state: Any, runtime: Any) -> Any:
         return super().before_model(self._state(state), runtime)

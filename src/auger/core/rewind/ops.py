@@ -100,6 +100,21 @@ def thread_diff(threads: ThreadStore, thread_id: str, turn: int | None, options_
     return "".join(out)
 
 
+def turn_changes(
+    threads: ThreadStore, thread_id: str, options_for: OptionsFor
+) -> tuple[int, dict[int, list[Change]]]:
+    """The thread's number of user turns, and what each recorded turn changed (every project root)."""
+    with threads.records() as db:
+        line = timeline.load(db, thread_id)
+    home = threads.home
+    out: dict[int, list[Change]] = {}
+    with _stores(home, line.roots()) as stores:
+        for root, store in stores.items():
+            for turn, changes in _changes(line, root, store, home, options_for, since=1):
+                out.setdefault(turn, []).extend(changes)
+    return line.turns, out
+
+
 def _changes(
     line: timeline.Timeline, root: str, store: ObjectStore, home: Path, options_for: OptionsFor, *, since: int
 ) -> Iterator[tuple[int, list[Change]]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +43,18 @@ class Rewound:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class TurnChanges:
+    """One user turn of a thread: what the user sent and the project files the turn changed on
+    disk (relative paths; empty when it ran no file-changing tool or changed nothing)."""
+
+    turn: int
+    prompt: str
+    paths: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+
 def project_options(root: Path) -> RewindOptions:
     """The [rewind] settings of the thread's project (not of the folder the command runs in)."""
     from auger.settings import load_settings
@@ -59,12 +71,14 @@ async def rewind_thread(
     conversation: bool = True,
     force: bool = False,
     dry_run: bool = False,
+    held: bool = False,
 ) -> Rewound:
-    """Undo user turns `to`.. of `thread_id`: its file changes, its conversation, or both."""
+    """Undo user turns `to`.. of `thread_id`: its file changes, its conversation, or both.
+    `held`: the caller holds the thread's writer lease already (a Session's idle operation)."""
     from auger.core.rewind import ops
     from auger.core.threads.index import truncate_thread
 
-    with holding(store, thread_id):
+    with nullcontext() if held else holding(store, thread_id):
         turns = await asyncio.to_thread(ops.check_turn, store, thread_id, to)
         done: list[RewoundFile] | None = None
         if files:
@@ -105,3 +119,24 @@ def thread_diff(store: ThreadStore, thread_id: str, turn: int | None) -> str:
     from auger.core.rewind import ops
 
     return ops.thread_diff(store, thread_id, turn, project_options)
+
+
+def thread_turns(store: ThreadStore, thread_id: str, prompts: list[str]) -> list[TurnChanges]:
+    """Every user turn of `thread_id`, oldest first, with the files it changed; `prompts` are the
+    turns' prompts in order (from the conversation)."""
+    from auger.core.rewind import ops
+
+    turns, changed = ops.turn_changes(store, thread_id, project_options)
+    out = []
+    for turn in range(1, turns + 1):
+        changes = changed.get(turn, [])
+        out.append(
+            TurnChanges(
+                turn,
+                prompts[turn - 1] if turn <= len(prompts) else "",
+                sorted({c.path for c in changes}),
+                sorted(c.path for c in changes if c.old is None and c.new is not None),
+                sorted(c.path for c in changes if c.new is None and c.old is not None),
+            )
+        )
+    return out

@@ -4,7 +4,8 @@ Rules are `TOOL` or `TOOL(PATTERN)`; their syntax and matching live in
 `auger.core.safety.rules`. This module orders them into one verdict per call and writes the
 rule an "always allow" grants (`rule_for_call`).
 
-Order: **deny** (any matching rule) > **ask** (protected paths: a write/edit/delete under `.git/`,
+Order: **deny** (any matching rule) > **plan mode** (refuses what is not read-only,
+`auger.core.safety.plan_mode`) > **ask** (protected paths: a write/edit/delete under `.git/`,
 `.auger/`, `~/.ssh` or AUGER_HOME — by a file tool, judged by the host file its path reaches
 through the mounts (`auger.core.safety.host_paths`), or by a shell command
 (`auger.core.safety.written_paths`); then ask rules) > **allow** (allow rules and "always allow"
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from auger.core.agent.context import FILE_EDIT_TOOLS, GATED_TOOLS
 from auger.core.safety import shell_parser as shellparse
 from auger.core.safety.host_paths import PROTECTED_NAMES, AgentPaths, ProtectedPaths, Route
+from auger.core.safety.plan_mode import PLAN_MODE, PLAN_TOOL, plan_only
 from auger.core.safety.rules import (
     FILE_TOOLS,
     Rule,
@@ -61,7 +63,7 @@ class Verdict:
     action: Action
     reason: str  # e.g. 'deny rule "execute(rm -rf *)"' or "mode 'manual' asks before execute"
     rules: tuple[str, ...] = ()
-    by: Literal["mode", "rule", "protected", "grant", "hook", "turn"] = "mode"  # what decided
+    by: Literal["mode", "rule", "protected", "grant", "hook", "turn", "plan"] = "mode"  # what decided
 
 
 def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> str:
@@ -191,9 +193,19 @@ class PermissionEngine:
         self, name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None
     ) -> Verdict | None:
         """The deny verdict for this call, if a deny rule matches it."""
-        sub = self.subject(name, args, mcp)
+        return self._deny_rule(self.subject(name, args, mcp))
+
+    def _deny_rule(self, sub: Subject) -> Verdict | None:
         hit = next((r for r in self.rules["deny"] if touches(r, sub)), None)
         return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,), "rule") if hit else None
+
+    def _ask(self, sub: Subject) -> Verdict | None:
+        """A protected path, then an ask rule."""
+        protected = self.protected_reason(sub)
+        if protected is not None:
+            return Verdict("ask", protected, by="protected")
+        hit = next((r for r in self.rules["ask"] if touches(r, sub)), None)
+        return Verdict("ask", f'ask rule "{hit.text}"', (hit.text,), "rule") if hit else None
 
     def evaluate(
         self,
@@ -205,17 +217,16 @@ class PermissionEngine:
         grants: Iterable[str] = (),
         mcp: tuple[str, str] | None = None,
     ) -> Verdict:
-        """deny > ask (protected paths, ask rules) > allow (rules, grants) > approval mode."""
+        """deny > plan mode > ask (protected paths, ask rules) > allow (rules, grants) > approval
+        mode. An MCP tool (`mcp`) that is not `gated` is a read-only one."""
         sub = self.subject(name, args, mcp)
-        hit = next((r for r in self.rules["deny"] if touches(r, sub)), None)
-        if hit is not None:
-            return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,), "rule")
-        protected = self.protected_reason(sub)
-        if protected is not None:
-            return Verdict("ask", protected, by="protected")
-        hit = next((r for r in self.rules["ask"] if touches(r, sub)), None)
-        if hit is not None:
-            return Verdict("ask", f'ask rule "{hit.text}"', (hit.text,), "rule")
+        first = (
+            self._deny_rule(sub)
+            or plan_verdict(name, mode, mcp_read_only=mcp is not None and not gated)
+            or self._ask(sub)
+        )
+        if first is not None:
+            return first
         used = covers(self.rules["allow"], sub)
         if used:
             return Verdict("allow", _named("allow rule", used), used, "rule")
@@ -241,9 +252,27 @@ def _grant_rules(grants: tuple[str, ...]) -> list[Rule]:
     return out
 
 
+def plan_verdict(name: str, mode: str, *, mcp_read_only: bool = False) -> Verdict | None:
+    """Plan mode's part: refuse a tool that is not read-only, ask the user about a plan; outside
+    plan mode `present_plan` needs nothing (it only says there is no plan to present). None: the
+    usual order decides."""
+    if name == PLAN_TOOL:
+        if mode == PLAN_MODE:
+            return Verdict("ask", "the plan is ready for your decision", by="plan")
+        return Verdict("allow", f"not in plan mode ({mode})", by="mode")
+    if mode != PLAN_MODE or plan_only(name, mcp_read_only=mcp_read_only):
+        return None
+    return Verdict("deny", f"plan mode (read-only tools only; {name} is not one)", by="plan")
+
+
 def mode_verdict(name: str, mode: str, gated: bool) -> Verdict:
+    planned = plan_verdict(name, mode, mcp_read_only=not gated)  # evaluate() judged it strictly first
+    if planned is not None:
+        return planned
     if not gated:
         return Verdict("allow", f"{name} needs no approval", by="mode")
+    if mode == PLAN_MODE:  # a read-only tool (plan_verdict refused the others): `task`
+        return Verdict("allow", f"plan mode runs {name}: its subagents only read too", by="mode")
     if mode == "yolo":
         return Verdict("allow", "mode 'yolo' asks for nothing", by="mode")
     if mode == "auto-edit" and name in FILE_EDIT_TOOLS:
@@ -266,7 +295,13 @@ def describe_call(name: str, args: Mapping[str, Any]) -> str:
 
 
 def refusal_message(name: str, args: Mapping[str, Any], verdict: Verdict) -> str:
-    """What the model reads when a deny rule refused its call."""
+    """What the model reads when a deny rule (or plan mode) refused its call."""
+    if verdict.by == "plan":
+        return (
+            f"Refused: {name} {describe_call(name, args)} was not run: auger is in plan mode, where only "
+            "read-only tools run. Keep exploring with those, then present the plan with present_plan; "
+            "the change can be made once the user accepts it."
+        )
     return (
         f"Refused: {name} {describe_call(name, args)} was not run because of the {verdict.reason} in the "
         "user's [permissions]. Do not retry it or work around it; if you need it, tell the user."

@@ -3,7 +3,9 @@ endpoint (`auger.core.port.ApprovalPolicy`: request and mode in, decision out). 
 approval is refused, and the refusal tells the model why and what would allow the call — naming
 a mode only when that mode would actually let it through (an ask rule or a protected path wins
 over every mode). What decided is the request's `decided_by` (the verdict's `by`), so a remote
-client's policy answers the same as an in-process one."""
+client's policy answers the same as an in-process one. A plan (`present_plan`, decided_by "plan")
+is not refused: it was shown (printed, streamed), nobody accepted it, and the turn ends there
+(`auger.core.middleware.plan_mode`), having changed nothing."""
 
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ _PROTECTED = "(.git/, .auger/, ~/.ssh, AUGER_HOME)"
 
 def unattended_policy(front: Front) -> Policy:
     def policy(request: ev.ApprovalRequested, mode: str) -> ev.ApprovalDecision:
+        if request.decided_by == "plan":
+            return ev.ApprovalDecision("approve")  # shown, not accepted: the mode stays "plan"
         return ev.ApprovalDecision("reject", refusal(request, mode, front))
 
     return policy

@@ -5,8 +5,9 @@ For each action the agent wants approved, in this order: a rule this thread was 
 `ApprovalPolicy` decides (headless); else an `ApprovalRequested` event goes to the front end
 and the turn waits on its future. An "approve_always" grants the decision's rule (default: the
 suggested `rule_for_call`) to the thread and, with `persist`, writes it to the user or project
-config (`auger.core.safety.permissions.add_rule`). Notification hooks (`permission_prompt`) run just
-before a human is asked.
+config (`auger.core.safety.permissions.add_rule`). A decision's `mode` comes back in the resume
+value (`"mode"`): the turn goes on in that mode (`auger.core.session.turn`). Notification hooks
+(`permission_prompt`) run just before a human is asked.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ async def decide(session: Session, action: dict[str, Any], options: TurnOptions,
         grant(session, request, decision, put)
     if decision.kind == "reject":
         return {"type": "reject", **({"message": decision.message} if decision.message else {})}
-    return {"type": "approve"}
+    return {"type": "approve", **({"mode": decision.mode} if decision.mode else {})}
 
 
 def _granted(session: Session, request: ev.ApprovalRequested) -> ev.ApprovalDecision | None:
@@ -97,7 +98,8 @@ def _granted(session: Session, request: ev.ApprovalRequested) -> ev.ApprovalDeci
         grants=sorted(session.grants),
         mcp=mcp_identity(session, request.name),
     )
-    return ev.ApprovalDecision("approve") if verdict.action == "allow" else None
+    granted = verdict.action == "allow" and verdict.by in ("grant", "rule")  # not a plan: it is asked
+    return ev.ApprovalDecision("approve") if granted else None
 
 
 def grant(session: Session, request: ev.ApprovalRequested, decision: ev.ApprovalDecision, put: Put) -> None:

@@ -166,7 +166,7 @@ async def rewind(session: Session, request: ops.Rewind) -> ops.Rewound:
 
     store = session.runtime.threads
     thread_id = store.resolve(request.thread_id)
-    return await rewind_thread(
+    done = await rewind_thread(
         store,
         thread_id,
         request.to,
@@ -174,7 +174,11 @@ async def rewind(session: Session, request: ops.Rewind) -> ops.Rewound:
         conversation=request.conversation,
         force=request.force,
         dry_run=request.dry_run,
+        held=True,  # Session.call holds the thread's writer lease for an idle operation
     )
+    if done.removed_turns is not None and not done.dry_run:
+        session.context_tokens = int((await session.state()).get("_context_tokens") or 0)  # the cut thread's
+    return done
 
 
 @implements(ops.DIFF)
@@ -185,6 +189,24 @@ async def diff(session: Session, request: ops.ThreadDiff) -> ops.Text:
     return ops.Text(
         await asyncio.to_thread(thread_diff, store, store.resolve(request.thread_id), request.turn)
     )
+
+
+@implements(ops.TURNS)
+async def turns(session: Session, request: ops.ThreadRef) -> ops.Turns:
+    from auger.core.rewind.thread_rewind import thread_turns
+    from auger.core.threads.history import to_events
+    from auger.errors import ThreadError
+
+    store = session.runtime.threads
+    try:
+        thread_id = store.resolve(request.thread_id)
+    except ThreadError:
+        if request.thread_id != session.thread_id:
+            raise
+        return ops.Turns([])  # this session's thread, not saved yet: no turns
+    events = to_events(await _messages(session, thread_id), thread_id)
+    prompts = [e.prompt for e in events if isinstance(e, ev.TurnStarted)]
+    return ops.Turns(await asyncio.to_thread(thread_turns, store, thread_id, prompts))
 
 
 @implements(ops.HISTORY)
@@ -237,7 +259,7 @@ async def compact(session: Session, request: ops.Compact) -> ops.Compacted:
 @implements(ops.RESOLVE_APPROVAL)
 async def resolve_approval(session: Session, request: ops.Approval) -> ops.Done:
     decision = ev.ApprovalDecision(
-        request.decision, request.message, rule=request.rule, persist=request.persist
+        request.decision, request.message, rule=request.rule, persist=request.persist, mode=request.mode
     )
     await session.resolve_approval(request.request_id, decision)
     return ops.Done()

@@ -265,20 +265,24 @@ class Session(PortCalls):
             return None
         return content
 
-    async def count_unreported(self) -> None:
+    async def count_unreported(self) -> int | None:
         """A turn cut short reports no usage: estimate what it added to the context (the prompt,
-        tool results, the partial answer), so the context meter and a resume count it."""
+        tool results, the partial answer), so the context meter and a resume count it. Returns the
+        new estimate when it is more than the last report, else None."""
         from auger.core.middleware.resume_state import CONTEXT_TOKENS, estimated_context
 
         try:
             values = await self.state()
             known = int(values.get(CONTEXT_TOKENS) or 0)
             tokens = estimated_context(list(values.get("messages") or []), known)
-            if tokens > known:
-                await self.runtime.graph.aupdate_state(self.config(), {CONTEXT_TOKENS: tokens})
             self.context_tokens = max(tokens, self.context_tokens)
+            if tokens <= known:
+                return None
+            await self.runtime.graph.aupdate_state(self.config(), {CONTEXT_TOKENS: tokens})
+            return tokens
         except Exception:  # the turn is over either way; the meter keeps the last report
             log.exception("could not estimate the context of an interrupted turn")
+            return None
 
 
 def _check(session: Session) -> AgentPort:  # mypy: Session implements the port

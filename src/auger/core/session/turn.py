@@ -3,18 +3,20 @@
 `run_turn` is the body of the task `Session.send` starts. It redacts the prompt, turns
 `/skill args` into the skill's message, runs the lifecycle hooks, streams the graph (LangGraph
 chunks -> events by `StreamTranslator`), answers its interrupts (`auger.core.session.approvals`)
-and resumes it, lets Stop hooks continue it, and always ends with `TurnEnded` — also when it is
-cancelled (the partial answer is kept) or fails (one `Error` line; the traceback goes to the log).
+and resumes it (in the mode an accepted plan chose, from the next step on: `ModeChanged`), lets
+Stop hooks continue it, and always ends with `TurnEnded` — also when it is cancelled (the
+partial answer is kept) or fails (one `Error` line; the traceback goes to the log).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from typing import TYPE_CHECKING, Any
 
 from auger.core import events as ev
-from auger.core.agent.context import AugerContext
+from auger.core.agent.context import MODES, AugerContext
 from auger.core.models.provider_errors import describe_error
 from auger.core.rewind.recorder import TurnRecorder, finish_turn, turn_recorder
 from auger.core.safety.redaction import StreamRedactor
@@ -85,22 +87,19 @@ class Turn:
             reason = await self._loop(prompt)
         except asyncio.CancelledError:
             reason = "cancelled"
-            await self._keep_partial("[interrupted]")
-            await session.count_unreported()
+            await self._cut_short("[interrupted]")
             put(ev.Notice("Turn cancelled; the work done so far is kept in the thread."))
         except GraphRecursionError:
             reason = "turn_limit"
             put(ev.Error(f"Stopped after too many steps (max_turns={self.max_turns}).", "turn_limit"))
         except AugerError as exc:  # incl. a reply that did not finish, a request_timeout
             reason = "error"
-            await self._keep_partial(BROKEN_OFF)
-            await session.count_unreported()
+            await self._cut_short(BROKEN_OFF)
             put(ev.Error(str(exc), "provider" if isinstance(exc, ProviderError) else type(exc).__name__))
         except Exception as exc:  # provider/network failures: one clear line, traceback to the log
             log.exception("turn failed")
             reason = "error"
-            await self._keep_partial(BROKEN_OFF)
-            await session.count_unreported()
+            await self._cut_short(BROKEN_OFF)
             put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
         session.pending.clear()
         for event in await finish_turn(self.rewind):  # the "after" snapshot: FilesChanged
@@ -117,11 +116,15 @@ class Turn:
         await session.release_thread()  # before TurnEnded: the next turn may start at once
         self._finish(ev.TurnEnded(reason, session.thread_id, self.translator.final_text))
 
-    async def _keep_partial(self, mark: str) -> None:
-        """Keep the answer streamed so far in the thread (and count it as added by the turn)."""
+    async def _cut_short(self, mark: str) -> None:
+        """A turn cut short: keep the answer streamed so far in the thread (and count it as added
+        by the turn), and report the context it is estimated to hold now (no provider reported it),
+        so every front end's meter — remote ones too — counts it."""
         kept = await self.session.keep_partial(self.translator.partial_text, mark)
         if kept is not None:
             self.translator.entered.append(kept)
+        if tokens := await self.session.count_unreported():
+            self.put(ev.Usage(context_tokens=tokens, model=self.session.model_spec))
 
     async def _loop(self, prompt: str) -> ev.EndReason:
         from auger.core.mcp.server_requests import SessionRequests
@@ -144,6 +147,7 @@ class Turn:
                 session.model_spec,
                 dict(session.model_params),
                 lambda text: self.put(ev.Notice(text, "warning")),
+                approve=self._approve if self.options.approval is None else None,  # a human to ask
             )
         messages = await session.lifecycle.start_turn(session.thread_id, self.options.mode, message, self.put)
         if not messages:
@@ -200,7 +204,17 @@ class Turn:
 
     async def _approve(self, action: dict[str, Any]) -> dict[str, Any]:
         """An approval that is not one of the graph's interrupts (an ACP subagent asking)."""
-        return await decide(self.session, action, self.options, self.put)
+        decision = await decide(self.session, action, self.options, self.put)
+        decision.pop("mode", None)  # a subagent's permission does not switch the session's mode
+        return decision
+
+    def _switch_mode(self, mode: str) -> None:
+        """Go on in `mode` (a plan was accepted): the graph resumes with it in the run context,
+        and the front end hears it (`ModeChanged`) so its next turns use it too."""
+        if mode not in MODES or mode == self.options.mode:
+            return
+        self.options = dataclasses.replace(self.options, mode=mode)
+        self.put(ev.ModeChanged(mode))
 
     async def _answer_interrupts(self) -> Any:
         translator = self.translator
@@ -220,6 +234,7 @@ class Turn:
                 )  # what asks (the mode, a rule, a protected path)
                 action["decided_by"] = getattr(verdict, "by", "mode")
                 decision = await decide(self.session, action, self.options, self.put)
+                self._switch_mode(decision.pop("mode", None) or self.options.mode)
                 if decision["type"] == "reject":
                     translator.rejected.append(call_key(str(req.get("name")), dict(req.get("args") or {})))
                 decisions.append(decision)

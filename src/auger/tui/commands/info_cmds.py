@@ -18,6 +18,7 @@ KEYS_HELP = [
     ("Ctrl+R", "search prompt history"),
     ("Ctrl+G", "edit the prompt in $EDITOR"),
     ("Esc", "interrupt the running turn"),
+    ("Esc Esc", "on an empty prompt: rewind to before an earlier turn (/rewind)"),
     ("Shift+Tab", "cycle the approval mode"),
     ("Ctrl+O", "expand / collapse the last tool call"),
     ("Ctrl+C twice, Ctrl+D", "quit"),

@@ -11,11 +11,12 @@ from auger.tui.widgets.completion import Completion
 if TYPE_CHECKING:
     from auger.tui.app import AugerApp
 
-MODES = ("manual", "auto-edit", "yolo")
+MODES = ("manual", "auto-edit", "yolo", "plan")
 MODE_HELP = {
     "manual": "ask before file edits and shell commands",
     "auto-edit": "edit files freely, ask before shell commands",
     "yolo": "never ask",
+    "plan": "read only, then present a plan to accept",
 }
 
 
@@ -68,7 +69,7 @@ def _complete_mode(app: AugerApp, partial: str) -> list[Completion]:
 
 @command(
     "mode",
-    "Show the approval mode, or set it: manual, auto-edit or yolo (Shift+Tab cycles)",
+    "Show the approval mode, or set it: manual, auto-edit, yolo or plan (Shift+Tab cycles)",
     args="[manual|auto-edit|yolo]",
     complete=_complete_mode,
     needs_session=False,

@@ -1,5 +1,5 @@
 """An approval asked inline in the transcript: `y` approve, `n` reject (then an optional message to
-the agent), `a` always allow the offered rule in this thread, `A` also save it to the project (`p`) or
+the agent), `a` always allow the offered rule in this thread, `A` allow and save it to the project (`p`) or
 user (`u`) config, Esc reject."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from auger.tui import format as fmt
 from auger.tui.diffs import tool_diff
 from auger.tui.widgets.diffview import DiffView
 
-HINT = "y approve · n reject · a always allow {rule} in this thread · A also save it · Esc reject"
+HINT = "y approve · n/Esc reject · a always allow {rule} in this thread · A and save it"
 SAVE_HINT = "Save allow rule {rule} to: p project config (.auger/config.toml) · u user config · Esc back"
 SCOPE_WORDS = {"project": "saved to the project config", "user": "saved to the user config"}
 
@@ -81,16 +81,20 @@ class ApprovalPrompt(Vertical, can_focus=True):
         self.decision = decision
         self.request.respond(decision)
         self.add_class("-resolved")
+        self.query_one(".hint", Static).update(self.outcome(decision))
+        self.add_class(f"-{decision.kind}")
+        self.can_focus = False
+        self.post_message(self.Resolved(self, decision))
+
+    def outcome(self, decision: ApprovalDecision) -> str:
+        """The line the answered prompt keeps."""
         words = {"approve": "approved", "approve_always": f"always allowed {self.rule}"}
         text = words.get(decision.kind, "rejected")
         if decision.persist:
             text += f" ({SCOPE_WORDS[decision.persist]})"
         if decision.message:
             text += f": {decision.message}"
-        self.query_one(".hint", Static).update(text)
-        self.add_class(f"-{decision.kind}")
-        self.can_focus = False
-        self.post_message(self.Resolved(self, decision))
+        return text
 
     def action_approve(self) -> None:
         self.resolve(ApprovalDecision("approve"))
@@ -129,4 +133,8 @@ class ApprovalPrompt(Vertical, can_focus=True):
     @on(Input.Submitted, ".reason")
     def _reason_given(self, event: Input.Submitted) -> None:
         event.stop()
-        self.resolve(ApprovalDecision("reject", event.value.strip() or None))
+        self.resolve(self.rejection(event.value.strip()))
+
+    def rejection(self, reason: str) -> ApprovalDecision:
+        """The answer `n` + a typed reason gives (the agent reads the reason)."""
+        return ApprovalDecision("reject", reason or None)

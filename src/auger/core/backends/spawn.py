@@ -1,0 +1,27 @@
+"""Starting a shell command's process without blocking the event loop.
+
+`subprocess.Popen` forks, execs and waits on its error pipe: milliseconds the event loop (the
+TUI's keys, a server's other requests) should not wait through, and a blocking call that
+`langgraph dev` refuses. `started()` runs it in a worker thread; a turn cancelled meanwhile
+still gets the process stopped once it exists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import TypeVar
+
+P = TypeVar("P")
+
+
+async def started(start: Callable[[], P], stop: Callable[[P], None]) -> P:
+    """`start()` in a thread; if the awaiting task is cancelled first, `stop()` what it started."""
+    spawn = asyncio.ensure_future(asyncio.to_thread(start))
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            stop(await spawn)
+        raise

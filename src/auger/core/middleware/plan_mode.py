@@ -1,0 +1,118 @@
+"""PlanModeMiddleware: in plan mode the model sees read-only tools only and is told it is planning.
+
+* Before each model call in plan mode (`AugerContext.mode == "plan"`): the tools are narrowed to
+  the read-only ones (`auger.core.safety.plan_mode.plan_only`: reads, search, todos, subagents,
+  MCP tools whose metadata says `read_only`) and `present_plan`; the system prompt gets the plan
+  section. Outside plan mode `present_plan` is not offered. The permission engine refuses
+  what is not read-only all the same (`plan_verdict`, in `PermissionMiddleware` and the MCP
+  gate), so a call to a tool the model was not offered does not run either.
+* `present_plan(plan)` (the main agent's only; subagents get the filter without the tool) is
+  asked about like any gated tool. When it runs, the approval is over: accepted (the turn now
+  runs in the chosen mode, `ApprovalDecision.mode`) -> the model is told to carry the plan out,
+  in the same turn; still in plan mode (a run with nobody to accept it: headless, the chat
+  stream) -> the turn ends right after it, with no further model call. "Keep planning" is the
+  approval's rejection: the model reads the user's feedback as the call's result.
+
+It sits inside McpToolsMiddleware, so it sees (and narrows) the MCP tools too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse, hook_config
+from langchain.tools import ToolRuntime
+from langchain_core.messages import SystemMessage, ToolMessage
+from langchain_core.tools import BaseTool, StructuredTool
+
+from auger.core.agent.context import AugerContext
+from auger.core.middleware.tool_allowlist import tool_name
+from auger.core.safety.plan_mode import (
+    ACCEPTED,
+    NOT_ACCEPTED,
+    OUTSIDE,
+    PLAN_MODE,
+    PLAN_PROMPT,
+    PLAN_TOOL,
+    plan_only,
+)
+
+DESCRIPTION = (
+    "Plan mode only: present your finished plan (markdown) to the user, who accepts it (you then "
+    "carry it out) or sends feedback (revise it and present it again). Call it once per plan."
+)
+
+
+def _mode(runtime: Any) -> str | None:
+    ctx = getattr(runtime, "context", None)
+    return ctx.mode if isinstance(ctx, AugerContext) else None
+
+
+def plan_result(runtime: ToolRuntime[AugerContext]) -> str:
+    """What the model reads once the plan's approval is over (the tool runs only when approved)."""
+    mode = _mode(runtime) or "manual"
+    ctx = runtime.context
+    verdict = ctx.verdicts.get(runtime.tool_call_id or "") if isinstance(ctx, AugerContext) else None
+    if getattr(verdict, "by", None) != "plan":  # called outside plan mode: nothing was asked
+        return OUTSIDE.format(mode=mode)
+    return NOT_ACCEPTED if mode == PLAN_MODE else ACCEPTED.format(mode=mode)
+
+
+def present_plan_tool() -> BaseTool:
+    def present_plan(plan: str, runtime: ToolRuntime[AugerContext]) -> str:
+        return plan_result(runtime)
+
+    return StructuredTool.from_function(present_plan, name=PLAN_TOOL, description=DESCRIPTION)
+
+
+def _read_only(tool: Any) -> bool:
+    meta = getattr(tool, "metadata", None) or {}
+    return bool(meta.get("read_only"))
+
+
+def with_plan_prompt(system: SystemMessage | None) -> SystemMessage:
+    if system is None:
+        return SystemMessage(PLAN_PROMPT.strip())
+    return SystemMessage(content_blocks=[*system.content_blocks, {"type": "text", "text": PLAN_PROMPT}])
+
+
+class PlanModeMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    def __init__(self, *, offer_tool: bool = True) -> None:
+        super().__init__()
+        self.tools = [present_plan_tool()] if offer_tool else []
+
+    def _request(self, request: ModelRequest) -> ModelRequest:
+        if _mode(request.runtime) != PLAN_MODE:
+            tools = [t for t in request.tools if tool_name(t) != PLAN_TOOL]
+            return request.override(tools=tools) if len(tools) != len(request.tools) else request
+        tools = [t for t in request.tools if plan_only(tool_name(t) or "", mcp_read_only=_read_only(t))]
+        return request.override(tools=tools, system_message=with_plan_prompt(request.system_message))
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse:
+        return handler(self._request(request))
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> ModelResponse:
+        return await handler(self._request(request))
+
+    @hook_config(can_jump_to=["end"])
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        """End the turn after a plan nobody accepted (still plan mode, the call not rejected)."""
+        messages = state.get("messages") or []
+        last = messages[-1] if messages else None
+        if (
+            isinstance(last, ToolMessage)
+            and last.name == PLAN_TOOL
+            and last.status != "error"
+            and _mode(runtime) == PLAN_MODE
+        ):
+            return {"jump_to": "end"}
+        return None
+
+    @hook_config(can_jump_to=["end"])
+    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        return self.before_model(state, runtime)

@@ -1,0 +1,104 @@
+"""The graph a LangGraph Server hosts as graph id `auger` (`langgraph.json` at the repo root).
+
+    langgraph dev --no-browser            # in a project; AUGER_HOME / AUGER_WORKSPACE as usual
+
+`make_graph()` builds auger's agent with `create_cli_agent` — the same middleware, skills,
+memory, subagents and tools as `auger` itself — once per server process:
+
+* the project is the folder named by `AUGER_WORKSPACE` (default: the server's working
+  directory); settings come from `AUGER_HOME` and that project as usual (`load_settings`), the
+  model from config (`AUGER_MODEL` too);
+* the server brings its own checkpointer and store (LangGraph Server persists threads), so the
+  graph is compiled without one and auger's thread store is not used;
+* the config's MCP servers start with the first graph load and live with the process;
+* approvals are LangGraph interrupts: deepagents' human-in-the-loop middleware interrupts with
+  `{"action_requests": [...], "review_configs": [...]}` and a client resumes the run with
+  `Command(resume={"decisions": [{"type": "approve" | "reject", "message"?}]})`;
+* a run's `context` (`{"mode": "auto-edit", "model_spec": "...", "always_allow": [...]}`) is
+  auger's run context: every field a client cannot send (the permission engine, the hooks) is
+  filled from this server's settings (`HostedContext`), so `[permissions]` rules and hooks hold
+  for every run, resumed ones included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from auger.core.agent.context import AugerContext
+
+WORKSPACE_ENV = "AUGER_WORKSPACE"
+
+
+def workspace(env: dict[str, str] | None = None) -> Path:
+    """The project the hosted agent works in: `$AUGER_WORKSPACE`, else the working directory."""
+    value = (os.environ if env is None else env).get(WORKSPACE_ENV)
+    return Path(value).expanduser().resolve() if value else Path.cwd().resolve()
+
+
+def hosted_context(permissions: Any, hooks: Any) -> type[AugerContext]:
+    """auger's run context with this server's permission engine and hook runner as defaults:
+    LangGraph builds it from each run's JSON `context`, which cannot carry them."""
+
+    @dataclass
+    class HostedContext(AugerContext):
+        def __post_init__(self) -> None:
+            if self.permissions is None:
+                self.permissions = permissions
+            if self.hooks is None:
+                self.hooks = hooks
+            self.always_allow = frozenset(self.always_allow)  # JSON gives a list
+
+    return HostedContext
+
+
+@dataclass
+class Hosted:
+    graph: Any = None
+    mcp: Any = None  # the McpManager of the config's MCP servers (None: none configured)
+    started: bool = False
+
+
+_hosted = Hosted()
+_lock = threading.Lock()
+
+
+async def make_graph() -> Any:
+    """auger's compiled agent for this server process, built on the first request in a worker
+    thread (reading settings, skills and memory is file I/O, which the server's event loop must
+    not wait on; `langgraph dev` raises on a blocking call). The config's MCP servers are started
+    then, on the server's event loop, and live as long as the process."""
+    hosted, first = await asyncio.to_thread(_built)
+    if first and hosted.mcp is not None:
+        await hosted.mcp.start(wait=True)  # their tools are there for the first model call
+    return hosted.graph
+
+
+def _built() -> tuple[Hosted, bool]:
+    with _lock:  # two first requests at once build it once
+        if _hosted.started:
+            return _hosted, False
+        _hosted.graph, _hosted.mcp = build_graph()
+        _hosted.started = True
+        return _hosted, True
+
+
+def build_graph() -> tuple[Any, Any]:
+    """The agent from `AUGER_HOME`, the workspace and its config (see the module docstring), and
+    the MCP manager it calls (not started)."""
+    from auger.core.agent.graph import create_cli_agent
+    from auger.core.mcp.manager import mcp_manager
+    from auger.core.safety.hook_runner import HookRunner
+    from auger.core.safety.permissions import PermissionEngine
+    from auger.core.safety.redaction import configure
+    from auger.settings import load_settings
+
+    settings = load_settings(cwd=workspace())
+    configure(settings)
+    context = hosted_context(PermissionEngine.from_settings(settings), HookRunner.from_settings(settings))
+    mcp = mcp_manager(settings)  # the user's and trusted project servers, as `auger` starts them
+    return create_cli_agent(settings, context_schema=context, mcp=mcp), mcp
