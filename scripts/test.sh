@@ -5,13 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System packages the tests use: bubblewrap (sandbox), tmux (terminal smoke test), git,
-# node + npm (Zed's TypeScript ACP SDK drives `auger acp`; real MCP servers from npm).
+# node + npm (Zed's TypeScript ACP SDK drives `auger acp`; real MCP servers from npm), PostgreSQL.
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v tmux >/dev/null || need+=(tmux)
 command -v git >/dev/null || need+=(git)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
+# PostgreSQL server binaries: the store tests start their own server (tests/pg_server.py)
+command -v initdb >/dev/null || compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
 if ((${#need[@]})); then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

@@ -71,4 +71,80 @@ def auger_env(tmp_path: Path, scripted_llm: ScriptedLLM) -> Iterator[AugerEnv]:
     yield ae
 
 
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """A real PostgreSQL server (tests/pg_server.py), started once per test session (per worker).
+    Its folder is not under pytest's temporary root: that is kept at mode 0700 (pytest resets it
+    whenever a pytest starts), which would lock the server's OS user out."""
+    import shutil
+    import tempfile
+
+    from pg_server import running
+
+    folder = Path(tempfile.mkdtemp(prefix="auger-pg-"))
+    try:
+        with running(folder) as server:
+            yield server
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_url(pg_server: Any) -> str:
+    """The URL of a new, empty PostgreSQL database on the session's server."""
+    return str(pg_server.database())
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def thread_db(request: pytest.FixtureRequest, auger_env: AugerEnv) -> Any:
+    """`auger_env`'s thread database, once per backend: the SQLite file in its AUGER_HOME, or a
+    fresh PostgreSQL database (AUGER_DATABASE_URL set for every `auger` the test runs)."""
+    from auger.core.threads.backend import ThreadDatabase
+
+    url = request.getfixturevalue("pg_url") if request.param == "postgres" else ""
+    if url:
+        auger_env.env["AUGER_DATABASE_URL"] = url
+    return ThreadDatabase(auger_env.home, url)
+
+
+def db_rows(database: Any, sql: str, *params: Any) -> list[Any]:
+    """The rows of one query (`?` placeholders) on a thread database (`thread_db`), through
+    auger's own backend."""
+    from auger.core.threads.backend import open_backend
+
+    backend = open_backend(database)
+    try:
+        return [tuple(r) for r in backend.query(sql, params)]
+    finally:
+        backend.close()
+
+
+def db_bytes(database: Any) -> int:
+    """What the thread database takes on disk: the SQLite file (its log checkpointed into it
+    first), or the PostgreSQL tables of the current schema with their TOAST and indexes, rewritten
+    first (VACUUM FULL: what the rows left take once (auto)vacuum lets new rows reuse the space of
+    deleted ones)."""
+    import sqlite3
+
+    if database.postgres:
+        from auger.core.threads.postgres_db import connect
+
+        conn = connect(database.url)
+        try:
+            conn.execute("VACUUM FULL")
+        finally:
+            conn.close()
+        sql = (
+            "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n"
+            " ON n.oid = c.relnamespace WHERE c.relkind = 'r' AND n.nspname = current_schema()"
+        )
+        return int(db_rows(database, sql)[0][0])
+    conn = sqlite3.connect(database.path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    return database.path.stat().st_size
+
+
 from langgraph_harness import hosted  # noqa: E402, F401  (session-scoped: one `langgraph dev` per run)

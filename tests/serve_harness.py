@@ -5,6 +5,7 @@ clients for its two wire protocols (the Vercel UI-message stream and IR events o
 from __future__ import annotations
 
 import json
+import os
 import queue
 import re
 import selectors
@@ -36,6 +37,31 @@ def wait_until(condition: Any, timeout: float = 30, what: str = "condition") -> 
 def hang_served(env: AugerEnv) -> Any:
     """A condition: the scripted LLM has taken its `hang` response (the turn is now stuck in it)."""
     return lambda: any(r.get("hang") for r in env.llm.served)
+
+
+def served(env: AugerEnv, needle: str) -> Any:
+    """A condition: the scripted server has received the request for `needle` (its turn is running)."""
+
+    def check() -> bool:
+        return any(needle in json.dumps(r.get("messages", [])[-1:]) for r in env.llm.requests)
+
+    return check
+
+
+class Gate:
+    """A FIFO a turn's shell command blocks on (`read x < gate`) until the test opens it: the turn
+    holds its thread exactly as long as the test wants, with no sleeps."""
+
+    def __init__(self, env: AugerEnv, prompt: str, answer: str) -> None:
+        self.path = env.project / "gate"
+        os.mkfifo(self.path)
+        when = {"last_user_contains": prompt}
+        block = {"name": "execute", "id": "call_gate", "args": {"command": "read x < gate"}}
+        env.llm.add({"when": when, "tool_calls": [block]}, {"when": when, "text": answer})
+
+    def open(self) -> None:
+        with self.path.open("w") as fifo:  # returns once the command has the FIFO open for reading
+            fifo.write("go\n")
 
 
 def sse_payloads(lines: Iterator[str]) -> Iterator[str]:
@@ -138,17 +164,21 @@ class StreamingRun:
     def __init__(self, server: Server, thread_id: str, prompt: str) -> None:
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
         self.status: int | None = None
+        self.dropped: httpx.TransportError | None = None
         self._thread = threading.Thread(target=self._read, args=(server, thread_id, prompt), daemon=True)
         self._thread.start()
 
     def _read(self, server: Server, thread_id: str, prompt: str) -> None:
-        with (
-            server.client() as c,
-            c.stream("POST", f"/threads/{thread_id}/runs", json={"prompt": prompt}) as r,
-        ):
-            self.status = r.status_code
-            for payload in sse_payloads(r.iter_lines()):
-                self.events.put(json.loads(payload))
+        try:
+            with (
+                server.client() as c,
+                c.stream("POST", f"/threads/{thread_id}/runs", json={"prompt": prompt}) as r,
+            ):
+                self.status = r.status_code
+                for payload in sse_payloads(r.iter_lines()):
+                    self.events.put(json.loads(payload))
+        except httpx.TransportError as exc:  # the server died mid-run (a test killed it)
+            self.dropped = exc
 
     def until(self, kind: str, timeout: float = 30) -> dict[str, Any]:
         while True:

@@ -14,9 +14,12 @@ from conftest import AugerEnv
 from llm_server import ScriptedLLM
 
 
-def scripted_settings(tmp_path: Path, llm: ScriptedLLM, project: str = "project") -> Settings:
+def scripted_settings(
+    tmp_path: Path, llm: ScriptedLLM, project: str = "project", database_url: str = ""
+) -> Settings:
     """Settings for `tmp_path/home` (AUGER_HOME) and `tmp_path/<project>`, model `local:scripted-model`
-    (and `local:other-model`) served by `llm`, approval mode yolo."""
+    (and `local:other-model`) served by `llm`, approval mode yolo; threads in `database_url`
+    (AUGER_DATABASE_URL) when given."""
     home, proj = tmp_path / "home", tmp_path / project
     home.mkdir(exist_ok=True)
     proj.mkdir(exist_ok=True)
@@ -24,7 +27,8 @@ def scripted_settings(tmp_path: Path, llm: ScriptedLLM, project: str = "project"
         f'model = "local:scripted-model"\n[providers.local]\nbase_url = "{llm.base_url}"\n'
         'models = ["scripted-model", "other-model"]\n'
     )
-    return load_settings(cwd=proj, env={"AUGER_HOME": str(home)}, flags={"mode": "yolo"})
+    env = {"AUGER_HOME": str(home), "AUGER_DATABASE_URL": database_url}
+    return load_settings(cwd=proj, env=env, flags={"mode": "yolo"})
 
 
 async def open_session(env: AugerEnv, mode: str = "manual", **options: Any) -> Session:

@@ -92,6 +92,17 @@ KEYS: tuple[Key, ...] = (
         positive=True,
     ),
     Key(
+        "database_url",
+        "str",
+        "",
+        "Where threads are stored: empty = the SQLite file threads.db in AUGER_HOME; "
+        '"postgresql://user:password@host:5432/dbname" = a PostgreSQL database shared by every '
+        "auger (and `auger serve` replica) pointed at it (needs: pip install 'auger[postgres]'). "
+        "Only from your own config.toml (a project's is ignored).",
+        env="AUGER_DATABASE_URL",
+        user_only=True,
+    ),
+    Key(
         "thread_wait",
         "float",
         60.0,

@@ -52,10 +52,10 @@ def test_one_owner_at_a_time_and_release_frees_it(store: ThreadStore) -> None:
 
 
 def test_an_expired_lease_of_another_machine_is_taken_over(store: ThreadStore) -> None:
-    _plant(store.path, "t1", pid=4242, host="elsewhere", expires_in=60)
+    _plant(store.database.path, "t1", pid=4242, host="elsewhere", expires_in=60)
     busy = store.claim_lease("t1", "me")
     assert busy is not None and busy.describe() == "pid 4242 on elsewhere"  # alive as far as we know
-    conn = sqlite3.connect(store.path)
+    conn = sqlite3.connect(store.database.path)
     with conn:  # no heartbeat for LEASE_TTL seconds: that machine's auger is gone
         conn.execute("UPDATE auger_leases SET expires_at = ? WHERE thread_id = 't1'", (time.time() - 1,))
     conn.close()
@@ -65,7 +65,7 @@ def test_an_expired_lease_of_another_machine_is_taken_over(store: ThreadStore) -
 
 def test_a_dead_holder_on_this_host_is_released_at_once(store: ThreadStore) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    _plant(store.path, "t1", pid=proc.pid, host=thread_lease.hostname(), expires_in=60)
+    _plant(store.database.path, "t1", pid=proc.pid, host=thread_lease.hostname(), expires_in=60)
     try:
         busy = store.claim_lease("t1", "me")
         assert busy is not None and busy.describe() == f"pid {proc.pid}"

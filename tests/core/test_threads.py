@@ -1,4 +1,5 @@
-"""ThreadStore (SQLite only) and the thread operations over a real Session + scripted server."""
+"""ThreadStore and the thread operations over a real Session + scripted server, each on both
+thread databases: the SQLite file and a real PostgreSQL server (tests/pg_server.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ import pytest
 
 from auger.core import events as ev
 from auger.core.runtime import open_runtime, open_session
+from auger.core.threads.backend import ThreadDatabase
+from auger.core.threads.checkpointer import open_saver
 from auger.core.threads.history import read_history
 from auger.core.threads.index import fork_thread, messages_after
 from auger.core.threads.schema import MIGRATIONS
@@ -27,11 +30,41 @@ from conftest_llm import ScriptedLLM
 from session_helpers import options, scripted_settings
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> ThreadDatabase:
+    """The thread database of a test run once per backend: the SQLite file in `tmp_path`, or a
+    fresh database on the session's PostgreSQL server."""
+    url = request.getfixturevalue("pg_url") if request.param == "postgres" else ""
+    return ThreadDatabase(tmp_path / "home", url)
+
+
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[ThreadStore]:
-    s = ThreadStore.open(tmp_path / "threads.db")
+def store(database: ThreadDatabase) -> Iterator[ThreadStore]:
+    database.home.mkdir(exist_ok=True)
+    s = ThreadStore.connect(database)
     yield s
     s.close()
+
+
+async def _checkpoint(database: ThreadDatabase, thread_id: str) -> None:
+    """A checkpoint with a pending write saved by LangGraph's own saver for `database`."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    saver, closer = await open_saver(database)
+    try:
+        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+        saved = await saver.aput(config, empty_checkpoint(), {"source": "input", "step": -1}, {})
+        await saver.aput_writes(saved, [("messages", "zebrafish")], "task-1")
+    finally:
+        await closer.close()
+
+
+async def _has_checkpoint(database: ThreadDatabase, thread_id: str) -> bool:
+    saver, closer = await open_saver(database)
+    try:
+        return await saver.aget_tuple({"configurable": {"thread_id": thread_id}}) is not None
+    finally:
+        await closer.close()
 
 
 def _turn(store: ThreadStore, tid: str, prompt: str, root: str = "/p", texts: tuple[str, ...] = ()) -> None:
@@ -119,31 +152,29 @@ def test_resolve_prefix_ambiguous_and_unknown(store: ThreadStore) -> None:
         store.resolve("zz")
 
 
-def test_delete_removes_checkpoints_writes_and_index(store: ThreadStore) -> None:
-    conn = store.conn
-    conn.execute("CREATE TABLE checkpoints (thread_id TEXT, checkpoint_ns TEXT, checkpoint_id TEXT)")
-    conn.execute("CREATE TABLE writes (thread_id TEXT, checkpoint_id TEXT)")
-    conn.executemany("INSERT INTO checkpoints VALUES (?, '', 'c')", [("a1",), ("b1",)])
-    conn.executemany("INSERT INTO writes VALUES (?, 'c')", [("a1",), ("b1",)])
+async def test_delete_removes_checkpoints_writes_and_index(
+    store: ThreadStore, database: ThreadDatabase
+) -> None:
+    store.delete("never-saved")  # before LangGraph has set up its tables
+    for tid in ("a1", "b1"):
+        await _checkpoint(database, tid)
     _turn(store, "a1", "alpha", texts=("zebrafish",))
     _turn(store, "b1", "beta", texts=("zebrafish",))
     store.delete("a1")
     assert store.get("a1") is None and [h.id for h in store.search("zebrafish")] == ["b1"]
-    assert conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id='a1'").fetchone()[0] == 0
-    assert conn.execute("SELECT count(*) FROM writes WHERE thread_id='a1'").fetchone()[0] == 0
-    assert conn.execute("SELECT count(*) FROM auger_messages").fetchone()[0] == 2
-    assert conn.execute("SELECT count(*) FROM checkpoints").fetchone()[0] == 1
+    assert not await _has_checkpoint(database, "a1") and await _has_checkpoint(database, "b1")
+    assert store._query("SELECT count(*) FROM auger_messages")[0][0] == 2
     # a thread known only to LangGraph still resolves by prefix
-    conn.execute("INSERT INTO checkpoints VALUES ('legacy99', '', 'c')")
+    await _checkpoint(database, "legacy99")
     assert store.resolve("leg") == "legacy99"
+    assert store.with_prefix("leg") == ["legacy99"]
 
 
 def test_prune_deletes_only_old_threads(store: ThreadStore) -> None:
     _turn(store, "old", "old one")
     _turn(store, "new", "new one")
-    store.conn.execute(
-        "UPDATE auger_threads SET updated_at = ? WHERE id = 'old'", (time.time() - 40 * 86400,)
-    )
+    with store._write() as cur:
+        cur.execute("UPDATE auger_threads SET updated_at = ? WHERE id = 'old'", (time.time() - 40 * 86400,))
     assert store.prune(parse_age("30d"), dry_run=True) == ["old"] and store.get("old")
     assert store.prune(parse_age("30d")) == ["old"]
     assert store.get("old") is None and store.get("new") is not None
@@ -258,9 +289,9 @@ async def _send(session, prompt: str) -> None:  # type: ignore[no-untyped-def]
 
 
 async def test_a_turn_is_indexed_from_the_stream_without_reading_the_history(
-    tmp_path: Path, scripted_llm: ScriptedLLM
+    tmp_path: Path, scripted_llm: ScriptedLLM, database: ThreadDatabase
 ) -> None:
-    settings = _settings(tmp_path, scripted_llm)
+    settings = _settings(tmp_path, scripted_llm, database_url=database.url)
     shell = {"name": "execute", "args": {"command": "printf '%s%s\\n' quagga fish"}}
     scripted_llm.add({"text": "first"}, {"tool_calls": [shell]}, {"tool_calls": [shell]}, {"text": "done"})
     session = await open_session(settings)
@@ -291,8 +322,10 @@ async def test_a_turn_is_indexed_from_the_stream_without_reading_the_history(
         await session.aclose()
 
 
-async def test_turns_update_store_and_fork_keeps_turn_one(tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
-    settings = _settings(tmp_path, scripted_llm)
+async def test_turns_update_store_and_fork_keeps_turn_one(
+    tmp_path: Path, scripted_llm: ScriptedLLM, database: ThreadDatabase
+) -> None:
+    settings = _settings(tmp_path, scripted_llm, database_url=database.url)
     scripted_llm.add(
         {"text": "first answer"},
         {"tool_calls": [{"name": "execute", "args": {"command": "printf '%s%s\\n' zebra fish"}}]},
@@ -310,7 +343,7 @@ async def test_turns_update_store_and_fork_keeps_turn_one(tmp_path: Path, script
         assert info.root == str(settings.project_root)
         assert [h.id for h in store.search("zebrafish")] == [tid]
         history = await session.messages()
-        assert [m.content for m in await read_history(store.path, tid)] == [m.content for m in history]
+        assert [m.content for m in await read_history(store.database, tid)] == [m.content for m in history]
         saved = await session.history()  # the port: the saved turns as the events a live turn emits
         assert [e.prompt for e in saved if isinstance(e, ev.TurnStarted)] == [
             "turn one",
@@ -329,16 +362,16 @@ async def test_turns_update_store_and_fork_keeps_turn_one(tmp_path: Path, script
         assert "> turn two" in await session.transcript("text")  # what `auger threads show` prints
 
         fork_id = await fork_thread(store, tid, 1)
-        forked = await read_history(store.path, fork_id)
+        forked = await read_history(store.database, fork_id)
         assert [(m.type, m.content) for m in forked] == [("human", "turn one"), ("ai", "first answer")]
-        assert len(await read_history(store.path, tid)) == 8  # the original is unchanged
+        assert len(await read_history(store.database, tid)) == 8  # the original is unchanged
         child = store.get(fork_id)
         assert child.parent_id == tid and child.fork_turn == 1 and child.message_count == 2
         assert [c.id for c in store.children(tid)] == [fork_id]
         with pytest.raises(UsageError):
             await fork_thread(store, tid, 4)
         full = await fork_thread(store, tid)
-        assert len(await read_history(store.path, full)) == 8 and store.get(full).fork_turn == 3
+        assert len(await read_history(store.database, full)) == 8 and store.get(full).fork_turn == 3
 
         # the fork continues on its own: the model sees turn one only
         await session.open_thread(fork_id)
@@ -353,9 +386,9 @@ async def test_turns_update_store_and_fork_keeps_turn_one(tmp_path: Path, script
 
 
 async def test_resume_restores_model_history_and_project_newest(
-    tmp_path: Path, scripted_llm: ScriptedLLM
+    tmp_path: Path, scripted_llm: ScriptedLLM, database: ThreadDatabase
 ) -> None:
-    settings = _settings(tmp_path, scripted_llm)
+    settings = _settings(tmp_path, scripted_llm, database_url=database.url)
     scripted_llm.add({"text": "old"}, {"text": "new"})
     session = await open_session(settings)
     try:
@@ -376,7 +409,9 @@ async def test_resume_restores_model_history_and_project_newest(
         assert [m.content for m in await resumed.messages()] == ["second thread", "new"]
     finally:
         await resumed.aclose()
-    other = load_settings(cwd=tmp_path, env={"AUGER_HOME": str(settings.home)})
+    other = load_settings(
+        cwd=tmp_path, env={"AUGER_HOME": str(settings.home), "AUGER_DATABASE_URL": database.url}
+    )
     with pytest.raises(ThreadError, match="No threads yet"):
         resolve_thread(other, None)
 

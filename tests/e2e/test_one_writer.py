@@ -10,11 +10,10 @@ import selectors
 import signal
 import subprocess
 import time
-from typing import Any
 
 from conftest import AUGER, AugerEnv
 from conftest_llm import typed
-from serve_harness import start_server, wait_until
+from serve_harness import Gate, served, start_server, wait_until
 
 
 def _popen(env: AugerEnv, *args: str, extra_env: dict[str, str] | None = None) -> subprocess.Popen[str]:
@@ -36,31 +35,6 @@ def _new_thread(env: AugerEnv) -> str:
     return str(json.loads(proc.stdout)["thread_id"])
 
 
-def _served(env: AugerEnv, needle: str) -> Any:
-    """A condition: the scripted server has received the request for `needle` (its turn is running)."""
-
-    def check() -> bool:
-        return any(needle in json.dumps(r.get("messages", [])[-1:]) for r in env.llm.requests)
-
-    return check
-
-
-class Gate:
-    """A FIFO a turn's shell command blocks on (`read x < gate`) until the test opens it: the turn
-    holds its thread exactly as long as the test wants, with no sleeps."""
-
-    def __init__(self, env: AugerEnv, prompt: str, answer: str) -> None:
-        self.path = env.project / "gate"
-        os.mkfifo(self.path)
-        when = {"last_user_contains": prompt}
-        block = {"name": "execute", "id": "call_gate", "args": {"command": "read x < gate"}}
-        env.llm.add({"when": when, "tool_calls": [block]}, {"when": when, "text": answer})
-
-    def open(self) -> None:
-        with self.path.open("w") as fifo:  # returns once the command has the FIFO open for reading
-            fifo.write("go\n")
-
-
 def _stderr_until(proc: subprocess.Popen[str], needle: str, timeout: float = 60) -> str:
     """Read `proc`'s stderr until a line holds `needle` (or it exits); the lines read."""
     assert proc.stderr is not None
@@ -80,11 +54,11 @@ def test_a_second_auger_on_the_thread_waits_for_the_first_turn(auger_env: AugerE
     gate = Gate(auger_env, "first job", "First done.")
     auger_env.llm.add({"when": {"last_user_contains": "second job"}, "text": "Second done."})
     first = _popen(auger_env, "-r", tid, "-n", "first job", "--mode", "yolo")
-    wait_until(_served(auger_env, "first job"), what="the first turn's model call")
+    wait_until(served(auger_env, "first job"), what="the first turn's model call")
     second = _popen(auger_env, "-r", tid, "-n", "second job")
     notice = _stderr_until(second, "waiting up to")
     assert f"is busy in another auger (pid {first.pid}); waiting up to 60 s" in notice
-    assert not _served(auger_env, "second job")()  # it waits before anything reaches the model
+    assert not served(auger_env, "second job")()  # it waits before anything reaches the model
     gate.open()
     out1, err1 = first.communicate(timeout=90)
     out2, err2 = second.communicate(timeout=90)
@@ -103,7 +77,7 @@ def test_with_no_wait_the_second_is_refused_and_nothing_is_lost(auger_env: Auger
     tid = _new_thread(auger_env)
     gate = Gate(auger_env, "first job", "First done.")
     first = _popen(auger_env, "-r", tid, "-n", "first job", "--mode", "yolo")
-    wait_until(_served(auger_env, "first job"), what="the first turn's model call")
+    wait_until(served(auger_env, "first job"), what="the first turn's model call")
     second = _popen(auger_env, "-r", tid, "-n", "second job", extra_env={"AUGER_THREAD_WAIT": "0"})
     _, err2 = second.communicate(timeout=90)
     gate.open()
@@ -111,7 +85,7 @@ def test_with_no_wait_the_second_is_refused_and_nothing_is_lost(auger_env: Auger
     assert (first.returncode, out1.strip()) == (0, "First done."), err1
     assert second.returncode == 1 and "Traceback" not in err2
     assert f"auger: Thread {tid} is busy in another auger (pid {first.pid})." in err2
-    assert not _served(auger_env, "second job")()  # the refused turn never reached the model
+    assert not served(auger_env, "second job")()  # the refused turn never reached the model
     [info] = json.loads(auger_env.run("threads", "list", "--json").stdout)
     assert info["message_count"] == 6  # start and first job with their answers, the gate's call
     auger_env.llm.add({"when": {"last_user_contains": "second job"}, "text": "Second done."})
@@ -123,7 +97,7 @@ def test_a_kill_9_holder_does_not_block_the_thread(auger_env: AugerEnv) -> None:
     tid = _new_thread(auger_env)
     auger_env.llm.add({"when": {"last_user_contains": "stuck job"}, "hang": True})
     stuck = _popen(auger_env, "-r", tid, "-n", "stuck job")
-    wait_until(_served(auger_env, "stuck job"), what="the stuck turn's model call")
+    wait_until(served(auger_env, "stuck job"), what="the stuck turn's model call")
     os.kill(stuck.pid, signal.SIGKILL)
     stuck.communicate(timeout=30)
     auger_env.llm.add({"when": {"last_user_contains": "next job"}, "text": "Next done."})
@@ -140,7 +114,7 @@ def test_the_server_answers_409_for_a_thread_another_auger_holds(auger_env: Auge
     try:
         gate = Gate(auger_env, "first job", "First done.")
         first = _popen(auger_env, "-r", tid, "-n", "first job", "--mode", "yolo")
-        wait_until(_served(auger_env, "first job"), what="the headless turn's model call")
+        wait_until(served(auger_env, "first job"), what="the headless turn's model call")
         with server.client() as c:
             busy = c.post(f"/threads/{tid}/runs", json={"prompt": "server job"})
             assert busy.status_code == 409

@@ -1,6 +1,7 @@
 """End-to-end: real `auger -n` turns against the scripted server change files with file tools and
 shell commands (rm, mv, sed -i, mkdir), then `auger threads rewind` / `threads diff` — checking the
-disk, the conversation, the user's own .git, forks, housekeeping and the bad-input cases."""
+disk, the conversation, the user's own .git, forks, housekeeping and the bad-input cases. Every
+test runs on both thread databases (`thread_db`: the SQLite file, and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import AUGER, AugerEnv
+import pytest
+
+from conftest import AUGER, AugerEnv, db_rows
 from conftest_llm import typed
+
+pytestmark = pytest.mark.usefixtures("thread_db")
 
 
 def write(path: str, content: str) -> dict[str, Any]:
@@ -79,7 +84,9 @@ def seed(root: Path) -> None:
     (root / ".gitignore").write_text("*.log\n")
 
 
-def test_rewind_undoes_file_tools_and_shell_commands_from_turn_n_on(auger_env: AugerEnv) -> None:
+def test_rewind_undoes_file_tools_and_shell_commands_from_turn_n_on(
+    auger_env: AugerEnv, thread_db: Any
+) -> None:
     root = auger_env.project
     seed(root)
     one = turn(auger_env, "turn one", write("a.txt", "from turn one\n"), resume=False)
@@ -107,6 +114,8 @@ def test_rewind_undoes_file_tools_and_shell_commands_from_turn_n_on(auger_env: A
     assert "build.log" not in two_changes["paths"]  # .gitignore'd: not snapshotted
     assert [(e["turn"], e["added"]) for e in changed(three)] == [(3, ["src/extra.py"])]
     tid = thread_id(auger_env)
+    main = "SELECT count(*) FROM checkpoints WHERE checkpoint_ns = ''"
+    assert db_rows(thread_db, main) == [(6,)]  # collapsed: each turn's input and end are what is left
 
     proc = auger_env.run("threads", "rewind", tid[:8], "--to", "2")
     assert proc.returncode == 0, proc.stderr
@@ -127,6 +136,7 @@ def test_rewind_undoes_file_tools_and_shell_commands_from_turn_n_on(auger_env: A
     assert user_prompts(auger_env.llm.requests[-1]) == ["turn one", "after the rewind"]
     shown = auger_env.run("threads", "show", tid)
     assert "turn one" in shown.stdout and "turn two" not in shown.stdout
+    assert db_rows(thread_db, main) == [(4,)]  # the turn after the rewind is collapsed as well
 
 
 def test_files_only_and_conversation_only(auger_env: AugerEnv) -> None:
@@ -251,7 +261,9 @@ def test_threads_diff_per_turn_and_for_the_thread_applies_in_reverse(
     assert bad.returncode == 2 and "has 2 user turn(s); --turn must be 1..2 (got 3)" in bad.stderr
 
 
-def test_turns_that_change_nothing_cost_nothing_and_rewind_can_be_off(auger_env: AugerEnv) -> None:
+def test_turns_that_change_nothing_cost_nothing_and_rewind_can_be_off(
+    auger_env: AugerEnv, thread_db: Any
+) -> None:
     root = auger_env.project
     seed(root)
     events = turn(
@@ -268,8 +280,7 @@ def test_turns_that_change_nothing_cost_nothing_and_rewind_can_be_off(auger_env:
     auger_env.write_config("[rewind]\nenabled = false\n")
     off = turn(auger_env, "write with rewind off", write("off.txt", "x\n"))
     assert changed(off) == [] and (root / "off.txt").exists()
-    conn = sqlite3.connect(auger_env.home / "threads.db")
-    assert conn.execute("SELECT count(*) FROM auger_rewind_turns").fetchone()[0] == 1
+    assert db_rows(thread_db, "SELECT count(*) FROM auger_rewind_turns") == [(1,)]
 
 
 def test_files_over_max_file_mb_are_left_alone(auger_env: AugerEnv) -> None:
@@ -430,14 +441,14 @@ def test_mcp_tools_snapshot_unless_read_only(auger_env: AugerEnv) -> None:
     assert [(e["turn"], e["paths"]) for e in changed(writes)] == [(2, [])]
 
 
-def test_two_processes_snapshot_one_project_at_once(auger_env: AugerEnv) -> None:
+def test_two_processes_snapshot_one_project_at_once(auger_env: AugerEnv, thread_db: Any) -> None:
     """Two agents in one folder at once: the shared store stays sound and every turn is recorded.
     (Each turn's snapshots also see what the other wrote meanwhile — the conflict check then treats
     the other's later writes as someone else's, so neither rewind overwrites them unforced.)"""
     root = auger_env.project
     seed(root)
     for name in ("alpha", "beta"):  # each writes, then waits, so the two turns overlap
-        when = {"last_user_contains": name}
+        when = {"last_user_contains": f"{name} task"}  # not the file name: the local-context note lists files
         auger_env.llm.add(
             {"when": when, "tool_calls": [write(f"{name}.txt", f"{name}\n")]},
             {"when": when, "delay": 1.0, "tool_calls": [shell(f"echo more >> {name}.txt")]},
@@ -464,12 +475,9 @@ def test_two_processes_snapshot_one_project_at_once(auger_env: AugerEnv) -> None
     conn = sqlite3.connect(store)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
-    conn = sqlite3.connect(auger_env.home / "threads.db")
-    assert (
-        conn.execute("SELECT count(*) FROM auger_rewind_turns WHERE after_tree IS NOT NULL").fetchone()[0]
-        == 2
-    )
-    conn.close()
+    assert db_rows(thread_db, "SELECT count(*) FROM auger_rewind_turns WHERE after_tree IS NOT NULL") == [
+        (2,)
+    ]
     for thread in json.loads(auger_env.run("threads", "list", "--json").stdout):
         name = thread["title"].split()[0]
         diff = auger_env.run("threads", "diff", thread["id"])

@@ -1,5 +1,6 @@
 """End-to-end: rewind and diff as port operations — over HTTP on a real `auger serve` and through
-RemoteSession (what `--connect` uses), with real turns against the scripted LLM changing files."""
+RemoteSession (what `--connect` uses), with real turns against the scripted LLM changing files;
+on both thread databases (`thread_db`)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ YOLO = TurnOptions("yolo")
 
 
 @pytest.fixture
-def server(auger_env: AugerEnv) -> Iterator[Server]:
+def server(auger_env: AugerEnv, thread_db: Any) -> Iterator[Server]:
     (auger_env.project / "seed.txt").write_text("seed\n")
     srv = start_server(auger_env, "--mode", "yolo")
     yield srv

@@ -6,6 +6,7 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
 from conftest_tui import Tui, ready, replies, send_nowait, submit, tui, turn, wait_for, write_skill  # noqa: F401
 from textual.widgets import Input
 
@@ -121,7 +122,12 @@ async def test_mode_without_an_argument_shows_the_mode_and_changes_nothing(tui: 
         assert "/mode auto-edit" in notices(app)[-1]
 
 
-async def test_threads_picker_resumes_a_thread(tui: Tui) -> None:
+@pytest.mark.parametrize("database", ["sqlite", "postgres"])
+async def test_threads_picker_resumes_a_thread(
+    tui: Tui, database: str, request: pytest.FixtureRequest
+) -> None:
+    if database == "postgres":  # database_url: the TUI works unchanged on PostgreSQL
+        tui.env.env["AUGER_DATABASE_URL"] = request.getfixturevalue("pg_url")
     tui.llm.add({"text": "about apples"}, {"text": "about pears"}, {"text": "back to apples"})
     app = tui.app()
     async with app.run_test(size=(100, 40)) as pilot:
@@ -148,6 +154,7 @@ async def test_threads_picker_resumes_a_thread(tui: Tui) -> None:
         await turn(pilot, "and more?")
         sent = str(tui.llm.requests[-1]["messages"])
         assert "tell me about apples" in sent and "pears" not in sent
+    assert (tui.env.home / "threads.db").exists() == (database == "sqlite")
 
 
 async def test_thread_picker_renames_and_deletes(tui: Tui) -> None:

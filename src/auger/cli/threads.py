@@ -22,9 +22,10 @@ from auger import paths
 from auger.cli import rewind as rewind_cmd
 from auger.core.backends.mounts import artifacts_dir
 from auger.core.rewind.records import sizes as snapshot_sizes
+from auger.core.threads.backend import ThreadDatabase, database_at
 from auger.core.threads.lease import ThreadBusyError
 from auger.core.threads.store import ThreadInfo, ThreadStore, parse_age
-from auger.errors import AugerError
+from auger.errors import AugerError, ConfigError
 
 if TYPE_CHECKING:
     from auger.core.rewind.housekeeping import Swept
@@ -70,12 +71,12 @@ def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | No
     except SystemExit as exc:  # --help (0) or a usage error (2), already printed
         return int(exc.code or 0)
     env = os.environ if env is None else env
-    db = paths.threads_db(paths.auger_home(dict(env)))
     cwd = (cwd or Path.cwd()).resolve()
     try:
-        if args.command == "list" and not db.exists():
+        db = _database(env, cwd)
+        if args.command == "list" and not db.postgres and not db.path.exists():
             return _print_list([], args, all_projects=bool(args.all))
-        with ThreadStore.open(db) as store:
+        with ThreadStore.connect(db) as store:
             return COMMANDS[args.command](store, args, cwd)
     except AugerError as err:
         print(f"auger: {err}", file=sys.stderr)
@@ -83,6 +84,24 @@ def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | No
     except BrokenPipeError:  # `auger threads list | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _database(env: Mapping[str, str], cwd: Path) -> ThreadDatabase:
+    """The thread database: AUGER_DATABASE_URL, else `database_url` of the user's config (read
+    without loading every setting), else the SQLite file in AUGER_HOME."""
+    home = paths.auger_home(dict(env))
+    url = env.get("AUGER_DATABASE_URL", "").strip()
+    if not url:
+        from auger.settings import read_toml, user_config_path
+
+        value = (read_toml(user_config_path(home)) or {}).get("database_url")
+        if value is not None and not isinstance(value, str):
+            raise ConfigError(
+                f"{user_config_path(home)}: database_url must be a string (got {value!r}).",
+                hint='Write e.g. database_url = "postgresql://auger@db.example:5432/auger".',
+            )
+        url = value or ""
+    return database_at(home, url)
 
 
 def _highlighted(snippet: str) -> str:
@@ -102,7 +121,8 @@ def _list(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     root = None if args.all else str(paths.project_root(Path(args.cwd).expanduser() if args.cwd else cwd))
     limit = None if args.limit <= 0 else args.limit
     threads = store.list(root=root, search=args.search, limit=limit)
-    sizes = snapshot_sizes(store.conn, [t.id for t in threads])
+    with store.records() as db:
+        sizes = snapshot_sizes(db, [t.id for t in threads])
     return _print_list(threads, args, all_projects=root is None, sizes=sizes)
 
 
@@ -149,7 +169,7 @@ def _show(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     from auger.core.threads.transcript import render_markdown, render_text
 
     thread_id = store.resolve(args.id)
-    events = to_events(asyncio.run(read_history(store.path, thread_id)), thread_id)
+    events = to_events(asyncio.run(read_history(store.database, thread_id)), thread_id)
     render = render_markdown if args.markdown else render_text
     sys.stdout.write(render(events, store.get(thread_id), thread_id))
     return 0
@@ -192,7 +212,7 @@ def _fork(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
 def _prune(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     age = parse_age(args.older_than)
     ids = store.prune(age, dry_run=args.dry_run)
-    files = _prune_artifacts(artifacts_dir(store.path.parent), time.time() - age, dry_run=args.dry_run)
+    files = _prune_artifacts(artifacts_dir(store.home), time.time() - age, dry_run=args.dry_run)
     verb = "Would delete" if args.dry_run else "Deleted"
     print(f"{verb} {len(ids)} thread(s) not used for {args.older_than}.")
     if args.dry_run and ids:
@@ -203,13 +223,20 @@ def _prune(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
         swept = _sweep_snapshots(store)
         if swept.objects or swept.stores:
             print(f"Removed {swept.objects} snapshot object(s), {swept.stores} store(s) no thread uses.")
+        try:
+            before, after = store.vacuum()
+        except AugerError as err:  # the threads are deleted; only giving the space back failed
+            print(f"auger: {err}", file=sys.stderr)
+            return 1
+        print(f"Compacted {store.location}: {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB.")
     return 0
 
 
 def _sweep_snapshots(store: ThreadStore) -> Swept:
     from auger.core.rewind import housekeeping
 
-    return housekeeping.collect(store.path.parent, store.conn)
+    with store.records() as db:
+        return housekeeping.collect(store.home, db)
 
 
 def _prune_artifacts(folder: Path, cutoff: float, *, dry_run: bool) -> int:

@@ -75,18 +75,19 @@ async def open_runtime(
     from auger.core.safety.hook_runner import HookRunner
     from auger.core.safety.permissions import PermissionEngine
     from auger.core.safety.redaction import configure
-    from auger.core.threads.checkpointer import open_checkpointer
+    from auger.core.threads.backend import thread_database
+    from auger.core.threads.checkpointer import open_saver
     from auger.core.threads.index import ThreadIndex
     from auger.core.threads.store import ThreadStore
-    from auger.paths import threads_db
 
     async with contextlib.AsyncExitStack() as stack:
         if mcp is not None:
             stack.push_async_callback(mcp.aclose)
         permissions = PermissionEngine.from_settings(settings)
         hooks = HookRunner.from_settings(settings, trust_project=trust_project_hooks)
-        store = stack.enter_context(ThreadStore.open(threads_db(settings.home)))  # validates + migrates
-        saver, conn = await open_checkpointer(threads_db(settings.home))
+        db = thread_database(settings)
+        store = stack.enter_context(ThreadStore.connect(db))  # validates + migrates the database
+        saver, conn = await open_saver(db)
         stack.push_async_callback(conn.close)
         backend = make_backend(settings)
         graph = create_cli_agent(
@@ -103,7 +104,7 @@ async def open_runtime(
             graph,
             saver,
             store,
-            ThreadIndex(store, settings),
+            ThreadIndex(store, settings, graph),
             hooks,
             permissions,
             configure(settings),

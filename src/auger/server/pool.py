@@ -32,12 +32,16 @@ EPHEMERAL_PREFIX = "~tmp-"  # "~" is not allowed in client thread ids: no collis
 
 
 class Lease:
-    """A thread reserved for one run; `release()` is idempotent and synchronous."""
+    """A thread reserved for one run; `release()` is idempotent and synchronous. The run holds
+    the thread's writer lease in the database from the start (`ThreadPool.lease`); a turn that
+    ran releases it as it ends, and `release()` gives back one no turn took over (a run cut short
+    or cancelled before it started)."""
 
     def __init__(self, pool: ThreadPool, session: Session, on_release: Callable[[], Any] | None) -> None:
         self.pool, self.session, self._on_release = pool, session, on_release
         self.released = False
         self.cancelled = False  # a cancel that came before the turn started
+        self.claimed = False  # the writer lease in the database was taken for this run
 
     def release(self) -> None:
         if self.released:
@@ -45,6 +49,11 @@ class Lease:
         self.released = True
         if self.pool.leases.get(self.session.thread_id) is self:
             del self.pool.leases[self.session.thread_id]
+        writer = self.session.writer
+        if self.claimed and writer.thread_id is not None and not self.session.busy:
+            task = asyncio.ensure_future(writer.detach())
+            self.pool._releasing.add(task)
+            task.add_done_callback(self.pool._releasing.discard)
         if self._on_release is not None:
             self._on_release()
 
@@ -57,6 +66,7 @@ class ThreadPool:
         self.modes: dict[str, str] = {}
         self.leases: dict[str, Lease] = {}
         self._sessions: OrderedDict[str, Session] = OrderedDict()
+        self._releasing: set[asyncio.Task[None]] = set()
 
     async def aclose(self) -> None:
         running = [s for s in self._sessions.values() if s.busy]
@@ -109,7 +119,26 @@ class ThreadPool:
         if thread_id in self._sessions or await self._stored(thread_id):
             raise BusyError(f"Thread {thread_id!r} already exists.")
         self.set_mode(thread_id, mode)
-        return self._remember(self._session(thread_id))
+        session = self._session(thread_id)
+        await self._register(session)
+        return self._remember(session)
+
+    async def _register(self, session: Session) -> None:
+        """Record a new thread in the database at once, so every replica knows it (its title is
+        the first prompt, as for any thread)."""
+        from auger.core.threads.store import git_branch
+
+        settings = self.runtime.settings
+        root = settings.project_root
+        await asyncio.to_thread(
+            self.runtime.threads.begin_turn,
+            session.thread_id,
+            prompt="",
+            cwd=str(settings.cwd),
+            root=str(root),
+            model=session.model_spec,
+            git_branch=git_branch(root),
+        )
 
     async def get(self, ref: str) -> Session:
         """The session on an existing thread (loaded from the checkpointer if needed)."""
@@ -155,25 +184,33 @@ class ThreadPool:
         await self.runtime.checkpointer.adelete_thread(session.thread_id)
 
     async def purge_ephemeral(self) -> None:
-        """Delete what stateless chats left behind (a crash, a run cut short)."""
-        saver = self.runtime.checkpointer
-        sql = "SELECT DISTINCT thread_id FROM checkpoints WHERE substr(thread_id, 1, 5) = ?"
-        async with saver.conn.execute(sql, (EPHEMERAL_PREFIX,)) as cursor:
-            rows = await cursor.fetchall()
-        for (thread_id,) in rows:
-            await saver.adelete_thread(thread_id)
+        """Delete what stateless chats left behind (a crash, a run cut short). On a shared
+        PostgreSQL database other replicas' chats may be running: nothing is purged there (each
+        replica deletes its own chats' checkpoints when their run ends)."""
+        store = self.runtime.threads
+        if store.database.postgres:
+            return
+        for thread_id in await asyncio.to_thread(store.with_prefix, EPHEMERAL_PREFIX):
+            await self.runtime.checkpointer.adelete_thread(thread_id)
 
     # -- runs -----------------------------------------------------------------------------
     async def lease(self, session: Session, on_release: Callable[[], Any] | None = None) -> Lease:
         """Reserve the thread for one run; BusyError (409) if a run here holds it, or a turn in
-        another auger process (its writer lease in the thread database, `auger.core.threads.lease`)."""
+        another auger process (another replica, a headless run). The writer lease in the thread
+        database (`auger.core.threads.lease`) is taken here, in one statement, so of two replicas
+        asked at once one runs and the other answers 409 before its stream starts."""
         thread_id = session.thread_id
         self._check_free(thread_id)
-        other = await asyncio.to_thread(self.runtime.threads.lease_holder, thread_id)
-        self._check_free(thread_id)  # a run here may have started while we looked
+        lease = self.leases[thread_id] = Lease(self, session, on_release)  # reserved while we ask
+        try:
+            other = await session.writer.claim_now(thread_id)
+        except BaseException:
+            lease.release()
+            raise
+        lease.claimed = other is None
         if other is not None:
+            lease.release()
             raise BusyError(f"Thread {thread_id!r} is busy in another auger ({other.describe()}).")
-        lease = self.leases[thread_id] = Lease(self, session, on_release)
         return lease
 
     def _check_free(self, thread_id: str) -> None:

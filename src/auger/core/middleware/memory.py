@@ -4,17 +4,21 @@ deepagents loads AGENTS.md once per thread; auger re-reads the slots at the star
 so what the agent saved when asked to remember something is in the next turn's prompt, and a
 CLAUDE.md replaced by an AGENTS.md is noticed. The files are read on the host (they are the
 user's own files, so a symlinked ~/.auger/AGENTS.md works, and no sandbox process is started per
-turn); the agent edits them through the backend at the paths shown in the prompt. State is written only when
-the contents changed (keeping the prompt cache warm). Its `name` is "MemoryMiddleware", so
-`create_deep_agent(memory=...)` puts it in the SDK's slot.
+turn); the agent edits them through the backend at the paths shown in the prompt. The contents live
+in an *untracked* state channel (LangGraph never checkpoints it: an AGENTS.md was copied into every
+checkpoint of every turn); a run that resumes mid-turn (after an approval) gets the contents this
+middleware read last. Its `name` is "MemoryMiddleware", so `create_deep_agent(memory=...)` puts it
+in the SDK's slot.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, cast
 
 from deepagents.middleware._utils import append_to_system_message
 from deepagents.middleware.memory import MemoryMiddleware
+from langchain.agents.middleware.types import AgentState, PrivateStateAttr
+from langgraph.channels.untracked_value import UntrackedValue
 
 from auger.core.agent.prompt_compact import COMPACT_MEMORY_PROMPT, is_compact
 from auger.core.catalog.memory import memory_files, read_with_imports
@@ -56,13 +60,20 @@ def read_memory(settings: Settings) -> tuple[list[str], dict[str, str]]:
     return sources, contents
 
 
+class AugerMemoryState(AgentState):  # type: ignore[type-arg]
+    memory_contents: NotRequired[Annotated[dict[str, str], PrivateStateAttr, UntrackedValue]]
+
+
 class AugerMemoryMiddleware(MemoryMiddleware):  # type: ignore[type-arg]
+    state_schema = AugerMemoryState
+
     def __init__(self, backend: Any, settings: Settings) -> None:
         sources = [m.virtual_path for m in memory_files(settings)]
         super().__init__(
             backend=backend, sources=sources, add_cache_control=True, system_prompt=MEMORY_PROMPT
         )
         self._settings = settings
+        self._contents: dict[str, str] | None = None  # the last read, for runs resumed mid-turn
 
     @property
     def name(self) -> str:
@@ -70,6 +81,7 @@ class AugerMemoryMiddleware(MemoryMiddleware):  # type: ignore[type-arg]
 
     def _load(self, state: Any) -> dict[str, Any] | None:
         self.sources, contents = read_memory(self._settings)
+        self._contents = contents
         return None if state.get("memory_contents") == contents else {"memory_contents": contents}
 
     def before_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> Any:  # type: ignore[override]
@@ -79,7 +91,13 @@ class AugerMemoryMiddleware(MemoryMiddleware):  # type: ignore[type-arg]
         return self._load(state)
 
     def modify_request(self, request: ModelRequest) -> ModelRequest:  # type: ignore[override]
-        """The compact profile's shorter memory text for a model with a small window."""
+        """The contents read last for a run resumed mid-turn; the compact profile's shorter memory
+        text for a model with a small window."""
+        if "memory_contents" not in request.state:  # a run resumed mid-turn did not read them
+            if self._contents is None:
+                self._load({})
+            state: Any = {**request.state, "memory_contents": self._contents or {}}
+            request = request.override(state=state)
         if not is_compact(request.model):
             return super().modify_request(request)
         contents = cast("dict[str, str]", request.state.get("memory_contents") or {})

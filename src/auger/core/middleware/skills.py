@@ -4,21 +4,27 @@ deepagents lists each source through the backend and only *warns* when a skill's
 match its folder; auger skips such skills (and says why, see `auger.core.catalog.skills`). This subclass
 keeps the SDK's prompt section, skill-tool disclosure and `pinned_skills`, and replaces only the
 loading: skills are discovered at the start of every run (a user turn), so a skill written during
-a conversation is offered on the next turn; state is written only when the catalogue changed.
+a conversation is offered on the next turn. The catalogue lives in *untracked* state channels
+(LangGraph never checkpoints them: it was ~1.9 KB in every checkpoint of every turn); a run that
+resumes mid-turn (after an approval) gets the last catalogue this middleware loaded.
 Its `name` is "SkillsMiddleware", so `create_deep_agent` puts it in the SDK's slot.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, get_type_hints
 
-from deepagents.middleware.skills import SkillMetadata, SkillsMiddleware
+from deepagents.middleware.skills import SkillMetadata, SkillsMiddleware, SkillsState
+from langchain.agents.middleware.types import OmitFromOutput, PrivateStateAttr
+from langgraph.channels.untracked_value import UntrackedValue
+from typing_extensions import TypedDict
 
 from auger.core.backends.mounts import virtual_path
 from auger.core.catalog.skills import SkillCatalog, discover_skills, skill_sources
 
 if TYPE_CHECKING:
+    from langchain.agents.middleware import ModelRequest
     from langchain_core.runnables import RunnableConfig
 
     from auger.settings import Settings
@@ -38,6 +44,15 @@ A message that starts with `<skill name=...>` is the user invoking that skill di
 its instructions are already in the message."""
 
 
+# The SDK's SkillsState with the catalogue in channels LangGraph does not checkpoint.
+_FIELDS: dict[str, Any] = {
+    **get_type_hints(SkillsState, include_extras=True),
+    "skills_metadata": NotRequired[Annotated[list[SkillMetadata] | None, OmitFromOutput, UntrackedValue]],
+    "skills_load_errors": NotRequired[Annotated[list[str], PrivateStateAttr, UntrackedValue]],
+}
+AugerSkillsState: Any = TypedDict("AugerSkillsState", _FIELDS)  # type: ignore[misc]
+
+
 def skill_metadata(catalog: SkillCatalog) -> list[SkillMetadata]:
     return [
         SkillMetadata(
@@ -54,6 +69,8 @@ def skill_metadata(catalog: SkillCatalog) -> list[SkillMetadata]:
 
 
 class AugerSkillsMiddleware(SkillsMiddleware):  # type: ignore[type-arg]
+    state_schema = AugerSkillsState  # type: ignore[assignment]
+
     def __init__(self, backend: Any, settings: Settings) -> None:
         sources = [
             (vpath, label.title())
@@ -62,6 +79,7 @@ class AugerSkillsMiddleware(SkillsMiddleware):  # type: ignore[type-arg]
         ]
         super().__init__(backend=backend, sources=sources, system_prompt=SKILLS_PROMPT)
         self._settings = settings
+        self._catalogue: dict[str, Any] = {}  # the last one loaded, for runs resumed mid-turn
 
     @property
     def name(self) -> str:
@@ -70,12 +88,31 @@ class AugerSkillsMiddleware(SkillsMiddleware):  # type: ignore[type-arg]
     def _load(self, state: Any) -> dict[str, Any] | None:
         catalog = discover_skills(self._settings)
         skills, warnings = skill_metadata(catalog), catalog.warnings
+        self._catalogue = {"skills_metadata": skills, "skills_load_errors": warnings}
         if state.get("skills_metadata") == skills and state.get("skills_load_errors", []) == warnings:
             return None
-        return {"skills_metadata": skills, "skills_load_errors": warnings}
+        return dict(self._catalogue)
+
+    def _state(self, state: Any) -> Any:
+        """`state` with the catalogue in it (a run resumed mid-turn did not load one)."""
+        if "skills_metadata" in state:
+            return state
+        return {**state, **(self._catalogue or self._load({}) or {})}
 
     def before_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> Any:  # type: ignore[override]
         return self._load(state)
 
     async def abefore_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> Any:  # type: ignore[override]
         return await asyncio.to_thread(self._load, state)  # file I/O: off the event loop
+
+    def before_model(self, state: Any, runtime: Any) -> Any:
+        return super().before_model(self._state(state), runtime)
+
+    async def abefore_model(self, state: Any, runtime: Any) -> Any:
+        return await super().abefore_model(self._state(state), runtime)
+
+    def modify_request(self, request: ModelRequest) -> ModelRequest:  # type: ignore[type-arg]
+        state = self._state(request.state)
+        if state is not request.state:
+            request = request.override(state=state)
+        return super().modify_request(request)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,12 +28,13 @@ class Swept:
     stores: int = 0  # whole project stores removed
 
 
-def collect(home: Path, conn: sqlite3.Connection) -> Swept:
-    """Sweep every project store under `$AUGER_HOME/snapshots/`."""
+def collect(home: Path, db: records.Db) -> Swept:
+    """Sweep every project store under `$AUGER_HOME/snapshots/` (`db`: the thread database's
+    records, `ThreadStore.records()`)."""
     folder = snapshots_dir(home)
-    if not folder.is_dir() or not records.has_table(conn, ["auger_rewind_turns"]):
+    if not folder.is_dir():
         return Swept()
-    live = records.roots(conn)
+    live = records.roots(db)
     objects = stores = 0
     for path in sorted(folder.glob("*.db")):
         with store_lock(path, exclusive=True):
@@ -42,7 +42,7 @@ def collect(home: Path, conn: sqlite3.Connection) -> Swept:
                 with ObjectStore.open(path, "", create=False) as store:
                     root = store.root()
                     if root in live:
-                        objects += _sweep(store, records.referenced_trees(conn, root))
+                        objects += _sweep(store, records.referenced_trees(db, root))
                         continue
             except RewindError as exc:  # a damaged store is left for the user to look at
                 log.warning("snapshot store not swept: %s", exc)

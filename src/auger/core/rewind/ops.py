@@ -1,11 +1,12 @@
 """The rewind operations front ends call: restore a thread's files to before turn N, and the
 diff of what the agent changed (per turn or over the whole thread).
 
-Both read the turn records from the thread database and the snapshots from the project's store,
-under the store's shared lock (housekeeping cannot collect what they read). `rewind_files`
-checks everything first — the turn exists, the store and every needed file version are there,
-nothing was changed by hand since (unless forced) — and only then writes; the conversation part
-of a rewind is `threads.index.truncate_thread`.
+Both read the turn records from the thread database (`ThreadStore.records()`, SQLite or
+PostgreSQL) and the snapshots from the project's store, under the store's shared lock
+(housekeeping cannot collect what they read). `rewind_files` checks everything first — the turn
+exists, the store and every needed file version are there, nothing was changed by hand since
+(unless forced) — and only then writes; the conversation part of a rewind is
+`threads.index.truncate_thread`.
 """
 
 from __future__ import annotations
@@ -14,14 +15,18 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from auger.core.rewind import patch, records, restore, timeline
+from auger.core.rewind import patch, restore, timeline
 from auger.core.rewind.objects import ObjectStore, store_lock
 from auger.core.rewind.options import RewindOptions, store_path
 from auger.core.rewind.restore import Step
 from auger.core.rewind.snapshot import take
 from auger.core.rewind.trees import Change
 from auger.errors import RewindConflict, RewindError
+
+if TYPE_CHECKING:
+    from auger.core.threads.store import ThreadStore
 
 OptionsFor = Callable[[Path], RewindOptions]  # a project root -> its [rewind] settings
 SHOWN = 10
@@ -36,20 +41,16 @@ class FilesRewind:
     dry_run: bool = False
 
 
-def check_turn(db: Path, thread_id: str, to: int) -> int:
+def check_turn(threads: ThreadStore, thread_id: str, to: int) -> int:
     """UsageError unless user turn `to` exists; returns the thread's number of user turns."""
-    conn = records.connect(db)
-    try:
-        line = timeline.load(conn, thread_id)
-    finally:
-        conn.close()
+    with threads.records() as db:
+        line = timeline.load(db, thread_id)
     line.check_turn(to, "--to")
     return line.turns
 
 
 def rewind_files(
-    home: Path,
-    db: Path,
+    threads: ThreadStore,
     thread_id: str,
     to: int,
     options_for: OptionsFor,
@@ -58,12 +59,10 @@ def rewind_files(
     dry_run: bool = False,
 ) -> FilesRewind:
     """Restore the files the agent changed in user turns `to`.. to how they were before."""
-    conn = records.connect(db)
-    try:
-        line = timeline.load(conn, thread_id)
-    finally:
-        conn.close()
+    with threads.records() as db:
+        line = timeline.load(db, thread_id)
     line.check_turn(to, "--to")
+    home = threads.home
     with _stores(home, line.roots()) as stores:
         plans = {
             root: restore.plan(
@@ -86,16 +85,14 @@ def rewind_files(
     return FilesRewind(thread_id, to, steps, forced, dry_run)
 
 
-def thread_diff(home: Path, db: Path, thread_id: str, turn: int | None, options_for: OptionsFor) -> str:
+def thread_diff(threads: ThreadStore, thread_id: str, turn: int | None, options_for: OptionsFor) -> str:
     """What the agent changed in user turn `turn` (None: over the whole thread), as a unified diff."""
-    conn = records.connect(db)
-    try:
-        line = timeline.load(conn, thread_id)
-    finally:
-        conn.close()
+    with threads.records() as db:
+        line = timeline.load(db, thread_id)
     if turn is not None:
         line.check_turn(turn, "--turn")
     out = []
+    home = threads.home
     with _stores(home, line.roots()) as stores:
         for root, store in stores.items():
             changes = _changes(line, root, store, home, options_for, since=turn or 1)
@@ -104,14 +101,12 @@ def thread_diff(home: Path, db: Path, thread_id: str, turn: int | None, options_
 
 
 def turn_changes(
-    home: Path, db: Path, thread_id: str, options_for: OptionsFor
+    threads: ThreadStore, thread_id: str, options_for: OptionsFor
 ) -> tuple[int, dict[int, list[Change]]]:
     """The thread's number of user turns, and what each recorded turn changed (every project root)."""
-    conn = records.connect(db)
-    try:
-        line = timeline.load(conn, thread_id)
-    finally:
-        conn.close()
+    with threads.records() as db:
+        line = timeline.load(db, thread_id)
+    home = threads.home
     out: dict[int, list[Change]] = {}
     with _stores(home, line.roots()) as stores:
         for root, store in stores.items():

@@ -29,6 +29,7 @@ from auger.core.rewind.snapshot import TooManyFiles, take
 from auger.errors import AugerError, RewindError
 
 if TYPE_CHECKING:
+    from auger.core.threads.store import ThreadStore
     from auger.settings import Settings
 
 log = logging.getLogger("auger.rewind")
@@ -40,11 +41,12 @@ TOO_BIG_RETRY_S = 300.0  # meanwhile its turns do not list it again (a walk of $
 def turn_recorder(settings: Settings, threads: Any, thread_id: str) -> TurnRecorder | None:
     """A recorder for the turn about to run, or None when `[rewind] enabled = false` or the
     session keeps no thread database."""
+    from auger.core.threads.store import ThreadStore
+
     options = RewindOptions.from_settings(settings)
-    db = getattr(threads, "path", None)
-    if not options.enabled or not isinstance(db, Path):
+    if not options.enabled or not isinstance(threads, ThreadStore):
         return None
-    return TurnRecorder(options, settings.home, settings.project_root, db, thread_id)
+    return TurnRecorder(options, settings.home, settings.project_root, threads, thread_id)
 
 
 async def finish_turn(recorder: TurnRecorder | None) -> list[ev.Event]:
@@ -53,8 +55,16 @@ async def finish_turn(recorder: TurnRecorder | None) -> list[ev.Event]:
 
 
 class TurnRecorder:
-    def __init__(self, options: RewindOptions, home: Path, root: Path, db: Path, thread_id: str) -> None:
-        self.options, self.home, self.root, self.db, self.thread_id = options, home, root, db, thread_id
+    def __init__(
+        self, options: RewindOptions, home: Path, root: Path, threads: ThreadStore, thread_id: str
+    ) -> None:
+        self.options, self.home, self.root, self.threads, self.thread_id = (
+            options,
+            home,
+            root,
+            threads,
+            thread_id,
+        )
         self._lock = threading.Lock()
         self._tried = False
         self._checkpoint: str | None = None
@@ -86,12 +96,15 @@ class TurnRecorder:
             await asyncio.to_thread(self.before_change)
 
     def _snapshot_before(self) -> tuple[str, str]:
-        with self._store() as (conn, store):
-            checkpoint = records.latest_input(conn, self.thread_id)
+        with self._store() as store:
+            with self.threads.records() as db:
+                checkpoint = records.latest_input(db, self.thread_id)
             if checkpoint is None:
                 raise RewindError("the turn has no saved checkpoint to attach its snapshot to")
-            records.begin(conn, self.thread_id, checkpoint, str(self.root), take(store, *self._where()))
-            before = records.before_tree(conn, self.thread_id, checkpoint)  # an earlier one, if any
+            tree = take(store, *self._where())
+            with self.threads.records(write=True) as db:
+                records.begin(db, self.thread_id, checkpoint, str(self.root), tree)
+                before = records.before_tree(db, self.thread_id, checkpoint)  # an earlier one, if any
             assert before is not None
             return checkpoint, before
 
@@ -110,12 +123,13 @@ class TurnRecorder:
 
     def _snapshot_after(self) -> ev.FilesChanged:
         assert self._checkpoint is not None and self._before is not None
-        with self._store() as (conn, store):
+        with self._store() as store:
             after = take(store, *self._where())
             changes = list(trees.diff(store.tree, self._before, after))
             size = store.sizes(e.id for c in changes for e in (c.old, c.new) if e is not None)
-            records.finish(conn, self.thread_id, self._checkpoint, after, size)
-            turn = records.turn_number(conn, self.thread_id, self._checkpoint)
+            with self.threads.records(write=True) as db:
+                records.finish(db, self.thread_id, self._checkpoint, after, size)
+                turn = records.turn_number(db, self.thread_id, self._checkpoint)
         return ev.FilesChanged(
             turn=turn,
             paths=[c.path for c in changes],
@@ -128,14 +142,10 @@ class TurnRecorder:
         return self.root, self.home, self.options
 
     @contextmanager
-    def _store(self) -> Iterator[tuple[Any, ObjectStore]]:
+    def _store(self) -> Iterator[ObjectStore]:
         path = store_path(self.home, self.root)
-        conn = records.connect(self.db)
-        try:
-            with store_lock(path), ObjectStore.open(path, self.root, create=True) as store:
-                yield conn, store
-        finally:
-            conn.close()
+        with store_lock(path), ObjectStore.open(path, self.root, create=True) as store:
+            yield store
 
     def _failed(self, exc: Exception) -> None:
         self._before = None

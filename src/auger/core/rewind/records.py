@@ -5,20 +5,19 @@ turn's first file-changing tool call and the one at its end (NULL while the turn
 process died). A turn is named by LangGraph's *input checkpoint* of that user turn, not by a
 number: `threads fork` copies checkpoints with their ids (so the fork's rows are the parent's
 rows for the same checkpoints), and turn numbers are recounted from the checkpoint chain when
-needed. Plain sqlite3; every write is one short transaction.
+needed. Plain SQL with `?` placeholders, run on whichever thread database the ThreadStore has
+open (SQLite or PostgreSQL, `auger.core.threads.backend`): the store hands a `Db` out
+(`ThreadStore.records()`), and runs the few statements below its own transactions itself.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
-BUSY_TIMEOUT_S = 10.0
 COLUMNS = "thread_id, checkpoint_id, root, before_tree, after_tree, bytes, created_at"
-INPUT = "json_extract(CAST(metadata AS TEXT), '$.source') = 'input'"  # LangGraph's own filter
 
 
 @dataclass(frozen=True)
@@ -32,70 +31,75 @@ class TurnRecord:
     created_at: float
 
 
-def connect(db: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(db), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
-    conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-    return conn
+@dataclass(frozen=True)
+class Db:
+    """The thread database as the records see it (`ThreadStore.records()`)."""
+
+    cur: Any  # `execute(sql, params)` with `?` placeholders
+    inputs: str  # SQL: this `checkpoints` row is a user turn's input (the dialects' JSON differs)
+    has_checkpoints: bool  # LangGraph has set its tables up
 
 
-def latest_input(conn: sqlite3.Connection, thread_id: str) -> str | None:
+def latest_input(db: Db, thread_id: str) -> str | None:
     """The input checkpoint of the thread's current user turn (it is written before any tool runs)."""
-    row = conn.execute(
-        f"SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND {INPUT}"
+    if not db.has_checkpoints:
+        return None
+    row = db.cur.execute(
+        f"SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND {db.inputs}"
         " ORDER BY checkpoint_id DESC LIMIT 1",
         (thread_id,),
     ).fetchone()
     return str(row[0]) if row else None
 
 
-def turn_number(conn: sqlite3.Connection, thread_id: str, checkpoint_id: str) -> int:
+def turn_number(db: Db, thread_id: str, checkpoint_id: str) -> int:
     """Which user turn (1-based) `checkpoint_id` starts."""
-    row = conn.execute(
-        f"SELECT count(*) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND {INPUT}"
+    row = db.cur.execute(
+        f"SELECT count(*) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND {db.inputs}"
         " AND checkpoint_id <= ?",
         (thread_id, checkpoint_id),
     ).fetchone()
     return int(row[0])
 
 
-def begin(conn: sqlite3.Connection, thread_id: str, checkpoint_id: str, root: str, tree: str) -> None:
+def begin(db: Db, thread_id: str, checkpoint_id: str, root: str, tree: str) -> None:
     """The snapshot before the turn's first change (kept if the turn already has one)."""
-    conn.execute(
+    db.cur.execute(
         f"INSERT INTO auger_rewind_turns ({COLUMNS}) VALUES (?, ?, ?, ?, NULL, 0, ?)"
         " ON CONFLICT(thread_id, checkpoint_id) DO NOTHING",
         (thread_id, checkpoint_id, root, tree, time.time()),
     )
 
 
-def finish(conn: sqlite3.Connection, thread_id: str, checkpoint_id: str, tree: str, size: int) -> None:
-    conn.execute(
+def finish(db: Db, thread_id: str, checkpoint_id: str, tree: str, size: int) -> None:
+    db.cur.execute(
         "UPDATE auger_rewind_turns SET after_tree = ?, bytes = ? WHERE thread_id = ? AND checkpoint_id = ?",
         (tree, size, thread_id, checkpoint_id),
     )
 
 
-def before_tree(conn: sqlite3.Connection, thread_id: str, checkpoint_id: str) -> str | None:
-    row = conn.execute(
+def before_tree(db: Db, thread_id: str, checkpoint_id: str) -> str | None:
+    row = db.cur.execute(
         "SELECT before_tree FROM auger_rewind_turns WHERE thread_id = ? AND checkpoint_id = ?",
         (thread_id, checkpoint_id),
     ).fetchone()
     return str(row[0]) if row else None
 
 
-def for_thread(conn: sqlite3.Connection | sqlite3.Cursor, thread_id: str) -> list[TurnRecord]:
-    rows = conn.execute(
+def for_thread(db: Db, thread_id: str) -> list[TurnRecord]:
+    rows = db.cur.execute(
         f"SELECT {COLUMNS} FROM auger_rewind_turns WHERE thread_id = ? ORDER BY checkpoint_id", (thread_id,)
     ).fetchall()
     return [TurnRecord(*r) for r in rows]
 
 
-def sizes(conn: sqlite3.Connection, thread_ids: Sequence[str]) -> dict[str, int]:
+def sizes(db: Db, thread_ids: Sequence[str]) -> dict[str, int]:
     """Bytes of the file versions each thread's turns changed (what its snapshots hold)."""
     out: dict[str, int] = {}
     for i in range(0, len(thread_ids), 500):
         part = list(thread_ids[i : i + 500])
         marks = ",".join("?" * len(part))
-        for thread_id, total in conn.execute(
+        for thread_id, total in db.cur.execute(
             f"SELECT thread_id, sum(bytes) FROM auger_rewind_turns WHERE thread_id IN ({marks})"
             " GROUP BY thread_id",
             part,
@@ -104,29 +108,30 @@ def sizes(conn: sqlite3.Connection, thread_ids: Sequence[str]) -> dict[str, int]
     return out
 
 
-def referenced_trees(conn: sqlite3.Connection, root: str) -> set[str]:
+def referenced_trees(db: Db, root: str) -> set[str]:
     """Every snapshot some thread of project `root` still needs."""
-    rows = conn.execute("SELECT before_tree, after_tree FROM auger_rewind_turns WHERE root = ?", (root,))
+    rows = db.cur.execute("SELECT before_tree, after_tree FROM auger_rewind_turns WHERE root = ?", (root,))
     return {tree for pair in rows for tree in pair if tree}
 
 
 # -- inside the thread store's write transactions (auger.core.threads) ----------------------
-def copy_to_fork(cur: sqlite3.Cursor, source_id: str, new_id: str) -> None:
+def copy_to_fork(cur: Any, source_id: str, new_id: str) -> None:
     """The fork shares the parent's records for the checkpoints it copied (turns 1..K)."""
     cur.execute(
-        f"INSERT OR IGNORE INTO auger_rewind_turns ({COLUMNS})"
+        f"INSERT INTO auger_rewind_turns ({COLUMNS})"
         " SELECT ?, checkpoint_id, root, before_tree, after_tree, bytes, created_at FROM auger_rewind_turns"
         " WHERE thread_id = ? AND checkpoint_id IN"
-        " (SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '')",
+        " (SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '')"
+        " ON CONFLICT (thread_id, checkpoint_id) DO NOTHING",
         (new_id, source_id, new_id),
     )
 
 
-def delete_thread(cur: sqlite3.Cursor, thread_id: str) -> None:
+def delete_thread(cur: Any, thread_id: str) -> None:
     cur.execute("DELETE FROM auger_rewind_turns WHERE thread_id = ?", (thread_id,))
 
 
-def delete_from(cur: sqlite3.Cursor, thread_id: str, checkpoint_id: str) -> None:
+def delete_from(cur: Any, thread_id: str, checkpoint_id: str) -> None:
     """Forget the turns from `checkpoint_id` on (the conversation was cut there)."""
     cur.execute(
         "DELETE FROM auger_rewind_turns WHERE thread_id = ? AND checkpoint_id >= ?",
@@ -134,11 +139,5 @@ def delete_from(cur: sqlite3.Cursor, thread_id: str, checkpoint_id: str) -> None
     )
 
 
-def roots(conn: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in conn.execute("SELECT DISTINCT root FROM auger_rewind_turns")}
-
-
-def has_table(conn: sqlite3.Connection, names: Iterable[str] = ("auger_rewind_turns", "checkpoints")) -> bool:
-    wanted = set(names)
-    found = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    return wanted <= found
+def roots(db: Db) -> set[str]:
+    return {r[0] for r in db.cur.execute("SELECT DISTINCT root FROM auger_rewind_turns").fetchall()}

@@ -79,13 +79,12 @@ async def rewind_thread(
     from auger.core.threads.index import truncate_thread
 
     with nullcontext() if held else holding(store, thread_id):
-        turns = await asyncio.to_thread(ops.check_turn, store.path, thread_id, to)
+        turns = await asyncio.to_thread(ops.check_turn, store, thread_id, to)
         done: list[RewoundFile] | None = None
         if files:
             result = await asyncio.to_thread(
                 ops.rewind_files,
-                store.path.parent,
-                store.path,
+                store,
                 thread_id,
                 to,
                 project_options,
@@ -119,7 +118,7 @@ def thread_diff(store: ThreadStore, thread_id: str, turn: int | None) -> str:
     """The agent's file changes in `thread_id` (one user turn, or all) as a unified diff."""
     from auger.core.rewind import ops
 
-    return ops.thread_diff(store.path.parent, store.path, thread_id, turn, project_options)
+    return ops.thread_diff(store, thread_id, turn, project_options)
 
 
 def thread_turns(store: ThreadStore, thread_id: str, prompts: list[str]) -> list[TurnChanges]:
@@ -127,7 +126,7 @@ def thread_turns(store: ThreadStore, thread_id: str, prompts: list[str]) -> list
     turns' prompts in order (from the conversation)."""
     from auger.core.rewind import ops
 
-    turns, changed = ops.turn_changes(store.path.parent, store.path, thread_id, project_options)
+    turns, changed = ops.turn_changes(store, thread_id, project_options)
     out = []
     for turn in range(1, turns + 1):
         changes = changed.get(turn, [])

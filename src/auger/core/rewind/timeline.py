@@ -8,7 +8,6 @@ began, or, for the last one, at the files as they are now.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -59,14 +58,14 @@ class Timeline:
             yield item.turn, list(trees.diff(read, item.record.before_tree, after))
 
 
-def load(conn: sqlite3.Connection, thread_id: str) -> Timeline:
-    if not records.has_table(conn):
+def load(db: records.Db, thread_id: str) -> Timeline:
+    if not db.has_checkpoints:
         raise ThreadError(f"Thread {thread_id} has no saved conversation.")
-    inputs = thread_checkpoints.input_checkpoints(conn, thread_id)
+    inputs = thread_checkpoints.input_checkpoints(db.cur, thread_id)
     number = {cid: i + 1 for i, cid in enumerate(inputs)}
     recorded = [
         RecordedTurn(number[r.checkpoint_id], r)
-        for r in records.for_thread(conn, thread_id)
+        for r in records.for_thread(db, thread_id)
         if r.checkpoint_id in number
     ]
     recorded.sort(key=lambda t: t.turn)

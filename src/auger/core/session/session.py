@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from auger.core.port import AgentPort, TurnOptions
     from auger.core.runtime import Runtime
     from auger.core.session.lifecycle import Put
+    from auger.core.threads.lease import Holder
 
 log = logging.getLogger("auger.session")
 Req = TypeVar("Req")
@@ -95,8 +96,18 @@ class Session(PortCalls):
     async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None:
         request = self.pending.get(request_id)
         if request is None:
+            if not self.busy and (other := await self._running_elsewhere()) is not None:
+                raise BusyError(  # approvals are sticky: the auger running the turn holds them
+                    f"Thread {self.thread_id!r} is running in another auger ({other.describe()});"
+                    " answer its approval there (the server that started the run)."
+                )
             raise NotFoundError(f"No pending approval {request_id!r} on thread {self.thread_id!r}.")
         request.respond(decision)
+
+    async def _running_elsewhere(self) -> Holder | None:
+        """The other auger process (another replica, a headless run) whose turn holds the thread."""
+        other = await asyncio.to_thread(self.runtime.threads.lease_holder, self.thread_id)
+        return other if other is not None and not other.mine() else None
 
     async def ask(self, request: ev.ApprovalRequested, put: Put) -> ev.ApprovalDecision:
         """Show `request` to the front end and wait for its answer."""
@@ -218,17 +229,20 @@ class Session(PortCalls):
             except Exception:  # the index catches up next turn; the turn goes on
                 log.exception("recording the turn's start failed")
 
-    async def turn_ended(self, added: Sequence[Any] | None = None) -> None:
+    async def turn_ended(self, added: Sequence[Any] | None = None, *, settled: bool = False) -> None:
         """Count and index the turn's messages: `added`, the ones the turn streamed into the
-        thread, or (None) the whole history read back. A cancel here is absorbed: the turn still ends."""
+        thread, or (None) the whole history read back; then collapse its checkpoints (`settled`:
+        the turn finished, no task is pending). A cancel here is absorbed: the turn still ends."""
         index = self.runtime.index
         if index is None or not self.record:
             return
         try:
             if added is None or index.needs_history(self.thread_id):
-                await index.turn_ended(self.thread_id, await self.messages(), self.model_spec)
+                await index.turn_ended(
+                    self.thread_id, await self.messages(), self.model_spec, settled=settled
+                )
             else:
-                await index.turn_added(self.thread_id, added, self.model_spec)
+                await index.turn_added(self.thread_id, added, self.model_spec, settled=settled)
         except asyncio.CancelledError:
             log.warning("turn-end indexing cancelled; the thread index catches up next turn")
         except Exception:

@@ -112,7 +112,7 @@ class Turn:
         if held:  # a turn refused for a busy thread wrote nothing to index
             # what the turn added, from the stream; None (read the history) when that is not certain
             added = None if self.translator.rewrote or reason == "cancelled" else self.translator.entered
-            await session.turn_ended(added)
+            await session.turn_ended(added, settled=reason == "done")
         await session.release_thread()  # before TurnEnded: the next turn may start at once
         self._finish(ev.TurnEnded(reason, session.thread_id, self.translator.final_text))
 

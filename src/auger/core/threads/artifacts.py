@@ -15,8 +15,9 @@ SQLite and the standard library only (`auger threads delete` stays fast).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 OFFLOAD_FOLDERS = ("large_tool_results", "conversation_history")
 
@@ -53,7 +54,7 @@ def _has_checkpoints(cur: sqlite3.Cursor) -> bool:
     return bool(found and found[0] == 2)
 
 
-def related_threads(cur: sqlite3.Cursor, thread_id: str) -> list[str]:
+def related_threads(cur: Any, thread_id: str) -> list[str]:
     """The threads that may share checkpoint data with `thread_id`: its forks and its parent."""
     rows = cur.execute(
         "SELECT id FROM auger_threads WHERE parent_id = ?"
@@ -63,15 +64,21 @@ def related_threads(cur: sqlite3.Cursor, thread_id: str) -> list[str]:
     return [r[0] for r in rows if r[0] != thread_id]
 
 
-def thread_artifacts(cur: sqlite3.Cursor, folder: Path, thread_id: str) -> list[Path]:
+Named = Callable[[Any, Iterable[str], str], bool]  # (cursor, thread ids, needle) -> named there
+
+
+def thread_artifacts(cur: Any, folder: Path, thread_id: str, *, named: Named | None = None) -> list[Path]:
     """The files under `folder` that only `thread_id` (of it and its forks) names. Call before
-    its checkpoints are deleted, inside the same transaction."""
-    if not _has_checkpoints(cur):
-        return []
+    its checkpoints are deleted, inside the same transaction. `named` looks into LangGraph's
+    rows (default: SQLite's tables; PostgreSQL's are `auger.core.threads.postgres_checkpoints`)."""
+    if named is None:
+        if not _has_checkpoints(cur):
+            return []
+        named = _named
     others = related_threads(cur, thread_id)
     owned: list[Path] = []
     for path in artifact_files(folder):
         needle = path.stem if path.suffix == ".md" else path.name
-        if _named(cur, [thread_id], needle) and not _named(cur, others, needle):
+        if named(cur, [thread_id], needle) and not named(cur, others, needle):
             owned.append(path)
     return owned

@@ -1,4 +1,5 @@
-"""The SQLite checkpointer: one file (`$AUGER_HOME/threads.db`), WAL, a busy timeout.
+"""The SQLite checkpointer: one file (`$AUGER_HOME/threads.db`), WAL, a busy timeout, short
+channel versions (`auger.core.threads.sqlite_saver`).
 
 A folder we cannot write, or a file that is not an SQLite database, is a clear error and the
 file is never overwritten.
@@ -11,11 +12,17 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auger.errors import ConfigError, ThreadError
 
+if TYPE_CHECKING:
+    from auger.core.threads.backend import ThreadDatabase
+
 BUSY_TIMEOUT_MS = 10_000
+# A checkpoint row of a turn is ~2.4 KB: SQLite's default 4 KB pages hold one each (40% empty),
+# 8 KB pages three. Set when auger creates the file (an existing file keeps its page size).
+PAGE_SIZE = 8192
 
 
 def lock_retries() -> Iterator[float | None]:
@@ -71,7 +78,8 @@ async def open_checkpointer(path: Path) -> tuple[Any, Any]:
     import asyncio
 
     import aiosqlite
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from auger.core.threads.sqlite_saver import CompactSqliteSaver
 
     check_db_path(path)
     try:
@@ -94,9 +102,19 @@ async def open_checkpointer(path: Path) -> tuple[Any, Any]:
                     raise
                 await asyncio.sleep(pause)
         await conn.execute("PRAGMA synchronous=NORMAL")
-        saver = AsyncSqliteSaver(conn)
+        saver = CompactSqliteSaver(conn)
         await saver.setup()
     except sqlite3.DatabaseError as exc:
         await conn.close()
         raise database_error(path, exc) from exc
     return saver, conn
+
+
+async def open_saver(db: ThreadDatabase) -> tuple[Any, Any]:
+    """(saver, closer) on the thread database — the SQLite file, or PostgreSQL through a pool
+    (`auger.core.threads.postgres_saver`); the caller awaits `closer.close()`."""
+    if db.postgres:
+        from auger.core.threads.postgres_saver import open_postgres_saver
+
+        return await open_postgres_saver(db.url)
+    return await open_checkpointer(db.path)

@@ -21,6 +21,15 @@ from auger.errors import ThreadError, UsageError
 def copy_turns(cur: sqlite3.Cursor, source_id: str, new_id: str, at_turn: int | None) -> int:
     """Copy `source_id`'s checkpoints up to the end of user turn `at_turn` (None: all) into
     thread `new_id`; returns the number of turns copied. The source is not touched."""
+    ids, at_turn = fork_chain(cur, source_id, at_turn)
+    _copy_checkpoints(cur, source_id, new_id, ids)
+    return at_turn
+
+
+def fork_chain(cur: Any, source_id: str, at_turn: int | None) -> tuple[list[str], int]:
+    """The main-graph checkpoint ids a fork at user turn `at_turn` (None: all) copies, oldest
+    first, and that turn's number. `cur` takes `?` placeholders (SQLite, or PostgreSQL through
+    `QmarkCursor`: both savers name the table and its columns alike)."""
     chain = _root_chain(cur, source_id)
     if not chain:
         raise ThreadError(f"Thread {source_id} has no saved conversation to fork.")
@@ -34,29 +43,30 @@ def copy_turns(cur: sqlite3.Cursor, source_id: str, new_id: str, at_turn: int | 
         cut, at_turn = len(chain), turns
     else:
         cut = inputs[at_turn]  # the next turn's input checkpoint is not copied
-    _copy_checkpoints(cur, source_id, new_id, [cid for cid, _ in chain[:cut]])
-    return at_turn
+    return [cid for cid, _ in chain[:cut]], at_turn
 
 
-def input_checkpoints(cur: sqlite3.Cursor | sqlite3.Connection, thread_id: str) -> list[str]:
-    """The input checkpoint of each user turn, oldest first (user turn N is item N-1)."""
+def input_checkpoints(cur: Any, thread_id: str) -> list[str]:
+    """The input checkpoint of each user turn, oldest first (user turn N is item N-1); `cur` takes
+    `?` placeholders, as in `fork_chain`."""
     return [cid for cid, source in _root_chain(cur, thread_id) if source == "input"]
 
 
-def truncate_turns(cur: sqlite3.Cursor, thread_id: str, keep: int) -> str:
+def truncate_turns(cur: Any, thread_id: str, keep: int, *, writes: str = "writes") -> str:
     """Remove user turns keep+1.. of the thread (every checkpoint from that turn's input on, in
-    every namespace, and their writes); returns the first removed checkpoint id."""
+    every namespace, and their writes); returns the first removed checkpoint id. `writes`: the
+    saver's table of pending writes (`checkpoint_writes` on PostgreSQL)."""
     chain = _root_chain(cur, thread_id)
     inputs = [i for i, (_, source) in enumerate(chain) if source == "input"]
     if not 0 <= keep < len(inputs):
         raise UsageError(f"Thread {thread_id} has {len(inputs)} user turn(s); cannot cut after turn {keep}.")
     cut = chain[inputs[keep]][0]
-    for table in ("checkpoints", "writes"):  # ids are time-ordered: later turns and their subagents
+    for table in ("checkpoints", writes):  # ids are time-ordered: later turns and their subagents
         cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_id >= ?", (thread_id, cut))
     if inputs[keep] > 0:  # like a fork: the kept end has no task pending
         last = chain[inputs[keep] - 1][0]
         cur.execute(
-            "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
+            f"DELETE FROM {writes} WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
             (thread_id, last),
         )
     return cut
@@ -69,7 +79,7 @@ def delete_checkpoints(cur: sqlite3.Cursor, thread_id: str) -> None:
             cur.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
 
 
-def _root_chain(cur: sqlite3.Cursor | sqlite3.Connection, thread_id: str) -> list[tuple[str, str | None]]:
+def _root_chain(cur: Any, thread_id: str) -> list[tuple[str, str | None]]:
     """The main-graph checkpoints of a thread, oldest first: (checkpoint_id, metadata source)."""
     rows = cur.execute(
         "SELECT checkpoint_id, parent_checkpoint_id, metadata FROM checkpoints"
@@ -92,6 +102,8 @@ def _root_chain(cur: sqlite3.Cursor | sqlite3.Connection, thread_id: str) -> lis
 
 
 def _meta_source(meta: Any) -> str | None:
+    if isinstance(meta, dict):  # PostgreSQL's JSONB
+        return meta.get("source")
     try:
         data = json.loads(meta) if meta else {}
     except (ValueError, TypeError):

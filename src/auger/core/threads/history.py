@@ -15,9 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from auger.core import events as ev
+
+if TYPE_CHECKING:
+    from auger.core.threads.backend import ThreadDatabase
 
 SKILL_KEY = "auger_skill"  # additional_kwargs of a `/skill args` message (auger.core.catalog.skills)
 MCP_PROMPT_KEY = "auger_mcp_prompt"  # an MCP prompt run as `/mcp__server__prompt` (auger.core.mcp.prompts)
@@ -104,11 +107,15 @@ def _history_graph_builder() -> Any:
     return builder
 
 
-async def read_history(db: Path, thread_id: str) -> list[Any]:
-    """A thread's messages, read from the checkpointer without building the agent."""
-    from auger.core.threads.checkpointer import open_checkpointer
+async def read_history(db: Path | ThreadDatabase, thread_id: str) -> list[Any]:
+    """A thread's messages, read from the checkpointer without building the agent. `db`: the
+    thread database, or an SQLite file."""
+    from auger.core.threads.backend import ThreadDatabase
+    from auger.core.threads.checkpointer import open_saver
 
-    saver, conn = await open_checkpointer(db)
+    if isinstance(db, Path):
+        db = ThreadDatabase(db.parent, file=db)
+    saver, conn = await open_saver(db)
     try:
         graph = _history_graph_builder().compile(checkpointer=saver)
         state = await graph.aget_state({"configurable": {"thread_id": thread_id}})

@@ -1,5 +1,6 @@
 """Keeping the thread store current: a row when a turn starts (title, project, branch, model),
 the message count and the search index of the new messages when it ends, and both for a fork.
+When a turn ends its intermediate checkpoints are also collapsed (`auger.core.threads.collapse`).
 
 `ThreadIndex` is the Runtime's turn observer: every Session of the Runtime calls it (unless the
 session records nothing, like the server's stateless chats)."""
@@ -98,10 +99,11 @@ class ThreadIndex:
     the history (`turn_ended`), which indexes what was missed. So the history is read once per
     thread and Runtime, not on every turn."""
 
-    def __init__(self, store: ThreadStore, settings: Settings) -> None:
+    def __init__(self, store: ThreadStore, settings: Settings, graph: Any = None) -> None:
         self.store = store
         self.cwd = str(settings.cwd)
         self.root = Path(settings.project_root)
+        self.graph = graph  # the Runtime's agent: its checkpoints are collapsed after each turn
         self._written: dict[str, float] = {}  # thread id -> the `updated_at` this index last wrote
         self._current: set[str] = set()  # threads whose index held everything when their turn started
 
@@ -123,17 +125,47 @@ class ThreadIndex:
         if before is not None and before == self._written.get(thread_id):
             self._current.add(thread_id)
 
-    async def turn_ended(self, thread_id: str, messages: Sequence[Any], model: str | None) -> None:
-        """The turn is over and `messages` is the thread's whole history."""
+    async def turn_ended(
+        self, thread_id: str, messages: Sequence[Any], model: str | None, *, settled: bool = False
+    ) -> None:
+        """The turn is over and `messages` is the thread's whole history. `settled`: nothing is
+        pending on the thread (the turn finished, no approval waits)."""
         self._current.discard(thread_id)
         self._written.pop(thread_id, None)  # if this fails, the next turn reads the history again
         self._written[thread_id] = await index_messages(self.store, thread_id, messages, model=model)
+        await self._collapse(thread_id, settled)
 
-    async def turn_added(self, thread_id: str, added: Sequence[Any], model: str | None) -> None:
+    async def turn_added(
+        self, thread_id: str, added: Sequence[Any], model: str | None, *, settled: bool = False
+    ) -> None:
         """The turn is over and added `added` (known from the stream; the history is not read)."""
         self._current.discard(thread_id)
         self._written.pop(thread_id, None)
         self._written[thread_id] = await index_added(self.store, thread_id, added, model=model)
+        await self._collapse(thread_id, settled)
+
+    async def _collapse(self, thread_id: str, settled: bool) -> None:
+        if self.graph is not None:
+            await collapse_thread(self.store, self.graph, thread_id, settled=settled)
+
+
+def delta_channels(graph: Any) -> list[str]:
+    """The graph's channels that LangGraph stores as writes only (deepagents' `messages`)."""
+    from langgraph.channels.delta import DeltaChannel
+
+    return [name for name, channel in graph.channels.items() if isinstance(channel, DeltaChannel)]
+
+
+async def collapse_thread(store: ThreadStore, graph: Any, thread_id: str, *, settled: bool) -> None:
+    """Drop the intermediate checkpoints of the thread's finished turns (`ThreadStore.collapse`)."""
+    channels = delta_channels(graph)
+    serde = graph.checkpointer.serde
+
+    def holds_seed(type_: str | None, blob: bytes) -> bool:
+        values = serde.loads_typed((type_, blob)).get("channel_values") or {}
+        return any(name in values for name in channels)
+
+    await asyncio.to_thread(store.collapse, thread_id, channels, holds_seed, settled=settled)
 
 
 async def fork_thread(store: ThreadStore, source_id: str, at_turn: int | None = None) -> str:
@@ -141,7 +173,7 @@ async def fork_thread(store: ThreadStore, source_id: str, at_turn: int | None = 
     its parent and fork point are recorded. Returns the new id."""
     new_id = uuid.uuid4().hex
     await asyncio.to_thread(store.fork, source_id, at_turn, new_id=new_id)
-    messages = await read_history(store.path, new_id)
+    messages = await read_history(store.database, new_id)
     await index_messages(store, new_id, messages)
     return new_id
 
@@ -150,4 +182,4 @@ async def truncate_thread(store: ThreadStore, thread_id: str, keep: int) -> None
     """Remove user turns keep+1.. from the thread in place (`auger threads rewind`), then index
     what is left again so search and the message count match the conversation."""
     await asyncio.to_thread(store.truncate, thread_id, keep)
-    await index_messages(store, thread_id, await read_history(store.path, thread_id))
+    await index_messages(store, thread_id, await read_history(store.database, thread_id))

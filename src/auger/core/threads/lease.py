@@ -61,6 +61,10 @@ class Holder:
     def here(self) -> bool:
         return self.host == hostname() and self.pid_ns == _pid_namespace()
 
+    def mine(self) -> bool:
+        """The holder is this process."""
+        return self.here() and self.pid == os.getpid()
+
     def dead(self) -> bool:
         """True when the holder is a process of this host that no longer exists."""
         if not self.here() or self.pid == os.getpid():

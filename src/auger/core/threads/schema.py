@@ -11,6 +11,9 @@ migration recorded in `auger_migrations`. Append to `MIGRATIONS`; never edit one
   (`auger.core.threads.lease`: one writer per thread across processes).
 * `auger_rewind_turns` — per thread and user turn (LangGraph's input checkpoint of the turn) that
   changed files: the project snapshot before and after it (`auger.core.rewind.records`).
+* `auger_threads.collapsed_through`, `.seed_checkpoint` — the checkpoint up to which a thread's
+  finished turns are collapsed, and the one kept for its messages snapshot alone
+  (`auger.core.threads.collapse`).
 
 Standard library only (the `auger threads` commands import this on their fast path).
 """
@@ -21,7 +24,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from auger.core.threads.checkpointer import BUSY_TIMEOUT_MS, is_locked, lock_retries
+from auger.core.threads.checkpointer import BUSY_TIMEOUT_MS, PAGE_SIZE, is_locked, lock_retries
 from auger.errors import ThreadError
 
 MIGRATIONS: list[tuple[str, str]] = [
@@ -102,8 +105,23 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX auger_rewind_turns_root ON auger_rewind_turns(root);
         """,
     ),
+    (
+        "0005_collapse",
+        """
+        ALTER TABLE auger_threads ADD COLUMN collapsed_through TEXT;
+        ALTER TABLE auger_threads ADD COLUMN seed_checkpoint TEXT;
+        """,
+    ),
 ]
-OWN_TABLES = {"auger_migrations", "auger_threads", "auger_messages", "auger_leases", "checkpoints", "writes"}
+OWN_TABLES = {
+    "auger_migrations",
+    "auger_threads",
+    "auger_messages",
+    "auger_leases",
+    "auger_rewind_turns",
+    "checkpoints",
+    "writes",
+}
 # the `auger_threads` columns of a ThreadInfo, in its field order
 THREAD_COLUMNS = (
     "id, title, cwd, root, git_branch, model, created_at, updated_at, message_count, parent_id, fork_turn"
@@ -111,10 +129,13 @@ THREAD_COLUMNS = (
 
 
 def prepare(conn: sqlite3.Connection, path: Path) -> set[str]:
-    """Busy timeout, refuse a foreign database, WAL. Returns the tables already there."""
+    """Busy timeout, refuse a foreign database, page size (a new file), WAL. Returns the tables
+    already there."""
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     check_foreign(path, tables)
+    if not tables:  # a new file: before WAL fixes the page size
+        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
     for pause in lock_retries():
         try:
             if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":

@@ -107,8 +107,10 @@ def search_rows(
     return out
 
 
-def reset_index(cur: sqlite3.Cursor, thread_id: str) -> None:
-    """Forget a thread's indexed messages (its conversation was cut: index it again from scratch)."""
+def reset_index(cur: Any, thread_id: str) -> None:
+    """Forget a thread's indexed messages (its conversation was cut: index it again from scratch).
+    Portable SQL (`?` placeholders): the store runs it on PostgreSQL too, whose generated `tsvector`
+    goes with the row, as FTS5's entries go through the delete trigger here."""
     row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
     if row is not None:
         cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))

@@ -16,7 +16,6 @@ import builtins
 import contextlib
 import dataclasses
 import re
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -27,12 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from auger.core.backends.mounts import artifacts_dir
 from auger.core.rewind import records as rewind_records
-from auger.core.threads import checkpoints as thread_checkpoints
+from auger.core.threads import collapse as thread_collapse
 from auger.core.threads import lease as thread_lease
-from auger.core.threads import schema as thread_schema
 from auger.core.threads import search as thread_search
-from auger.core.threads.artifacts import thread_artifacts
-from auger.core.threads.checkpointer import BUSY_TIMEOUT_MS, check_db_path, database_error
+from auger.core.threads.backend import ThreadBackend, ThreadDatabase, open_backend, thread_database
 from auger.core.threads.schema import THREAD_COLUMNS
 from auger.core.threads.search import IndexedMessage
 from auger.errors import ThreadError, UsageError
@@ -165,48 +162,39 @@ def git_branch(root: Path) -> str | None:
 
 
 class ThreadStore:
-    """Thread metadata and search index over one SQLite file. Thread-safe (one lock, one connection)."""
+    """Thread metadata and search index over one thread database (`auger.core.threads.backend`:
+    the SQLite file or PostgreSQL). Thread-safe (one lock, one connection)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
-        self.conn = conn
-        self.path = path
+    def __init__(self, backend: ThreadBackend, database: ThreadDatabase) -> None:
+        self.backend = backend
+        self.database = database
+        self.location = backend.location  # for messages: the file, or the URL without its password
         self._lock = threading.Lock()
 
     # -- opening -----------------------------------------------------------------------------
     @classmethod
     def open(cls, path: Path) -> ThreadStore:
-        """Open (creating if needed) and migrate. A corrupt or foreign file is a ThreadError."""
-        check_db_path(path)
-        try:
-            conn = sqlite3.connect(
-                str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
-            raise ThreadError(f"Cannot open the thread database {path}: {exc}.") from exc
-        try:
-            tables = thread_schema.prepare(conn, path)
-            store = cls(conn, path)
-            store._migrate(tables)
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            raise database_error(path, exc) from exc
-        except BaseException:
-            conn.close()
-            raise
-        return store
+        """The SQLite file at `path` (creating and migrating it). A corrupt or foreign file is a
+        ThreadError."""
+        return cls.connect(ThreadDatabase(path.parent, file=path))
 
-    def _migrate(self, tables: set[str]) -> None:
-        if thread_schema.up_to_date(self.conn, tables):
-            return
-        with self._write() as cur:  # re-checked under the write lock: another process may have won
-            thread_schema.migrate(cur)
+    @classmethod
+    def connect(cls, database: ThreadDatabase) -> ThreadStore:
+        """Open `database` (creating and migrating auger's tables)."""
+        return cls(open_backend(database), database)
+
+    @property
+    def home(self) -> Path:
+        """The auger folder (offloaded tool results live under it, whatever the database)."""
+        return self.database.home
 
     def migrations(self) -> builtins.list[str]:
-        return [r[0] for r in self.conn.execute("SELECT name FROM auger_migrations ORDER BY name")]
+        with self._lock:
+            return self.backend.migrations()
 
     def close(self) -> None:
         with self._lock:
-            self.conn.close()
+            self.backend.close()
 
     def __enter__(self) -> ThreadStore:
         return self
@@ -215,20 +203,13 @@ class ThreadStore:
         self.close()
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Cursor]:
-        with self._lock:
-            cur = self.conn.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                yield cur
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            cur.execute("COMMIT")
+    def _write(self) -> Iterator[Any]:
+        with self._lock, self.backend.transaction() as cur:
+            yield cur
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[Any]:
         with self._lock:
-            return self.conn.execute(sql, params).fetchall()
+            return self.backend.query(sql, params)
 
     # -- reading -----------------------------------------------------------------------------
     def get(self, thread_id: str) -> ThreadInfo | None:
@@ -242,9 +223,10 @@ class ThreadStore:
         if search is not None:
             return self.search(search, root=root, limit=limit)
         where, params = ("WHERE root = ?", [root]) if root is not None else ("", [])
+        page = "" if limit is None else f" LIMIT {int(limit)}"
         rows = self._query(
-            f"SELECT {THREAD_COLUMNS} FROM auger_threads {where} ORDER BY updated_at DESC, key DESC LIMIT ?",
-            [*params, -1 if limit is None else limit],
+            f"SELECT {THREAD_COLUMNS} FROM auger_threads {where} ORDER BY updated_at DESC, key DESC{page}",
+            params,
         )
         return [ThreadInfo(*r) for r in rows]
 
@@ -254,7 +236,7 @@ class ThreadStore:
         """Threads whose messages contain every word of `text`, newest first, each with a snippet
         of its newest matching message (hits marked with **)."""
         with self._lock:
-            rows = thread_search.search_rows(self.conn, text, root=root, limit=limit)
+            rows = self.backend.search_rows(text, root=root, limit=limit)
         return [dataclasses.replace(ThreadInfo(*i), snippet=snip, snippet_at=at) for i, snip, at in rows]
 
     def children(self, thread_id: str) -> builtins.list[ThreadInfo]:
@@ -278,7 +260,7 @@ class ThreadStore:
             raise ThreadError("No thread id given.")
         hi = ref + "\U0010ffff"
         ids = {r[0] for r in self._query("SELECT id FROM auger_threads WHERE id >= ? AND id < ?", (ref, hi))}
-        if self._has_table("checkpoints"):  # threads from before the index, or never indexed
+        if self._has_checkpoints():  # threads from before the index, or never indexed
             ids |= {
                 r[0]
                 for r in self._query(
@@ -302,9 +284,17 @@ class ThreadStore:
         rows = self._query("SELECT last_message_id FROM auger_threads WHERE id = ?", (thread_id,))
         return rows[0][0] if rows else None
 
-    def _has_table(self, name: str) -> bool:
-        rows = self._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
-        return bool(rows)
+    def _has_checkpoints(self) -> bool:
+        with self._lock:
+            return self.backend.has_checkpoints()
+
+    def with_prefix(self, prefix: str) -> builtins.list[str]:
+        """Ids of the threads with checkpoints whose id starts with `prefix`."""
+        if not self._has_checkpoints():
+            return []
+        hi = prefix + "\U0010ffff"
+        sql = "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id >= ? AND thread_id < ?"
+        return [r[0] for r in self._query(sql, (prefix, hi))]
 
     # -- writing -----------------------------------------------------------------------------
     def begin_turn(
@@ -327,8 +317,9 @@ class ThreadStore:
                 "INSERT INTO auger_threads (id, title, cwd, root, git_branch, model, created_at, updated_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE"
                 " SET updated_at = excluded.updated_at,"
-                " model = coalesce(excluded.model, model), git_branch = excluded.git_branch,"
-                " title = CASE WHEN title = '' THEN excluded.title ELSE title END",
+                " model = coalesce(excluded.model, auger_threads.model), git_branch = excluded.git_branch,"
+                " title = CASE WHEN auger_threads.title = '' THEN excluded.title"
+                " ELSE auger_threads.title END",
                 (thread_id, make_title(prompt), cwd, root, git_branch, model, now, now),
             )
         return None if before is None else float(before[0])
@@ -348,17 +339,16 @@ class ThreadStore:
         with self._write() as cur:
             row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
             if row is None:
-                cur.execute(
-                    "INSERT INTO auger_threads (id, created_at, updated_at) VALUES (?, ?, ?)",
+                row = cur.execute(
+                    "INSERT INTO auger_threads (id, created_at, updated_at) VALUES (?, ?, ?) RETURNING key",
                     (thread_id, now, now),
-                )
-                row = (cur.lastrowid,)
+                ).fetchone()
             cur.execute(
                 "UPDATE auger_threads SET message_count = ?, last_message_id = ?, updated_at = ?,"
                 " model = coalesce(?, model) WHERE key = ?",
                 (message_count, last_message_id, now, model, row[0]),
             )
-            thread_search.index_messages(cur, row[0], new_messages, now)
+            self.backend.index_messages(cur, row[0], new_messages, now)
         return now
 
     def touch(self, thread_id: str) -> None:
@@ -385,14 +375,14 @@ class ThreadStore:
         the files deepagents offloaded for it alone (`auger.core.threads.artifacts`). Returns how
         many such files were removed."""
         with self._write() as cur:
-            files = thread_artifacts(cur, artifacts_dir(self.path.parent), thread_id)
+            files = self.backend.thread_artifacts(cur, artifacts_dir(self.home), thread_id)
             self._delete(cur, thread_id)
         for path in files:
             path.unlink(missing_ok=True)
         return len(files)
 
-    def _delete(self, cur: sqlite3.Cursor, thread_id: str) -> None:
-        thread_checkpoints.delete_checkpoints(cur, thread_id)
+    def _delete(self, cur: Any, thread_id: str) -> None:
+        self.backend.delete_checkpoints(cur, thread_id)
         rewind_records.delete_thread(cur, thread_id)  # its snapshots are collected by housekeeping
         row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
         if row is not None:
@@ -413,13 +403,65 @@ class ThreadStore:
                     self._delete(cur, thread_id)
         return ids
 
+    def collapse(
+        self,
+        thread_id: str,
+        delta_channels: Sequence[str],
+        holds_seed: thread_collapse.SeedCheck,
+        *,
+        settled: bool,
+    ) -> None:
+        """Drop the intermediate checkpoints of the thread's turns since the last collapse
+        (`auger.core.threads.collapse`); `settled`: nothing is pending (the turn finished)."""
+        with self._write() as cur:
+            row = cur.execute(
+                "SELECT collapsed_through, seed_checkpoint FROM auger_threads WHERE id = ?", (thread_id,)
+            ).fetchone()
+            marks = self.backend.collapse(
+                cur,
+                thread_id,
+                thread_collapse.Marks(*(row or ())),
+                delta_channels,
+                holds_seed,
+                settled=settled,
+            )
+            if row is not None:
+                cur.execute(
+                    "UPDATE auger_threads SET collapsed_through = ?, seed_checkpoint = ? WHERE id = ?",
+                    (marks.through, marks.seed, thread_id),
+                )
+
+    def vacuum(self) -> tuple[int, int]:
+        """Give the space of deleted rows back: (bytes before, after). ThreadError when another
+        auger keeps the database busy."""
+        with self._lock:
+            return self.backend.vacuum()
+
     def truncate(self, thread_id: str, keep: int) -> None:
         """Cut the conversation after user turn `keep` (0: nothing left), in place: checkpoints,
-        the turns' rewind records, and the search index (rebuilt by `threads.index.truncate_thread`)."""
+        the turns' rewind records, and the search index (rebuilt by `threads.index.truncate_thread`).
+        A collapse mark that was cut off is cleared (the next collapse walks the chain left)."""
         with self._write() as cur:
-            cut = thread_checkpoints.truncate_turns(cur, thread_id, keep)
+            cut = self.backend.truncate_turns(cur, thread_id, keep)
             rewind_records.delete_from(cur, thread_id, cut)
             thread_search.reset_index(cur, thread_id)
+            for column in ("collapsed_through", "seed_checkpoint"):
+                cur.execute(
+                    f"UPDATE auger_threads SET {column} = NULL WHERE id = ? AND {column} >= ?",
+                    (thread_id, cut),
+                )
+
+    # -- the rewind records (auger.core.rewind.records) ---------------------------------------
+    @contextlib.contextmanager
+    def records(self, *, write: bool = False) -> Iterator[rewind_records.Db]:
+        """The rewind records' view of this database: one write transaction (`write`), or reads."""
+        with self._lock:
+            has = self.backend.has_checkpoints()
+            if not write:
+                yield rewind_records.Db(self.backend.reader(), self.backend.input_filter, has)
+                return
+            with self.backend.transaction() as cur:
+                yield rewind_records.Db(cur, self.backend.input_filter, has)
 
     # -- the writer lease (auger.core.threads.lease) ------------------------------------------
     def claim_lease(self, thread_id: str, owner: str) -> thread_lease.Holder | None:
@@ -434,7 +476,7 @@ class ThreadStore:
     def lease_holder(self, thread_id: str) -> thread_lease.Holder | None:
         """The live holder of the thread's lease (a running turn in some auger), else None."""
         with self._lock:
-            return thread_lease.holder(self.conn, thread_id)
+            return thread_lease.holder(self.backend.reader(), thread_id)
 
     # -- forks -------------------------------------------------------------------------------
     def fork(self, source_id: str, at_turn: int | None = None, *, new_id: str) -> int:
@@ -443,7 +485,7 @@ class ThreadStore:
         LangGraph's own rows verbatim, so the fork carries the state (messages, todos, model) as it
         was at that point; the source is not touched."""
         with self._write() as cur:
-            at_turn = thread_checkpoints.copy_turns(cur, source_id, new_id, at_turn)
+            at_turn = self.backend.copy_turns(cur, source_id, new_id, at_turn)
             rewind_records.copy_to_fork(cur, source_id, new_id)  # turns 1..at_turn can be rewound
             src = cur.execute(
                 "SELECT title, cwd, root, git_branch, model FROM auger_threads WHERE id = ?", (source_id,)
@@ -458,9 +500,8 @@ class ThreadStore:
 
 
 def open_store(settings: Settings) -> ThreadStore:
-    from auger.paths import threads_db
-
-    return ThreadStore.open(threads_db(settings.home))
+    """The settings' thread store: the SQLite file in AUGER_HOME, or `database_url`."""
+    return ThreadStore.connect(thread_database(settings))
 
 
 def resolve_thread(settings: Settings, ref: str | None) -> str:

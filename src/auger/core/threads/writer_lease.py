@@ -14,7 +14,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from auger.core.threads.lease import Holder, ThreadBusyError, hostname
@@ -23,6 +23,12 @@ if TYPE_CHECKING:
     from auger.core.threads.store import ThreadStore
 
 log = logging.getLogger("auger.threads")
+
+
+def _owner() -> str:
+    return f"{hostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+
 HEARTBEAT = 10.0  # seconds between heartbeats of a running turn (the lease lives LEASE_TTL = 30 s)
 POLL = 0.25  # seconds between attempts while waiting for a busy thread
 
@@ -32,7 +38,7 @@ class WriterLease:
 
     def __init__(self, store: ThreadStore) -> None:
         self.store = store
-        self.owner = f"{hostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        self.owner = _owner()
         self.thread_id: str | None = None  # the thread held now
         self._beat: asyncio.Task[None] | None = None
 
@@ -65,13 +71,24 @@ class WriterLease:
             )
 
     async def release(self) -> None:
-        thread_id, self.thread_id = self.thread_id, None
+        await self.detach()
+
+    def detach(self) -> Awaitable[None]:
+        """Let go of the thread now (a new `claim_now` may follow at once); the returned
+        awaitable deletes the lease row of this hold. The next hold has an owner id of its own,
+        so a delete still on its way never removes it."""
+        thread_id, owner, self.thread_id = self.thread_id, self.owner, None
+        if thread_id is not None:
+            self.owner = _owner()
         if self._beat is not None:
             self._beat.cancel()
             self._beat = None
+        return self._delete(thread_id, owner)
+
+    async def _delete(self, thread_id: str | None, owner: str) -> None:
         if thread_id is not None:
             try:
-                await asyncio.shield(asyncio.to_thread(self.store.release_lease, thread_id, self.owner))
+                await asyncio.shield(asyncio.to_thread(self.store.release_lease, thread_id, owner))
             except Exception:  # it expires on its own
                 log.exception("could not release the lease of thread %s", thread_id)
 

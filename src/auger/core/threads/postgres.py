@@ -1,0 +1,108 @@
+"""The thread database on PostgreSQL (`database_url = "postgresql://…"`): a `ThreadBackend`.
+
+One psycopg connection in autocommit mode; a write is one explicit transaction whose cursor
+takes `?` placeholders (`QmarkCursor`), so the ThreadStore's statements and the writer lease's
+run unchanged. auger's tables and migrations: `auger.core.threads.postgres_db`; search (tsvector + GIN):
+`auger.core.threads.postgres_search`; LangGraph's rows: `auger.core.threads.postgres_checkpoints`.
+A finished turn's intermediate checkpoints are collapsed as on SQLite
+(`auger.core.threads.collapse` over `checkpoint_writes`; which checkpoint holds a delta value and
+the blobs no kept checkpoint names: `auger.core.threads.postgres_checkpoints`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from auger.core.threads import postgres_checkpoints, postgres_search
+from auger.core.threads.artifacts import thread_artifacts
+from auger.core.threads.backend import SearchRow
+from auger.core.threads.collapse import POSTGRES, Marks, SeedCheck, collapse
+from auger.core.threads.postgres_db import QmarkCursor, connect, migrate, shown_url
+from auger.core.threads.search import IndexedMessage
+
+
+class PostgresBackend:
+    def __init__(self, conn: Any, url: str) -> None:
+        self.conn = conn
+        self.location = shown_url(url)
+        self.input_filter = "metadata->>'source' = 'input'"
+
+    @classmethod
+    def open(cls, url: str) -> PostgresBackend:
+        """Connect and migrate (ConfigError: unreachable, foreign or newer database, no psycopg)."""
+        conn = connect(url)
+        try:
+            migrate(conn, url)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, url)
+
+    def reader(self) -> QmarkCursor:
+        return QmarkCursor(self.conn.cursor())
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return self.reader().execute(sql, params).fetchall()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[QmarkCursor]:
+        with self.conn.transaction():
+            yield QmarkCursor(self.conn.cursor())
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def migrations(self) -> list[str]:
+        return [r[0] for r in self.query("SELECT name FROM auger_migrations ORDER BY name")]
+
+    def has_checkpoints(self) -> bool:
+        return postgres_checkpoints.has_checkpoints(self.reader())
+
+    def search_rows(self, text: str, *, root: str | None, limit: int | None) -> list[SearchRow]:
+        return postgres_search.search_rows(self.conn, text, root=root, limit=limit)
+
+    def index_messages(
+        self, cur: Any, thread_key: int, messages: Sequence[IndexedMessage], at: float
+    ) -> None:
+        postgres_search.index_messages(cur.raw, thread_key, messages, at)
+
+    def delete_checkpoints(self, cur: Any, thread_id: str) -> None:
+        postgres_checkpoints.delete_checkpoints(cur, thread_id)
+
+    def copy_turns(self, cur: Any, source_id: str, new_id: str, at_turn: int | None) -> int:
+        return postgres_checkpoints.copy_turns(cur, source_id, new_id, at_turn)
+
+    def truncate_turns(self, cur: Any, thread_id: str, keep: int) -> str:
+        return postgres_checkpoints.truncate_turns(cur, thread_id, keep)
+
+    def thread_artifacts(self, cur: Any, folder: Path, thread_id: str) -> list[Path]:
+        return thread_artifacts(cur, folder, thread_id, named=postgres_checkpoints.named)
+
+    def collapse(
+        self,
+        cur: Any,
+        thread_id: str,
+        marks: Marks,
+        delta_channels: Sequence[str],
+        holds_seed: SeedCheck,
+        *,
+        settled: bool,
+    ) -> Marks:
+        """`holds_seed` is not needed here: the checkpoints holding a delta value are found in SQL."""
+        seeds = postgres_checkpoints.seed_checkpoints(cur, thread_id, marks.through, delta_channels)
+        out = collapse(
+            cur, thread_id, marks, delta_channels, seeds.__contains__, settled=settled, tables=POSTGRES
+        )
+        postgres_checkpoints.drop_unused_blobs(cur, thread_id)
+        return out
+
+    def vacuum(self) -> tuple[int, int]:
+        """VACUUM auger's and LangGraph's tables: (database bytes before, after). PostgreSQL keeps
+        a table's freed pages for its new rows, so the size seldom falls."""
+        size = "SELECT pg_database_size(current_database())"
+        before = int(self.query(size)[0][0])
+        self.conn.execute("VACUUM")
+        return before, int(self.query(size)[0][0])

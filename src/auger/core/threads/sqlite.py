@@ -1,0 +1,133 @@
+"""The thread database as one SQLite file (`$AUGER_HOME/threads.db`): a `ThreadBackend`.
+
+One connection, WAL and a busy timeout (`auger.core.threads.schema.prepare`); every write is one
+short `BEGIN IMMEDIATE` transaction. LangGraph's tables here are `checkpoints` and `writes`
+(`auger.core.threads.checkpoints`, `thread_artifacts`, `thread_collapse` handle them as plain SQL).
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from auger.core.threads import checkpoints as thread_checkpoints
+from auger.core.threads import collapse as thread_collapse
+from auger.core.threads import schema as thread_schema
+from auger.core.threads import search as thread_search
+from auger.core.threads.artifacts import thread_artifacts
+from auger.core.threads.backend import SearchRow
+from auger.core.threads.checkpointer import BUSY_TIMEOUT_MS, check_db_path, database_error
+from auger.core.threads.search import IndexedMessage
+from auger.errors import ThreadError
+
+
+class SqliteBackend:
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+        self.location = str(path)
+        self.input_filter = "json_extract(CAST(metadata AS TEXT), '$.source') = 'input'"
+
+    @classmethod
+    def open(cls, path: Path) -> SqliteBackend:
+        """Open (creating if needed) and migrate. A corrupt or foreign file is a ThreadError."""
+        check_db_path(path)
+        try:
+            conn = sqlite3.connect(
+                str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise ThreadError(f"Cannot open the thread database {path}: {exc}.") from exc
+        try:
+            tables = thread_schema.prepare(conn, path)
+            backend = cls(conn, path)
+            if not thread_schema.up_to_date(conn, tables):
+                with backend.transaction() as cur:  # re-checked under the write lock: another may have won
+                    thread_schema.migrate(cur)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise database_error(path, exc) from exc
+        except BaseException:
+            conn.close()
+            raise
+        return backend
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def reader(self) -> sqlite3.Connection:
+        return self.conn
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Cursor]:
+        cur = self.conn.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            yield cur
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+        cur.execute("COMMIT")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def migrations(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM auger_migrations ORDER BY name")]
+
+    def has_checkpoints(self) -> bool:
+        return bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'"))
+
+    def search_rows(self, text: str, *, root: str | None, limit: int | None) -> list[SearchRow]:
+        return thread_search.search_rows(self.conn, text, root=root, limit=limit)
+
+    def index_messages(
+        self, cur: Any, thread_key: int, messages: Sequence[IndexedMessage], at: float
+    ) -> None:
+        thread_search.index_messages(cur, thread_key, messages, at)
+
+    def delete_checkpoints(self, cur: Any, thread_id: str) -> None:
+        thread_checkpoints.delete_checkpoints(cur, thread_id)
+
+    def copy_turns(self, cur: Any, source_id: str, new_id: str, at_turn: int | None) -> int:
+        return thread_checkpoints.copy_turns(cur, source_id, new_id, at_turn)
+
+    def truncate_turns(self, cur: Any, thread_id: str, keep: int) -> str:
+        return thread_checkpoints.truncate_turns(cur, thread_id, keep)
+
+    def thread_artifacts(self, cur: Any, folder: Path, thread_id: str) -> list[Path]:
+        return thread_artifacts(cur, folder, thread_id)
+
+    def collapse(
+        self,
+        cur: Any,
+        thread_id: str,
+        marks: thread_collapse.Marks,
+        delta_channels: Sequence[str],
+        holds_seed: thread_collapse.SeedCheck,
+        *,
+        settled: bool,
+    ) -> thread_collapse.Marks:
+        seed = thread_collapse.sqlite_seed(cur, thread_id, holds_seed)
+        return thread_collapse.collapse(cur, thread_id, marks, delta_channels, seed, settled=settled)
+
+    def vacuum(self) -> tuple[int, int]:
+        """VACUUM and truncate the write-ahead log: (bytes before, after), the log included."""
+        wal = self.path.with_name(self.path.name + "-wal")
+
+        def size() -> int:
+            return sum(p.stat().st_size for p in (self.path, wal) if p.exists())
+
+        before = size()
+        try:
+            self.conn.execute("VACUUM")
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.OperationalError as exc:
+            raise ThreadError(
+                f"Could not compact {self.path}: {exc}.", hint="Run `auger threads prune` again later."
+            ) from exc
+        return before, size()
