@@ -14,7 +14,7 @@ import pytest
 from auger.core.threads import lease as thread_lease
 from auger.core.threads.postgres_db import MIGRATIONS, QmarkCursor, connect, migrate
 from auger.core.threads.postgres_search import search_rows
-from auger.core.threads.search import IndexedMessage
+from auger.core.threads.search import HIT_END, HIT_START, IndexedMessage
 from auger.errors import ConfigError
 
 MIGRATE = """
@@ -114,4 +114,9 @@ def test_search_finds_threads_with_every_word_newest_first(pg_url: str) -> None:
         assert ids('"parser breaks"') == ["old"] and ids("parser -token") == ["half", "new"]
         assert ids("!!! (") == [] and ids('"unbalanced') == []
         (info, snippet, at), *_ = search_rows(conn, "parser token", root="/a", limit=1)
-        assert info[0] == "new" and "**Token**" in snippet and "**parser**" in snippet and at == 3.0
+        assert (
+            info[0] == "new"
+            and f"{HIT_START}Token{HIT_END}" in snippet
+            and f"{HIT_START}parser{HIT_END}" in snippet
+            and at == 3.0
+        )

@@ -44,7 +44,10 @@ async def test_a_turn_streams_text(hosted: Hosted) -> None:
     assert sum(p.event == "messages" for p in parts) > 3  # token by token, not one final message
     state = await get_client(url=hosted.url).threads.get_state(thread)
     assert state["values"]["messages"][-1]["content"] == "Hello from the hosted auger, streamed in chunks."
-    assert state["values"]["skills_metadata"]  # auger's skills middleware ran (built-in skills)
+    # auger's skills middleware ran: the built-in skills are in the prompt the model was sent
+    [sent] = [r for r in hosted.env.llm.requests if "say hello" in str(r["messages"][-1]["content"])]
+    system = str(sent["messages"][0]["content"])
+    assert "## Skills" in system and "/~builtin/skills/" in system
 
 
 def write_call(name: str) -> dict[str, Any]:

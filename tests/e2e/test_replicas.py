@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from conftest import AugerEnv
+from conftest_llm import typed
 from serve_harness import (
     Gate,
     Server,
@@ -34,7 +35,7 @@ WRITE = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/n.txt", "
 
 
 def _users(request: dict[str, Any]) -> list[str]:
-    return [str(m["content"]) for m in request["messages"] if m["role"] == "user"]
+    return [typed(m["content"]) for m in request["messages"] if m["role"] == "user"]
 
 
 def _second_home(env: AugerEnv) -> AugerEnv:

@@ -89,9 +89,13 @@ def remote_tui(auger_env: AugerEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.__name__.removeprefix("test_") for c in CASES])
-async def test_pilot_through_remote_session(case: Case, remote_tui: RemoteTui, tmp_path: Path) -> None:
-    extra = {"tmp_path": tmp_path} if "tmp_path" in inspect.signature(case).parameters else {}
-    await case(remote_tui, **extra)
+async def test_pilot_through_remote_session(
+    case: Case, remote_tui: RemoteTui, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    wants = inspect.signature(case).parameters
+    # the server keeps its threads in its own SQLite file (the local variant covers PostgreSQL)
+    given = {"tmp_path": tmp_path, "database": "sqlite", "request": request}
+    await case(remote_tui, **{name: value for name, value in given.items() if name in wants})
 
 
 async def test_a_client_without_config_connects_instead_of_asking_for_a_model(remote_tui: RemoteTui) -> None:

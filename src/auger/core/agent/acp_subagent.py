@@ -73,6 +73,16 @@ def acp_subagent(spec: dict[str, Any], root: Path) -> dict[str, Any]:
     return {"name": spec["name"], "description": spec["description"], "runnable": RunnableLambda(run)}
 
 
+async def _exit_status(proc: Any, wait: float = 2.0) -> int | None:
+    """The exit status of an agent whose connection just failed, once it has exited (None if it
+    is still running after `wait` seconds)."""
+    import asyncio
+
+    with contextlib.suppress(asyncio.TimeoutError, ProcessLookupError):
+        await asyncio.wait_for(proc.wait(), wait)
+    return cast("int | None", proc.returncode)
+
+
 class AcpTask:
     """One task for one ACP agent process; also the ACP client the agent talks back to."""
 
@@ -110,7 +120,7 @@ class AcpTask:
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
-                    code = proc.returncode
+                    code = await _exit_status(proc)  # the pipe closes before the exit is reaped
                     why = (
                         f"it exited with status {code}"
                         if code is not None
