@@ -178,11 +178,16 @@ def end_to_end(tmp: Path, count: int, runs: int) -> bool:
         for path in delete:
             path.unlink(missing_ok=True)
 
+    from auger.core.threads.store import ThreadStore
+
+    store = ThreadStore.open(db)
+
     def rewind() -> None:
-        done = ops.rewind_files(home, db, thread, 1, lambda _: RewindOptions())
+        done = ops.rewind_files(store, thread, 1, lambda _: RewindOptions())
         assert len(done.steps) == 20, len(done.steps)
 
     wall, cpu_ms = timed(rewind, runs, redo)
+    store.close()
     ok = report("rewind of 20 files (ops.rewind_files)", wall, cpu_ms, TARGETS["rewind"])
     cli = [AUGER, "threads", "rewind", thread, "--to", "1", "--files"]
     wall, cpu_ms = timed(
