@@ -12,10 +12,9 @@ prompt before skills and memory. Any other call passes through untouched.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import ModelRequest
 from langchain.agents.middleware.todo import WRITE_TODOS_SYSTEM_PROMPT
 from langchain_core.messages import SystemMessage
 from langchain_core.tools import BaseTool
@@ -30,6 +29,7 @@ from auger.core.agent.prompt_compact import (
     compact_task,
     is_compact,
 )
+from auger.core.middleware.base import RequestShaper
 
 _REPLACED = {SYSTEM_PROMPT: COMPACT_SYSTEM_PROMPT, WRITE_TODOS_SYSTEM_PROMPT: ""}
 
@@ -67,7 +67,7 @@ def compact_tool(tool: BaseTool) -> BaseTool:
     return tool.model_copy(update={"description": text, "args_schema": schema})
 
 
-class CompactPromptMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class CompactPromptMiddleware(RequestShaper):
     def __init__(self) -> None:
         super().__init__()
         self._tools: dict[int, tuple[BaseTool, BaseTool]] = {}  # id(original) -> (original, compact)
@@ -92,15 +92,5 @@ class CompactPromptMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             tools=[self._compact(tool) for tool in request.tools],
         )
 
-    def _request(self, request: ModelRequest) -> ModelRequest:
+    def shape(self, request: ModelRequest) -> ModelRequest:
         return self.compacted(request, request.model)
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse:
-        return handler(self._request(request))
-
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> ModelResponse:
-        return await handler(self._request(request))

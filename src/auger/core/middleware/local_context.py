@@ -18,15 +18,16 @@ grows), and `_local_context_mark` remembers the cutoff the facts were detected a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Annotated, Any, NotRequired
 
-from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain.agents.middleware import AgentState, ModelRequest
 from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from auger.core.agent.project_facts import detect
+from auger.core.middleware.base import RequestShaper
 
 CONTEXT_KEY = "_local_context"
 MARK_KEY = "_local_context_mark"
@@ -65,7 +66,7 @@ def with_context(messages: list[AnyMessage], text: str) -> list[AnyMessage]:
     return [HumanMessage(text), *messages]
 
 
-class LocalContextMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class LocalContextMiddleware(RequestShaper):
     state_schema = LocalContextState
 
     def __init__(self, backend: Any, root: str = "", detector: Callable[[Any, str], str] = detect) -> None:
@@ -85,18 +86,8 @@ class LocalContextMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         text = await asyncio.to_thread(self._detect, self._backend, self._root)
         return {CONTEXT_KEY: text, MARK_KEY: summarization_mark(state)}
 
-    def _request(self, request: ModelRequest) -> ModelRequest:
+    def shape(self, request: ModelRequest) -> ModelRequest:
         text = request.state.get(CONTEXT_KEY)
         if not isinstance(text, str) or not text:
             return request
         return request.override(messages=with_context(request.messages, text))
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse:
-        return handler(self._request(request))
-
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> ModelResponse:
-        return await handler(self._request(request))

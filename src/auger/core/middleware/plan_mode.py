@@ -18,16 +18,15 @@ It sits inside McpToolsMiddleware, so it sees (and narrows) the MCP tools too.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse, hook_config
+from langchain.agents.middleware import ModelRequest, hook_config
 from langchain.tools import ToolRuntime
 from langchain_core.messages import SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
 from auger.core.agent.context import AugerContext
-from auger.core.middleware.tool_allowlist import tool_name
+from auger.core.middleware.base import RequestShaper, tool_name
 from auger.core.safety.plan_mode import (
     ACCEPTED,
     NOT_ACCEPTED,
@@ -77,27 +76,17 @@ def with_plan_prompt(system: SystemMessage | None) -> SystemMessage:
     return SystemMessage(content_blocks=[*system.content_blocks, {"type": "text", "text": PLAN_PROMPT}])
 
 
-class PlanModeMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class PlanModeMiddleware(RequestShaper):
     def __init__(self, *, offer_tool: bool = True) -> None:
         super().__init__()
         self.tools = [present_plan_tool()] if offer_tool else []
 
-    def _request(self, request: ModelRequest) -> ModelRequest:
+    def shape(self, request: ModelRequest) -> ModelRequest:
         if _mode(request.runtime) != PLAN_MODE:
             tools = [t for t in request.tools if tool_name(t) != PLAN_TOOL]
             return request.override(tools=tools) if len(tools) != len(request.tools) else request
         tools = [t for t in request.tools if plan_only(tool_name(t) or "", mcp_read_only=_read_only(t))]
         return request.override(tools=tools, system_message=with_plan_prompt(request.system_message))
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse:
-        return handler(self._request(request))
-
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> ModelResponse:
-        return await handler(self._request(request))
 
     @hook_config(can_jump_to=["end"])
     def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:

@@ -9,15 +9,14 @@ hooks still apply to what is left: the list narrows the tools, it never lets any
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
+from auger.core.middleware.base import ToolFilter
 from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
-from auger.core.middleware.tool_allowlist import tool_name
 from auger.core.safety.rules import Rule, covers, parse_rule, subject_for
 
 
@@ -50,33 +49,22 @@ def turn_allows(ctx: Any, name: str, args: dict[str, Any], mcp: tuple[str, str] 
     return covers(rules, subject_for(name, args, root, mcp)) is not None
 
 
-class TurnToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
-    def _filter(self, request: ModelRequest) -> ModelRequest:
-        rules = _rules(request)
-        if rules is None:
-            return request
-        tools = [t for t in request.tools if any(_offered(r, tool_name(t) or "", t) for r in rules)]
-        return request.override(tools=tools)
+class TurnToolsMiddleware(ToolFilter):
+    def active(self, request: Any) -> bool:
+        return _rules(request) is not None
 
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse:
-        return handler(self._filter(request))
+    def offered(self, request: Any, name: str, tool: Any) -> bool:
+        return any(_offered(rule, name, tool) for rule in _rules(request) or [])
 
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> ModelResponse:
-        return await handler(self._filter(request))
-
-    def _refusal(self, request: Any) -> ToolMessage | None:
-        rules = _rules(request)
-        if rules is None:
-            return None
+    def allows(self, request: Any) -> bool:
         call = request.tool_call
         name, args = str(call["name"]), dict(call.get("args") or {})
-        if turn_allows(request.runtime.context, name, args, mcp_identity(request.tool)):
-            return None
-        allowed = ", ".join(r.text for r in rules) or "none"
+        return turn_allows(request.runtime.context, name, args, mcp_identity(request.tool))
+
+    def refusal(self, request: Any) -> ToolMessage:
+        call = request.tool_call
+        name = str(call["name"])
+        allowed = ", ".join(r.text for r in _rules(request) or []) or "none"
         reason = f"not in this skill's (or command's) allowed-tools ({allowed})"
         return ToolMessage(
             f"Refused: {name} is {reason}. Do the task with those tools, or say what is missing.",
@@ -85,9 +73,3 @@ class TurnToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             status="error",
             additional_kwargs={REFUSED_FLAG: reason},
         )
-
-    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        return self._refusal(request) or handler(request)
-
-    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        return self._refusal(request) or await handler(request)
