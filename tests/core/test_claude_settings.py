@@ -157,7 +157,7 @@ def test_a_settings_file_without_hooks_needs_no_trust(settings: Settings) -> Non
 
 
 def test_matchers_accept_claude_tool_names(tmp_path: Path) -> None:
-    from auger.core.middleware.hooks import tool_subjects
+    from auger.core.middleware.tools.hooks import tool_subjects
 
     r = HookRunner(
         [
@@ -212,7 +212,7 @@ def test_real_claude_code_validator_hook_shape(settings: Settings, tmp_path: Pat
     )
     write_json(tmp_path / ".claude" / "settings.json", hooks_of(f"python3 {validator}"))
     hooks, _ = load_hooks(settings)
-    from auger.core.middleware.hooks import tool_subjects
+    from auger.core.middleware.tools.hooks import tool_subjects
 
     result = HookRunner(hooks, project_root=settings.project_root).run_sync(
         "PreToolUse",

@@ -57,7 +57,7 @@ async def test_matchers_written_for_any_mcp_tool_name_match(tmp_path: Path) -> N
     named it before (`get_time`, `time__get_time`), still match it."""
     from langchain_core.tools import StructuredTool
 
-    from auger.core.middleware.hooks import tool_subjects
+    from auger.core.middleware.tools.hooks import tool_subjects
 
     def get_time() -> str:
         """The time."""
@@ -197,7 +197,7 @@ async def test_pre_compact_model_runs_the_hooks_of_the_run_then_asks_its_model(t
     from typing_extensions import TypedDict
 
     from auger.core.agent.context import AugerContext
-    from auger.core.middleware.pre_compact import PreCompactModel, summarization
+    from auger.core.middleware.model.pre_compact import PreCompactModel, summarization
     from scripted_model import ScriptedChatModel
 
     marker = tmp_path / "precompact.json"

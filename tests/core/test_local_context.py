@@ -23,7 +23,7 @@ from auger.core.agent.project_facts import (
 )
 from auger.core.backends.bwrap import check_bwrap
 from auger.core.backends.sandbox import BubblewrapSandbox
-from auger.core.middleware.local_context import CONTEXT_KEY, MARK_KEY, LocalContextMiddleware
+from auger.core.middleware.prompt.local_context import CONTEXT_KEY, MARK_KEY, LocalContextMiddleware
 from scripted_model import ScriptedChatModel
 
 
@@ -169,7 +169,7 @@ def test_middleware_puts_the_note_in_the_first_user_message_not_the_system_promp
 
 
 def test_the_note_goes_before_a_multimodal_message_s_blocks() -> None:
-    from auger.core.middleware.local_context import with_context
+    from auger.core.middleware.prompt.local_context import with_context
 
     image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
     out = with_context([HumanMessage([{"type": "text", "text": "look"}, image])], "NOTE")

@@ -10,7 +10,7 @@ from deepagents.backends import CompositeBackend, FilesystemBackend, LocalShellB
 
 from auger.core.backends.mounts import agent_paths, virtual_path, with_mounts
 from auger.core.catalog.memory import list_memory_files, memory_files, memory_sources
-from auger.core.middleware.memory import AugerMemoryMiddleware
+from auger.core.middleware.prompt.memory import AugerMemoryMiddleware
 from auger.settings import Settings, load_settings
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from auger.core.catalog.memory import memory_files, memory_warnings
 from auger.core.catalog.memory_imports import MAX_DEPTH, import_names
-from auger.core.middleware.memory import read_memory
+from auger.core.middleware.prompt.memory import read_memory
 from auger.settings import Settings, load_settings
 
 

@@ -10,8 +10,12 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from auger.core.agent.context import AugerContext
-from auger.core.middleware.configurable_model import SPEC_KEY, ConfigurableModelMiddleware, context_params
-from auger.core.middleware.resume_state import ResumeStateMiddleware, resume_update
+from auger.core.middleware.model.configurable_model import (
+    SPEC_KEY,
+    ConfigurableModelMiddleware,
+    context_params,
+)
+from auger.core.middleware.model.resume_state import ResumeStateMiddleware, resume_update
 from scripted_model import ScriptedChatModel
 
 

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models.base import _convert_message_to_dict
 
-from auger.core.middleware.provider_history import (
+from auger.core.middleware.model.provider_history import (
     FAMILY_KEY,
     ProviderHistoryMiddleware,
     message_family,

@@ -20,7 +20,7 @@ from auger.core.catalog.skills import (
     skill_file,
     support_files,
 )
-from auger.core.middleware.skills import AugerSkillsMiddleware
+from auger.core.middleware.prompt.skills import AugerSkillsMiddleware
 from auger.settings import Settings, load_settings
 
 

@@ -12,7 +12,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 
 from auger.core.catalog.subagents import discover_subagents, list_subagents, subagent_specs
-from auger.core.middleware.tool_allowlist import ToolAllowListMiddleware
+from auger.core.middleware.tools.tool_allowlist import ToolAllowListMiddleware
 from auger.settings import Settings, load_settings
 from scripted_model import ScriptedChatModel
 

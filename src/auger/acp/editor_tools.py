@@ -1,5 +1,5 @@
 """The editor's file system and terminal as auger's `ClientFiles` / `ClientTerminal`
-(`auger.core.middleware.client_tools`):
+(`auger.core.middleware.tools.client_tools`):
 
 * when the client offers `fs.readTextFile` and `fs.writeTextFile` (and `[acp] client_fs` is on),
   read_file / write_file / edit_file on project files go through `fs/read_text_file` and

@@ -92,7 +92,7 @@ class TurnOptions:
 class ClientFiles(Protocol):
     """A front end that holds the project's files (an editor over ACP: unsaved buffers, reviewed
     writes). With `TurnOptions.files`, read_file / write_file / edit_file on project paths use it
-    instead of the disk (`auger.core.middleware.client_files`); local sessions only."""
+    instead of the disk (`auger.core.middleware.tools.client_tools`); local sessions only."""
 
     async def read(self, path: str) -> str: ...  # `path`: the absolute host path
     async def write(self, path: str, content: str) -> None: ...

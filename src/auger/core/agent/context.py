@@ -25,12 +25,12 @@ class AugerContext:
     hooks: Any = None
     verdicts: dict[str, Any] = field(default_factory=dict)
     # this turn's allowed-tools (rule strings) when it invokes a skill or command that lists
-    # them (auger.core.middleware.turn_tools); None: every tool
+    # them (auger.core.middleware.tools.turn_tools); None: every tool
     turn_tools: tuple[str, ...] | None = None
-    # call id -> what its PreToolUse hooks said (auger.core.middleware.pre_tool), for this turn
+    # call id -> what its PreToolUse hooks said (auger.core.middleware.tools.pre_tool), for this turn
     pre_tool: dict[str, Any] = field(default_factory=dict)
     # call id -> (the arguments as stored, redacted; as the model wrote them): the tool runs the
-    # latter (auger.core.middleware.redaction); in memory only, for this turn
+    # latter (auger.core.middleware.tools.redaction); in memory only, for this turn
     originals: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
     # asks auger's approvals about an action {name, args, id, description} that is not a tool
     # call of this graph (an ACP subagent's permission request); returns {"type": "approve" | "reject"}
@@ -46,7 +46,7 @@ def needs_approval(tool_name: str, ctx: AugerContext | None) -> bool:
     """The approval-mode policy: manual asks for every gated tool, auto-edit lets file edits
     through, yolo asks for nothing; tools granted "always" for the thread pass (plan mode's
     refusals are the permission engine's). Permission rules come on top of it:
-    `auger.core.middleware.permissions.tool_verdict`."""
+    `auger.core.middleware.tools.permissions.tool_verdict`."""
     if ctx is None:
         return True
     if ctx.mode == "yolo" or tool_name in ctx.always_allow:

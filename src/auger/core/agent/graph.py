@@ -26,9 +26,9 @@ outermost first):
                                  (`auger.core.agent.prompt_compact`).
 7. HooksMiddleware             — PreToolUse/PostToolUse(/Failure), SubagentStart/Stop hooks
                                  (`auger.core.safety.hook_runner`); may block a call or change its input;
-                                 PreModel/PostModel around the model call (`middleware/model_hooks.py`)
+                                 PreModel/PostModel around the model call (`middleware/model/model_hooks.py`)
                                  and the reply's PreToolUse hooks as it arrives, before HITL asks
-                                 (`middleware/pre_tool.py`).
+                                 (`middleware/tools/pre_tool.py`).
 8. PermissionMiddleware        — refuses calls a `[permissions] deny` rule matches (on the final
                                  input, after hooks), telling the model and the user which rule.
 9. RedactionMiddleware         — secret env values out of tool results and model replies before
@@ -55,7 +55,7 @@ outermost first):
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
 human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
-`auger.core.middleware.permissions.tool_verdict`: deny > plan mode > ask rules/protected paths >
+`auger.core.middleware.tools.permissions.tool_verdict`: deny > plan mode > ask rules/protected paths >
 allow rules > approval mode), unsupported content. Subagents get 1 (or a pinned model) and the roles of
 `SUBAGENT_ROLES`: 2, 2b, 5, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the
 general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
@@ -147,22 +147,22 @@ SUBAGENT_ROLES = ("history", "wire", "turn_limit", "safety", "plan")
 def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
     from langchain.agents.middleware import TodoListMiddleware
 
-    from auger.core.middleware.client_tools import ClientToolsMiddleware
-    from auger.core.middleware.compact_prompt import CompactPromptMiddleware
-    from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
-    from auger.core.middleware.hooks import HooksMiddleware
-    from auger.core.middleware.local_context import LocalContextMiddleware
-    from auger.core.middleware.memory import AugerMemoryMiddleware
-    from auger.core.middleware.permissions import PermissionMiddleware
-    from auger.core.middleware.plan_mode import PlanModeMiddleware
-    from auger.core.middleware.provider_history import ProviderHistoryMiddleware
-    from auger.core.middleware.redaction import RedactionMiddleware
-    from auger.core.middleware.resume_state import ResumeStateMiddleware
-    from auger.core.middleware.skills import AugerSkillsMiddleware
-    from auger.core.middleware.summarization import AugerSummarizationMiddleware
-    from auger.core.middleware.tool_results import ToolResultsMiddleware
-    from auger.core.middleware.turn_limit import TurnLimitMiddleware
-    from auger.core.middleware.wire_content import WireContentMiddleware
+    from auger.core.middleware.model.configurable_model import ConfigurableModelMiddleware
+    from auger.core.middleware.model.provider_history import ProviderHistoryMiddleware
+    from auger.core.middleware.model.resume_state import ResumeStateMiddleware
+    from auger.core.middleware.model.summarization import AugerSummarizationMiddleware
+    from auger.core.middleware.model.turn_limit import TurnLimitMiddleware
+    from auger.core.middleware.model.wire_content import WireContentMiddleware
+    from auger.core.middleware.prompt.compact_prompt import CompactPromptMiddleware
+    from auger.core.middleware.prompt.local_context import LocalContextMiddleware
+    from auger.core.middleware.prompt.memory import AugerMemoryMiddleware
+    from auger.core.middleware.prompt.plan_mode import PlanModeMiddleware
+    from auger.core.middleware.prompt.skills import AugerSkillsMiddleware
+    from auger.core.middleware.tools.client_tools import ClientToolsMiddleware
+    from auger.core.middleware.tools.hooks import HooksMiddleware
+    from auger.core.middleware.tools.permissions import PermissionMiddleware
+    from auger.core.middleware.tools.redaction import RedactionMiddleware
+    from auger.core.middleware.tools.tool_results import ToolResultsMiddleware
 
     switch = ConfigurableModelMiddleware(model_factory(settings), settings.model)
     compact = CompactPromptMiddleware()
@@ -200,8 +200,8 @@ def _subagents(
     from deepagents.middleware.subagents import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
 
     from auger.core.catalog.subagents import discover_subagents, subagent_specs
-    from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
-    from auger.core.middleware.pre_compact import summarization
+    from auger.core.middleware.model.configurable_model import ConfigurableModelMiddleware
+    from auger.core.middleware.model.pre_compact import summarization
 
     compaction = summarization(model, backend)  # deepagents' default for them, with PreCompact
 
@@ -227,8 +227,8 @@ def _subagents(
 
 def _interrupt_on(tools: Sequence[BaseTool], gated_tools: Sequence[str]) -> dict[str, Any]:
     """HITL config for every tool: `when` asks only on an "ask" verdict (permission rules, then
-    the approval mode; see `auger.core.middleware.permissions`)."""
-    from auger.core.middleware.permissions import all_tool_names, interrupt_config, mcp_identity
+    the approval mode; see `auger.core.middleware.tools.permissions`)."""
+    from auger.core.middleware.tools.permissions import all_tool_names, interrupt_config, mcp_identity
 
     mcp_names = {t.name: ident for t in tools if (ident := mcp_identity(t))}
     names = all_tool_names([*gated_tools, *(t.name for t in tools)])
@@ -258,7 +258,7 @@ def create_cli_agent(
     from auger.core.backends.factory import make_backend
     from auger.core.backends.mounts import with_mounts
     from auger.core.catalog.memory import memory_sources
-    from auger.core.middleware.rewind import RewindMiddleware
+    from auger.core.middleware.tools.rewind import RewindMiddleware
 
     default_spec = settings.model
     if model is None:
@@ -273,12 +273,12 @@ def create_cli_agent(
     middleware = stack.main()
     subagents = _subagents(settings, stack, model, backend, tools)
     if mcp is not None:
-        from auger.core.middleware.mcp_tools import McpToolsMiddleware
+        from auger.core.middleware.tools.mcp_tools import McpToolsMiddleware
 
         middleware.append(McpToolsMiddleware(mcp))
-    from auger.core.middleware.folder_memory import FolderMemoryMiddleware
-    from auger.core.middleware.plan_mode import PlanModeMiddleware
-    from auger.core.middleware.turn_tools import TurnToolsMiddleware
+    from auger.core.middleware.prompt.plan_mode import PlanModeMiddleware
+    from auger.core.middleware.tools.folder_memory import FolderMemoryMiddleware
+    from auger.core.middleware.tools.turn_tools import TurnToolsMiddleware
 
     middleware.append(TurnToolsMiddleware())  # inside 10: it sees (and limits) MCP tools too
     middleware.append(PlanModeMiddleware())  # inside 10 too; with present_plan

@@ -9,7 +9,7 @@ A command of the same name as one of auger's built-in skills wins over it; the u
 win over commands. `<source>/review.md` is `/review`; a file in a subfolder, `<source>/git/commit.md`, is
 `/git:commit`. Frontmatter is optional: `description` (default: the body's first line),
 `argument-hint`, `model` (a `provider:model` spec for that turn) and `allowed-tools` (the turn
-may use only those, as for skills: `auger.core.middleware.turn_tools`). When invoked, the body
+may use only those, as for skills: `auger.core.middleware.tools.turn_tools`). When invoked, the body
 becomes the prompt with:
 
 * `$ARGUMENTS`, `$1` … `$9` replaced by what followed the name (`auger.core.catalog.arguments`); a body

@@ -11,8 +11,8 @@ file of each folder from the project root down to the working directory ("folder
 The project root is the nearest folder holding `.git`, else the working directory. In a folder
 with no AGENTS.md, a CLAUDE.md there is read instead. `@path` lines import other files
 (`auger.core.catalog.memory_imports`); a subfolder's memory is added when the agent works there
-(`auger.core.middleware.folder_memory`). The SDK's MemoryMiddleware does the
-injection (see `auger.core.middleware.memory`); `list_memory_files` serves a `/memory` view.
+(`auger.core.middleware.tools.folder_memory`). The SDK's MemoryMiddleware does the
+injection (see `auger.core.middleware.prompt.memory`); `list_memory_files` serves a `/memory` view.
 
 A memory file goes into every model call, so it is read with care (`read_memory_file`): one
 holding NUL bytes (binary) is skipped; one that is not valid UTF-8 is read with U+FFFD for the

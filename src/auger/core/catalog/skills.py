@@ -9,7 +9,7 @@ A skill is `<source>/<name>/SKILL.md` with frontmatter `name` (= the folder name
 the folder names it, as Claude Code does) and `description` (one over 1,024 characters is kept
 whole, with a warning). `allowed-tools` (a YAML list, or comma / space separated, in auger's or
 Claude Code's rule syntax: `Read, Grep, Bash(git diff:*)`) limits the turn that invokes the
-skill to those tools (`auger.core.middleware.turn_tools`). `$ARGUMENTS` and `$1`…`$9` in the
+skill to those tools (`auger.core.middleware.tools.turn_tools`). `$ARGUMENTS` and `$1`…`$9` in the
 body are replaced by what followed `/name` (`auger.core.catalog.arguments`). A file with bad
 frontmatter, a name that does not match its folder, or that cannot be read is skipped with a
 warning naming the file and the reason. Discovery reads the

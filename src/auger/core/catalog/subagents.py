@@ -187,7 +187,7 @@ def subagent_specs(
     """deepagents specs: `middleware(model_spec)` is a subagent's middleware for its model (None:
     follow the main agent's); `tools` are the agent's extra tools (MCP) to filter."""
     from auger.core.middleware.base import tool_name
-    from auger.core.middleware.tool_allowlist import ToolAllowListMiddleware
+    from auger.core.middleware.tools.tool_allowlist import ToolAllowListMiddleware
 
     specs: list[dict[str, Any]] = []
     for agent in catalog:

@@ -1,7 +1,7 @@
 """Rewind: snapshots of the project around every turn that changes files, and undoing them.
 
 * `recorder` — `turn_recorder()` / `TurnRecorder`: per turn, a snapshot before the first
-  file-changing tool call (`auger.core.middleware.rewind`) and one at the end; the pair is
+  file-changing tool call (`auger.core.middleware.tools.rewind`) and one at the end; the pair is
   recorded per (thread, user turn) in the thread database (`records`) and the turn emits
   `FilesChanged`.
 * `snapshot`, `scan`, `trees`, `objects` — the snapshot store: a private content-addressed store

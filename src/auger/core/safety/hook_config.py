@@ -46,7 +46,7 @@ EVENTS = (
     "PreCompact",
     "Stop",
     "SessionEnd",
-    "PreModel",  # auger's: around each model call (auger.core.middleware.model_hooks)
+    "PreModel",  # auger's: around each model call (auger.core.middleware.model.model_hooks)
     "PostModel",
     "Notification",  # waiting for an approval, a turn finished (auger.core.session.lifecycle)
 )

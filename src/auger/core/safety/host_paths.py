@@ -15,7 +15,7 @@ every safety check.
 Permission rules and protected paths judge a file tool's call by `AgentPaths.host`
 (`auger.core.safety.rules.subject_for`), shell commands resolve their words to host paths
 and ask `ProtectedPaths` the same question (`auger.core.safety.written_paths`), and hooks are given the
-host path in `tool_input` (`auger.core.middleware.hooks`). Standard library only.
+host path in `tool_input` (`auger.core.middleware.tools.hooks`). Standard library only.
 """
 
 from __future__ import annotations

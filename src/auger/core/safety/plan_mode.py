@@ -4,7 +4,7 @@ What counts as read-only is a closed list plus MCP tools that say so (`readOnlyH
 configured `readOnly`); anything else — a tool auger does not know, `execute` (a shell line
 cannot be proven read-only: `git status > x`, `python -c ...`) — is refused in plan mode by the
 permission engine (`auger.core.safety.permissions.plan_verdict`), and is not offered to the model
-(`auger.core.middleware.plan_mode`). `task` stays: its subagents run under the same run
+(`auger.core.middleware.prompt.plan_mode`). `task` stays: its subagents run under the same run
 context, so their own calls meet the same refusal (an external ACP agent is refused outright:
 what it does without asking cannot be seen).
 

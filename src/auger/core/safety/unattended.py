@@ -5,7 +5,7 @@ a mode only when that mode would actually let it through (an ask rule or a prote
 over every mode). What decided is the request's `decided_by` (the verdict's `by`), so a remote
 client's policy answers the same as an in-process one. A plan (`present_plan`, decided_by "plan")
 is not refused: it was shown (printed, streamed), nobody accepted it, and the turn ends there
-(`auger.core.middleware.plan_mode`), having changed nothing."""
+(`auger.core.middleware.prompt.plan_mode`), having changed nothing."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ PermissionRequest, SessionEnd), run by the Session at fixed points of a turn:
   when a turn has finished (`idle_prompt`);
 * `end` — SessionEnd (on close and when switching threads).
 
-Tool-call hooks (PreToolUse, PostToolUse, ...) run in the agent: `auger.core.middleware.hooks`.
+Tool-call hooks (PreToolUse, PostToolUse, ...) run in the agent: `auger.core.middleware.tools.hooks`.
 """
 
 from __future__ import annotations

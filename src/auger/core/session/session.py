@@ -269,7 +269,7 @@ class Session(PortCalls):
         """A turn cut short reports no usage: estimate what it added to the context (the prompt,
         tool results, the partial answer), so the context meter and a resume count it. Returns the
         new estimate when it is more than the last report, else None."""
-        from auger.core.middleware.resume_state import CONTEXT_TOKENS, estimated_context
+        from auger.core.middleware.model.resume_state import CONTEXT_TOKENS, estimated_context
 
         try:
             values = await self.state()

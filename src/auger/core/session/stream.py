@@ -15,7 +15,7 @@ from typing import Any, Literal
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, RemoveMessage, ToolMessage
 
 from auger.core import events as ev
-from auger.core.middleware.turn_limit import TURN_LIMIT_FLAG
+from auger.core.middleware.model.turn_limit import TURN_LIMIT_FLAG
 
 
 def _text_and_reasoning(msg: AIMessage | AIMessageChunk) -> tuple[str, str]:

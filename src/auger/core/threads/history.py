@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 SKILL_KEY = "auger_skill"  # additional_kwargs of a `/skill args` message (auger.core.catalog.skills)
 MCP_PROMPT_KEY = "auger_mcp_prompt"  # an MCP prompt run as `/mcp__server__prompt` (auger.core.mcp.prompts)
 HOOK_KEY = "auger_hook"  # additional_kwargs of hook context (auger.core.session.lifecycle)
-REFUSED_KEY = "auger_refused"  # additional_kwargs of a refused call (auger.core.middleware.permissions)
+REFUSED_KEY = "auger_refused"  # additional_kwargs of a refused call (auger.core.middleware.tools.permissions)
 
 
 def content_text(content: Any) -> str:

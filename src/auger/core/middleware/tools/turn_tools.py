@@ -16,7 +16,7 @@ from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
 from auger.core.middleware.base import ToolFilter
-from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
+from auger.core.middleware.tools.permissions import REFUSED_FLAG, mcp_identity
 from auger.core.safety.rules import Rule, covers, parse_rule, subject_for
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
-from auger.core.middleware.redaction import map_tool_messages
+from auger.core.middleware.tools.redaction import map_tool_messages
 from auger.core.text import clean_content
 
 log = logging.getLogger("auger.tools")

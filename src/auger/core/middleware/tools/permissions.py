@@ -25,7 +25,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
-from auger.core.middleware.pre_tool import hook_verdict
+from auger.core.middleware.tools.pre_tool import hook_verdict
 from auger.core.safety.permissions import (
     Verdict,
     describe_call,
@@ -67,7 +67,7 @@ def tool_verdict(
             name, args, mode=ctx.mode, gated=gated, grants=sorted(ctx.always_allow), mcp=mcp
         )
     if ctx.turn_tools is not None and verdict.action != "deny":
-        from auger.core.middleware.turn_tools import turn_allows  # it imports this module
+        from auger.core.middleware.tools.turn_tools import turn_allows  # it imports this module
 
         if not turn_allows(ctx, name, dict(args), mcp):
             verdict = Verdict("deny", "not in the skill's allowed-tools", by="turn")
@@ -130,7 +130,7 @@ def interrupt_config(
 
 def plan_denial(ctx: AugerContext, request: Any) -> Verdict | None:
     """Plan mode's refusal of this call (a tool of the graph; MCP tools are judged where they
-    run, `auger.core.middleware.mcp_tools`, by the same verdict)."""
+    run, `auger.core.middleware.tools.mcp_tools`, by the same verdict)."""
     if request.tool is None:
         return None
     read_only = bool((getattr(request.tool, "metadata", None) or {}).get("read_only"))

@@ -21,7 +21,7 @@ from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
 from auger.core.catalog.memory import folder_memory, memory_files, read_with_imports
-from auger.core.middleware.redaction import map_tool_messages
+from auger.core.middleware.tools.redaction import map_tool_messages
 from auger.core.safety.rules import FILE_TOOLS, path_key
 
 MEMORY_KEY = "auger_memory"

@@ -7,7 +7,7 @@ SDK's slot by name ("SummarizationMiddleware", in the main agent and the general
 subagent) and keeps one deepagents summarization middleware per model: each call asks
 ConfigurableModelMiddleware which model the call uses (same spec, params and cache as the call
 itself) and hands the call to that model's instance, built with deepagents' own defaults for it
-(its summaries run the PreCompact hooks first: `auger.core.middleware.pre_compact`).
+(its summaries run the PreCompact hooks first: `auger.core.middleware.model.pre_compact`).
 The `_summarization_event` state is shared by all of them, so a compaction made under one model
 stands under the next; `/compact` (auger.core.session.compact) uses the current model the same way.
 """
@@ -21,9 +21,9 @@ from deepagents.middleware.summarization import SummarizationState
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.language_models import BaseChatModel
 
-from auger.core.middleware.compact_prompt import CompactPromptMiddleware
-from auger.core.middleware.configurable_model import ConfigurableModelMiddleware
-from auger.core.middleware.pre_compact import summarization
+from auger.core.middleware.model.configurable_model import ConfigurableModelMiddleware
+from auger.core.middleware.model.pre_compact import summarization
+from auger.core.middleware.prompt.compact_prompt import CompactPromptMiddleware
 
 
 class AugerSummarizationMiddleware(AgentMiddleware):  # type: ignore[type-arg]

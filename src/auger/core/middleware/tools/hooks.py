@@ -1,13 +1,13 @@
 """HooksMiddleware: PreToolUse / PostToolUse / PostToolUseFailure (and SubagentStart /
 SubagentStop around `task`) hooks on every tool call, PreModel / PostModel around every model
-call (`auger.core.middleware.model_hooks`). The runner comes from the run context
+call (`auger.core.middleware.model.model_hooks`). The runner comes from the run context
 (`AugerContext.hooks`, see `auger.core.safety.hook_runner`); session-level events are run by the Session.
 
 Hooks get a file tool's path as the host file it reaches (`tool_input.file_path` / `.path`, as
 Claude Code's hooks do; resolved by `auger.core.safety.host_paths`, like permissions and protected paths),
 and a host path in `updatedInput` is mapped back to the agent path.
 PreToolUse hooks run when the model's reply arrives, before any approval prompt
-(`auger.core.middleware.pre_tool`): a block or `permissionDecision: "deny"` means the tool is not
+(`auger.core.middleware.tools.pre_tool`): a block or `permissionDecision: "deny"` means the tool is not
 run and the model reads the hook's reason, "allow" / "ask" change whether the user is asked, and
 an `updatedInput` replaces those arguments in the reply (so the approval shows them; deny rules
 are checked on them); a call that reaches the tool without a model reply first (none here)
@@ -28,9 +28,10 @@ from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
 from auger.core.mcp.names import legacy_names
-from auger.core.middleware import model_hooks, pre_tool
-from auger.core.middleware.permissions import REFUSED_FLAG, mcp_identity
-from auger.core.middleware.redaction import map_tool_messages
+from auger.core.middleware.model import model_hooks
+from auger.core.middleware.tools import pre_tool
+from auger.core.middleware.tools.permissions import REFUSED_FLAG, mcp_identity
+from auger.core.middleware.tools.redaction import map_tool_messages
 from auger.core.safety.claude_tools import claude_names
 from auger.core.safety.hook_runner import HookResult, HookRunner
 from auger.core.safety.host_paths import AgentPaths
@@ -190,7 +191,7 @@ class _Call:
 
 
 class _Reply:
-    """The tool calls of one model reply going through PreToolUse (`auger.core.middleware.pre_tool`)."""
+    """The tool calls of one model reply going through PreToolUse (`auger.core.middleware.tools.pre_tool`)."""
 
     def __init__(self, request: Any, result: Any, runner: HookRunner, ctx: AugerContext) -> None:
         self.request, self.result, self.runner, self.ctx = request, result, runner, ctx

@@ -19,7 +19,7 @@ from langchain_core.tools import BaseTool
 from langgraph.types import interrupt
 
 from auger.core.mcp.client import CALL
-from auger.core.middleware.permissions import approval_description, mcp_identity, refused, tool_verdict
+from auger.core.middleware.tools.permissions import approval_description, mcp_identity, refused, tool_verdict
 
 
 class McpToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]

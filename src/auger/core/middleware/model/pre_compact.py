@@ -6,7 +6,7 @@ prompted with summary_prompt"). `PreCompactModel` is that model: it runs the Pre
 (trigger "auto") of the graph step's run context (`AugerContext.hooks`), their notices go to the
 custom stream, then it asks the model it wraps. The prompt, trimming and retries stay the SDK's.
 `summarization(model, backend)` is what auger puts in the SDK's slot (see
-`auger.core.middleware.summarization` and the subagents in `auger.core.agent.graph`).
+`auger.core.middleware.model.summarization` and the subagents in `auger.core.agent.graph`).
 """
 
 from __future__ import annotations

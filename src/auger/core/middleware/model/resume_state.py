@@ -20,7 +20,7 @@ from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from auger.core.middleware.configurable_model import SPEC_KEY
+from auger.core.middleware.model.configurable_model import SPEC_KEY
 
 CONTEXT_TOKENS = "_context_tokens"
 MODEL_SPEC = "_model_spec"
