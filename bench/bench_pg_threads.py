@@ -4,7 +4,7 @@
 
 Without --url a server is started for the run (tests/pg_server.py). The rows are synthetic like
 gen_threads_db.py's (Zipf-weighted vocabulary, 50 projects, one rare word in 3 threads), written
-through auger's PostgreSQL schema (`auger.core.threads.postgres_db`), with a rewind record for
+through auger's PostgreSQL schema (`auger.core.threads.postgres.db`), with a rewind record for
 every fourth thread. Timed, median of --runs after one warm-up, each through a new `ThreadStore`
 on the database (connecting and checking the migrations, as every `auger threads` command does):
 `threads list` (this project, all projects: the page of threads and their snapshot sizes), and
@@ -34,7 +34,7 @@ from gen_threads_db import COMMON_WORD, PROJECTS, RARE_WORD, vocabulary  # noqa:
 
 from auger.core.rewind.records import sizes  # noqa: E402
 from auger.core.threads.backend import ThreadDatabase  # noqa: E402
-from auger.core.threads.postgres_db import connect, migrate  # noqa: E402
+from auger.core.threads.postgres.db import connect, migrate  # noqa: E402
 from auger.core.threads.store import ThreadStore  # noqa: E402
 
 

@@ -127,7 +127,7 @@ def db_bytes(database: Any) -> int:
     import sqlite3
 
     if database.postgres:
-        from auger.core.threads.postgres_db import connect
+        from auger.core.threads.postgres.db import connect
 
         conn = connect(database.url)
         try:

@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 from auger.core.threads import lease as thread_lease
-from auger.core.threads.postgres_db import MIGRATIONS, QmarkCursor, connect, migrate
-from auger.core.threads.postgres_search import search_rows
+from auger.core.threads.postgres.db import MIGRATIONS, QmarkCursor, connect, migrate
+from auger.core.threads.postgres.search import search_rows
 from auger.core.threads.search import HIT_END, HIT_START, IndexedMessage
 from auger.errors import ConfigError
 
 MIGRATE = """
 import sys, time
-from auger.core.threads.postgres_db import connect, migrate
+from auger.core.threads.postgres.db import connect, migrate
 start = float(sys.argv[2])
 while time.time() < start:
     pass
@@ -66,7 +66,7 @@ def test_an_unreachable_server_is_one_clear_error_without_the_password(pg_server
 def test_without_psycopg_the_message_names_the_extra(pg_url: str) -> None:
     code = (
         "import sys; sys.modules['psycopg'] = None\n"
-        "from auger.core.threads.postgres_db import connect\nconnect(sys.argv[1])"
+        "from auger.core.threads.postgres.db import connect\nconnect(sys.argv[1])"
     )
     proc = subprocess.run([sys.executable, "-c", code, pg_url], capture_output=True, text=True)
     assert proc.returncode != 0 and "pip install 'auger[postgres]'" in proc.stderr
@@ -92,7 +92,7 @@ def _thread(conn: Any, tid: str, root: str, updated: float, texts: list[str]) ->
         " VALUES (%s, %s, %s, %s, %s, %s) RETURNING key",
         (tid, tid, root, root, updated, updated),
     ).fetchone()[0]
-    from auger.core.threads.postgres_search import index_messages
+    from auger.core.threads.postgres.search import index_messages
 
     with conn.cursor() as cur:
         index_messages(cur, key, [IndexedMessage("user", t) for t in texts], updated)

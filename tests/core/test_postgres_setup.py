@@ -8,7 +8,7 @@ import asyncio
 
 import psycopg
 
-from auger.core.threads.postgres_saver import SETUP_KEY, open_postgres_saver
+from auger.core.threads.postgres.saver import SETUP_KEY, open_postgres_saver
 
 
 async def _sessions(url: str, but: int) -> int:

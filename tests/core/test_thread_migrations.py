@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from auger.core.rewind import records
-from auger.core.threads import postgres_db, schema
+from auger.core.threads import schema
 from auger.core.threads.backend import ThreadDatabase
+from auger.core.threads.postgres import db as postgres_db
 from auger.core.threads.store import ThreadStore
 
 ALL = [name for name, _ in schema.MIGRATIONS]

@@ -70,7 +70,7 @@ Named = Callable[[Any, Iterable[str], str], bool]  # (cursor, thread ids, needle
 def thread_artifacts(cur: Any, folder: Path, thread_id: str, *, named: Named | None = None) -> list[Path]:
     """The files under `folder` that only `thread_id` (of it and its forks) names. Call before
     its checkpoints are deleted, inside the same transaction. `named` looks into LangGraph's
-    rows (default: SQLite's tables; PostgreSQL's are `auger.core.threads.postgres_checkpoints`)."""
+    rows (default: SQLite's tables; PostgreSQL's are `auger.core.threads.postgres.checkpoints`)."""
     if named is None:
         if not _has_checkpoints(cur):
             return []

@@ -10,7 +10,7 @@ whose cursor takes SQLite's `?` placeholders on both (so the ThreadStore's state
 writer lease's, `auger.core.threads.lease` — are written once), full-text search, and the handling
 of LangGraph's own tables (their names and columns differ: `writes` in SQLite,
 `checkpoint_writes` + `checkpoint_blobs` on PostgreSQL). `auger.core.threads.sqlite` and
-`auger.core.threads.postgres` implement it. Standard library only.
+`auger.core.threads.postgres.backend` implement it. Standard library only.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class ThreadDatabase:
         """For messages: the file, or the URL without its password."""
         if not self.postgres:
             return str(self.path)
-        from auger.core.threads.postgres_db import shown_url
+        from auger.core.threads.postgres.db import shown_url
 
         return shown_url(self.url)
 
@@ -146,7 +146,7 @@ class ThreadBackend(Protocol):
 def open_backend(db: ThreadDatabase) -> ThreadBackend:
     """Connect to `db` and bring its auger tables up to date (ThreadError / ConfigError otherwise)."""
     if db.postgres:
-        from auger.core.threads.postgres import PostgresBackend
+        from auger.core.threads.postgres.backend import PostgresBackend
 
         return PostgresBackend.open(db.url)
     from auger.core.threads.sqlite import SqliteBackend

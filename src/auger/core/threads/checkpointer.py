@@ -112,9 +112,9 @@ async def open_checkpointer(path: Path) -> tuple[Any, Any]:
 
 async def open_saver(db: ThreadDatabase) -> tuple[Any, Any]:
     """(saver, closer) on the thread database — the SQLite file, or PostgreSQL through a pool
-    (`auger.core.threads.postgres_saver`); the caller awaits `closer.close()`."""
+    (`auger.core.threads.postgres.saver`); the caller awaits `closer.close()`."""
     if db.postgres:
-        from auger.core.threads.postgres_saver import open_postgres_saver
+        from auger.core.threads.postgres.saver import open_postgres_saver
 
         return await open_postgres_saver(db.url)
     return await open_checkpointer(db.path)

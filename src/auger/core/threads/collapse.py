@@ -35,7 +35,7 @@ backend (`seed`: on SQLite the checkpoint blob is read with LangGraph's serializ
 caller passes as `holds_seed`; on PostgreSQL a SQL probe of `checkpoint_blobs`, the one its saver
 makes). PostgreSQL's channel values live in `checkpoint_blobs` keyed by version, shared by many
 checkpoints, so there the blobs no kept checkpoint names go too
-(`auger.core.threads.postgres_checkpoints.drop_unused_blobs`).
+(`auger.core.threads.postgres.checkpoints.drop_unused_blobs`).
 
 Standard library only.
 """

@@ -8,7 +8,7 @@ it. The lock is polled (`pg_try_advisory_lock`), never waited for inside a state
 statement holds a snapshot, and setup's `CREATE INDEX CONCURRENTLY` waits for every older
 snapshot, so two auger starting at once on a new database waited for each other forever. An
 unreachable server or a missing psycopg is one clear ConfigError
-(`auger.core.threads.postgres_db`).
+(`auger.core.threads.postgres.db`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from auger.core.threads.postgres_db import CONNECT_TIMEOUT, connect_error, psycopg_module
+from auger.core.threads.postgres.db import CONNECT_TIMEOUT, connect_error, psycopg_module
 
 SETUP_KEY = 0x61756766  # the advisory lock around LangGraph's setup ("augf")
 POOL_SIZE = 10

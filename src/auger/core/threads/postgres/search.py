@@ -6,7 +6,7 @@ other punctuation splits words as it does in the index), newest first, each with
 its newest matching message (`snippet`: SNIPPET_TOKENS words around the first hit, hits between
 HIT_START and HIT_END, like SQLite's). Written as "the newest threads that have a matching
 message" so the planner picks by the word's frequency (ANALYZE keeps tsvector statistics): a
-rare word goes through the GIN index on `auger_messages.tsv` (`auger.core.threads.postgres_db`),
+rare word goes through the GIN index on `auger_messages.tsv` (`auger.core.threads.postgres.db`),
 a common one walks the threads newest first and stops at the page's end.
 """
 

@@ -2,11 +2,11 @@
 
 One psycopg connection in autocommit mode; a write is one explicit transaction whose cursor
 takes `?` placeholders (`QmarkCursor`), so the ThreadStore's statements and the writer lease's
-run unchanged. auger's tables and migrations: `auger.core.threads.postgres_db`; search (tsvector + GIN):
-`auger.core.threads.postgres_search`; LangGraph's rows: `auger.core.threads.postgres_checkpoints`.
+run unchanged. auger's tables and migrations: `auger.core.threads.postgres.db`; search (tsvector + GIN):
+`auger.core.threads.postgres.search`; LangGraph's rows: `auger.core.threads.postgres.checkpoints`.
 A finished turn's intermediate checkpoints are collapsed as on SQLite
 (`auger.core.threads.collapse` over `checkpoint_writes`; which checkpoint holds a delta value and
-the blobs no kept checkpoint names: `auger.core.threads.postgres_checkpoints`).
+the blobs no kept checkpoint names: `auger.core.threads.postgres.checkpoints`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from auger.core.threads import postgres_checkpoints, postgres_search
 from auger.core.threads.artifacts import thread_artifacts
 from auger.core.threads.backend import SearchRow
 from auger.core.threads.collapse import POSTGRES, Marks, SeedCheck, collapse
-from auger.core.threads.postgres_db import QmarkCursor, connect, migrate, shown_url
+from auger.core.threads.postgres import checkpoints as postgres_checkpoints
+from auger.core.threads.postgres import search as postgres_search
+from auger.core.threads.postgres.db import QmarkCursor, connect, migrate, shown_url
 from auger.core.threads.search import IndexedMessage
 
 

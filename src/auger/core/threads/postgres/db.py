@@ -6,7 +6,7 @@ The same tables as the SQLite file (`auger.core.threads.schema`), in PostgreSQL'
 * `auger_messages` — each message's text once, with a generated `tsvector` column (the `simple`
   configuration: no stemming and no stop words; punctuation made spaces first, so words split
   where SQLite's `unicode61` tokenizer splits them: `zebrafish.txt` is two words) and a GIN
-  index over it (`auger.core.threads.postgres_search` queries it with `websearch_to_tsquery`);
+  index over it (`auger.core.threads.postgres.search` queries it with `websearch_to_tsquery`);
 * `auger_leases`   — the writer lease of each thread: the very statements of
   `auger.core.threads.lease` run here through `QmarkCursor`;
 * `auger_rewind_turns` — the project snapshots around each user turn that changed files
