@@ -135,14 +135,14 @@ class Counter:
 def test_middleware_caches_in_state_and_refreshes_after_summarization() -> None:
     counter = Counter()
     mw = LocalContextMiddleware(None, "/p", detector=counter)
-    first = mw.before_model({"messages": []}, None)  # type: ignore[arg-type]
+    first = mw.facts_update({"messages": []})
     assert first == {CONTEXT_KEY: "## Local context\n- detection #1", MARK_KEY: -1}
     state: dict[str, Any] = {"messages": [], **first}
-    assert mw.before_model(state, None) is None  # type: ignore[arg-type]
+    assert mw.facts_update(state) is None
     state["_summarization_event"] = {"cutoff_index": 12, "summary_message": None, "file_path": None}
-    again = mw.before_model(state, None)  # type: ignore[arg-type]
+    again = mw.facts_update(state)
     assert again is not None and again[MARK_KEY] == 12 and counter.calls == 2
-    assert mw.before_model({**state, **again}, None) is None  # type: ignore[arg-type]
+    assert mw.facts_update({**state, **again}) is None
 
 
 def test_middleware_puts_the_note_in_the_first_user_message_not_the_system_prompt() -> None:

@@ -102,12 +102,14 @@ def test_pinned_spec_ignores_the_context_spec() -> None:
 def test_resume_update_reads_usage_and_spec() -> None:
     reply = AIMessage("x", usage_metadata={"input_tokens": 900, "output_tokens": 100, "total_tokens": 1000})
     reply.response_metadata[SPEC_KEY] = "openai:gpt-4.1"
-    assert resume_update({"messages": [reply]}, None) == {
+    assert resume_update({"messages": [reply]}, None, reply) == {
         "_context_tokens": 1000,
         "_model_spec": "openai:gpt-4.1",
     }
     same = {"messages": [reply], "_context_tokens": 1000, "_model_spec": "openai:gpt-4.1"}
-    assert resume_update(same, None) is None  # nothing new, no write
+    assert resume_update(same, None, reply) is None  # nothing new, no write
     untagged = AIMessage("y")
-    assert resume_update({"messages": [untagged]}, AugerContext(model_spec="a:b")) == {"_model_spec": "a:b"}
-    assert resume_update({"messages": [HumanMessage("q")]}, None) is None
+    assert resume_update({"messages": [untagged]}, AugerContext(model_spec="a:b"), untagged) == {
+        "_model_spec": "a:b"
+    }
+    assert resume_update({"messages": [HumanMessage("q")]}, None, HumanMessage("q")) is None

@@ -6,6 +6,9 @@ outermost first):
 
 0. AugerSummarizationMiddleware — named "SummarizationMiddleware": takes the SDK's slot in its
                                  core stack; compacts with the model in use now (`/model`).
+0b. ResumeStateMiddleware      — keep `_context_tokens` and `_model_spec` in checkpointed state,
+                                 as an update riding on the model call's result (no graph step of
+                                 its own); outside 1, so it sees the reply tagged with its spec.
 1. ConfigurableModelMiddleware — pick the model (and temperature, max_tokens, reasoning_effort)
                                  for this call from the run context (`/model`); refuse a reply
                                  that did not finish (`auger.core.models.complete_reply`); tag the reply
@@ -14,12 +17,12 @@ outermost first):
                                  previous provider's reasoning blocks / cache fields.
 2b. WireContentMiddleware      — send only what any provider takes: valid Unicode, tool results
                                  of text and images (links, audio, blobs as a line of text).
-3. ResumeStateMiddleware       — keep `_context_tokens` and `_model_spec` in checkpointed state.
 4. LocalContextMiddleware      — project facts (git, kinds, test command, layout) as a note in
                                  front of the first user message (never in the system prompt, so
                                  it stays cacheable); detected through the backend, cached in
                                  state, refreshed after a summarization.
-5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`).
+5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`); end the turn
+                                 after a plan nobody accepted (10b's check, run in this step).
 6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
 6b. CompactPromptMiddleware    — a model with a window ≤ 16k tokens gets the compact profile:
                                  short system prompt, one-line tool descriptions, same tools
@@ -43,7 +46,8 @@ outermost first):
                                  and may run only those tools.
 10b'. PlanModeMiddleware      — in plan mode: read-only tools (MCP ones too) and `present_plan`
                                  only, the plan section in the system prompt; ends the turn after a
-                                 plan nobody accepted (`auger.core.safety.plan_mode`).
+                                 plan nobody accepted (the check runs in 5's step:
+                                 `plan_left_open`; `auger.core.safety.plan_mode`).
 10c. FolderMemoryMiddleware    — a subfolder's AGENTS.md / CLAUDE.md joins a file tool's result
                                  the first time the agent works in that folder.
 11. RewindMiddleware           — snapshots the project before the turn's first file-changing
@@ -122,7 +126,7 @@ class Stack:
     model: Any  # 1: ConfigurableModelMiddleware, following /model
     history: Any  # 2
     wire: Any  # 2b
-    resume: Any  # 3
+    resume: Any  # 0b
     local_context: Any  # 4
     turn_limit: Any  # 5
     todos: Any  # 6
@@ -133,7 +137,7 @@ class Stack:
     memory: Any  # 12
 
     def main(self) -> list[AgentMiddleware[Any, Any, Any]]:
-        head = [self.summarization, self.model, self.history, self.wire, self.resume, self.local_context]
+        head = [self.summarization, self.resume, self.model, self.history, self.wire, self.local_context]
         return [*head, self.turn_limit, self.todos, self.compact, *self.safety]
 
     def subagent(self, model: Any) -> list[AgentMiddleware[Any, Any, Any]]:
@@ -255,11 +259,13 @@ def create_cli_agent(
     """
     from deepagents import create_deep_agent
 
+    from auger.core.agent.tracing import inline_when_untraced
     from auger.core.backends.factory import make_backend
     from auger.core.backends.mounts import with_mounts
     from auger.core.catalog.memory import memory_sources
     from auger.core.middleware.tools.rewind import RewindMiddleware
 
+    inline_when_untraced()
     default_spec = settings.model
     if model is None:
         if not default_spec:

@@ -1,6 +1,6 @@
 """ResumeStateMiddleware: what a resumed thread needs at once, kept in checkpointed state.
 
-After each model call of the main agent it stores
+With each model call of the main agent it stores
 
 * `_context_tokens` — the context size of the last call (the provider's `usage_metadata`
   total: prompt + reply, which is what the next call starts from), and
@@ -9,16 +9,19 @@ After each model call of the main agent it stores
 
 so `Session.open_thread` can show the token count and go back to the thread's own model without
 replaying history. Both keys are private: they are not passed to or merged back from subagents.
+The update rides on the model call's own result (a `Command` next to the reply), not in an
+`after_model` hook: a hook is a graph step of its own, with its own checkpoint, on every model call.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, NotRequired
 
-from langchain.agents.middleware import AgentMiddleware, AgentState
-from langchain.agents.middleware.types import PrivateStateAttr
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import ExtendedModelResponse, PrivateStateAttr
 from langchain_core.messages import AIMessage
-from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from auger.core.middleware.model.configurable_model import SPEC_KEY
 
@@ -31,10 +34,8 @@ class ResumeState(AgentState):  # type: ignore[type-arg]
     _model_spec: NotRequired[Annotated[str | None, PrivateStateAttr]]
 
 
-def resume_update(state: Any, ctx: Any) -> dict[str, Any] | None:
-    """The state update for the last model reply in `state`, or None if there is nothing new."""
-    messages = state.get("messages") or []
-    last = messages[-1] if messages else None
+def resume_update(state: Any, ctx: Any, last: Any) -> dict[str, Any] | None:
+    """The state update for the model reply `last`, or None if there is nothing new."""
     if not isinstance(last, AIMessage):
         return None
     update: dict[str, Any] = {}
@@ -68,11 +69,20 @@ def estimated_context(messages: list[Any], known: int) -> int:
     return known + (count_tokens_approximately(later) if later else 0)
 
 
+def _with_update(request: ModelRequest, response: Any) -> Any:
+    messages = response.result if isinstance(response, ModelResponse) else None
+    reply = messages[-1] if messages else None
+    update = resume_update(request.state, request.runtime.context, reply)
+    return ExtendedModelResponse(response, Command(update=update)) if update else response
+
+
 class ResumeStateMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     state_schema = ResumeState
 
-    def after_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        return resume_update(state, runtime.context)
+    def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
+        return _with_update(request, handler(request))
 
-    async def aafter_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        return resume_update(state, runtime.context)
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> Any:
+        return _with_update(request, await handler(request))

@@ -2,7 +2,9 @@
 
 Counts the AI messages since the last human message (so the count survives approval
 interrupts and resumes) and, at the cap, ends the run with a plain final message marked
-`auger_turn_limit` instead of raising.
+`auger_turn_limit` instead of raising. The same check before each model call ends the turn after
+a plan nobody accepted (`auger.core.middleware.prompt.plan_mode.plan_left_open`): one graph step
+for both reasons to stop, not one each.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain.agents.middleware.types import hook_config
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
+
+from auger.core.middleware.prompt.plan_mode import plan_left_open
 
 TURN_LIMIT_FLAG = "auger_turn_limit"
 
@@ -30,6 +34,8 @@ def _calls_this_prompt(messages: list[Any]) -> int:
 class TurnLimitMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     @hook_config(can_jump_to=["end"])
     def before_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        if plan_left_open(state, runtime):
+            return {"jump_to": "end"}
         limit = getattr(runtime.context, "max_turns", None)
         if not limit:
             return None

@@ -12,22 +12,23 @@ Detected (see `auger.core.agent.project_facts`) through the agent's backend, so 
 describes the sandbox it works in. The result is cached in checkpointed state (`_local_context`)
 and detected again only when the thread has none yet or the history has been summarised since:
 deepagents' summarization records each compaction in `_summarization_event` (its `cutoff_index`
-grows), and `_local_context_mark` remembers the cutoff the facts were detected at.
+grows), and `_local_context_mark` remembers the cutoff the facts were detected at. Detection
+and the state update happen inside the model call (the update is a `Command` next to the reply),
+not in a `before_model` hook: a hook is a graph step of its own, with a checkpoint, on every call.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, NotRequired
 
-from langchain.agents.middleware import AgentState, ModelRequest
-from langchain.agents.middleware.types import PrivateStateAttr
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import ExtendedModelResponse, PrivateStateAttr
 from langchain_core.messages import AnyMessage, HumanMessage
-from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from auger.core.agent.project_facts import detect
-from auger.core.middleware.base import RequestShaper
 
 CONTEXT_KEY = "_local_context"
 MARK_KEY = "_local_context_mark"
@@ -66,7 +67,18 @@ def with_context(messages: list[AnyMessage], text: str) -> list[AnyMessage]:
     return [HumanMessage(text), *messages]
 
 
-class LocalContextMiddleware(RequestShaper):
+def with_facts(request: ModelRequest, update: dict[str, Any] | None) -> ModelRequest:
+    text = (update or request.state).get(CONTEXT_KEY)
+    if not isinstance(text, str) or not text:
+        return request
+    return request.override(messages=with_context(request.messages, text))
+
+
+def with_update(response: Any, update: dict[str, Any] | None) -> Any:
+    return ExtendedModelResponse(response, Command(update=update)) if update else response
+
+
+class LocalContextMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     state_schema = LocalContextState
 
     def __init__(self, backend: Any, root: str = "", detector: Callable[[Any, str], str] = detect) -> None:
@@ -75,19 +87,22 @@ class LocalContextMiddleware(RequestShaper):
         self._root = root
         self._detect = detector
 
-    def before_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+    def facts_update(self, state: Any) -> dict[str, Any] | None:
+        """The state update that detects the facts (None while the cached ones hold)."""
         if not needs_detection(state):
             return None
         return {CONTEXT_KEY: self._detect(self._backend, self._root), MARK_KEY: summarization_mark(state)}
 
-    async def abefore_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        if not needs_detection(state):
-            return None
-        text = await asyncio.to_thread(self._detect, self._backend, self._root)
-        return {CONTEXT_KEY: text, MARK_KEY: summarization_mark(state)}
+    def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
+        update = self.facts_update(request.state)
+        return with_update(handler(with_facts(request, update)), update)
 
-    def shape(self, request: ModelRequest) -> ModelRequest:
-        text = request.state.get(CONTEXT_KEY)
-        if not isinstance(text, str) or not text:
-            return request
-        return request.override(messages=with_context(request.messages, text))
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> Any:
+        update = (
+            await asyncio.to_thread(self.facts_update, request.state)
+            if needs_detection(request.state)
+            else None
+        )
+        return with_update(await handler(with_facts(request, update)), update)

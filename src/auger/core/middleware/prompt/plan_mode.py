@@ -10,7 +10,8 @@
   asked about like any gated tool. When it runs, the approval is over: accepted (the turn now
   runs in the chosen mode, `ApprovalDecision.mode`) -> the model is told to carry the plan out,
   in the same turn; still in plan mode (a run with nobody to accept it: headless, the chat
-  stream) -> the turn ends right after it, with no further model call. "Keep planning" is the
+  stream) -> the turn ends right after it, with no further model call (`plan_left_open`, asked by
+  TurnLimitMiddleware's check before each model call). "Keep planning" is the
   approval's rejection: the model reads the user's feedback as the call's result.
 
 It sits inside McpToolsMiddleware, so it sees (and narrows) the MCP tools too.
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain.agents.middleware import ModelRequest, hook_config
+from langchain.agents.middleware import ModelRequest
 from langchain.tools import ToolRuntime
 from langchain_core.messages import SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
@@ -70,6 +71,20 @@ def _read_only(tool: Any) -> bool:
     return bool(meta.get("read_only"))
 
 
+def plan_left_open(state: Any, runtime: Any) -> bool:
+    """Whether the last step presented a plan nobody accepted (still plan mode, the call not
+    rejected): the turn ends there, with no further model call. `TurnLimitMiddleware` asks this
+    before each model call, so plan mode costs no graph step of its own."""
+    messages = state.get("messages") or []
+    last = messages[-1] if messages else None
+    return (
+        isinstance(last, ToolMessage)
+        and last.name == PLAN_TOOL
+        and last.status != "error"
+        and _mode(runtime) == PLAN_MODE
+    )
+
+
 def with_plan_prompt(system: SystemMessage | None) -> SystemMessage:
     if system is None:
         return SystemMessage(PLAN_PROMPT.strip())
@@ -87,21 +102,3 @@ class PlanModeMiddleware(RequestShaper):
             return request.override(tools=tools) if len(tools) != len(request.tools) else request
         tools = [t for t in request.tools if plan_only(tool_name(t) or "", mcp_read_only=_read_only(t))]
         return request.override(tools=tools, system_message=with_plan_prompt(request.system_message))
-
-    @hook_config(can_jump_to=["end"])
-    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        """End the turn after a plan nobody accepted (still plan mode, the call not rejected)."""
-        messages = state.get("messages") or []
-        last = messages[-1] if messages else None
-        if (
-            isinstance(last, ToolMessage)
-            and last.name == PLAN_TOOL
-            and last.status != "error"
-            and _mode(runtime) == PLAN_MODE
-        ):
-            return {"jump_to": "end"}
-        return None
-
-    @hook_config(can_jump_to=["end"])
-    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        return self.before_model(state, runtime)
