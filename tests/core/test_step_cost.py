@@ -1,0 +1,79 @@
+"""What each agent step costs in graph machinery (issue 16 item 1): the main graph runs only the hook
+nodes it cannot do without, and langsmith's bookkeeping around each middleware hook does not hop
+threads while nobody traces — but still does when tracing is on."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import HumanMessage
+
+from auger.core.agent.context import AugerContext
+from auger.settings import Settings, load_settings
+from scripted_model import ScriptedChatModel
+
+
+@pytest.fixture
+def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    home, project = tmp_path / "auger-home", tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[providers.local]\nbase_url = "http://127.0.0.1:9/v1"\nmodels = ["small"]\n'
+    )
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return load_settings(cwd=project, env={"AUGER_HOME": str(home), "HOME": str(tmp_path)})
+
+
+def test_the_main_graph_has_two_hook_nodes_before_each_model_call(settings: Settings) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from auger.core.agent.graph import create_cli_agent
+
+    model = ScriptedChatModel(script=["ok"])
+    graph = create_cli_agent(settings, model=model, checkpointer=InMemorySaver())
+    nodes = list(graph.get_graph().nodes)
+    before = sorted(n for n in nodes if n.endswith(".before_model"))
+    after = sorted(n for n in nodes if n.endswith(".after_model"))
+    # the turn limit (which also ends a turn after an unaccepted plan) and deepagents' pinned skills;
+    # the project-facts note and the resume state ride on the model call itself
+    assert before == ["SkillsMiddleware.before_model", "TurnLimitMiddleware.before_model"]
+    assert after == ["HumanInTheLoopMiddleware.after_model", "TodoListMiddleware.after_model"]
+    cfg = {"configurable": {"thread_id": "t"}}
+    out = graph.invoke({"messages": [HumanMessage("hi")]}, cfg, context=AugerContext(mode="yolo"))
+    assert out["messages"][-1].content == "ok"
+    facts = graph.get_state(cfg).values["_local_context"]  # detected and kept, without a node
+    sent = next(m for m in model.calls[0]["messages"] if m.type == "human")
+    assert facts and facts in str(sent.content)
+
+
+def _hops_thread(traced: bool | None) -> bool:
+    """Whether langsmith's `aio_to_thread` (what `traceable` awaits around each middleware hook)
+    runs its function on another thread, with auger's override installed. `traced` as a user's
+    `tracing_context(enabled=...)` sets it (LANGSMITH_TRACING=true is read into the same check)."""
+    from langsmith import tracing_context
+    from langsmith._internal._aiter import aio_to_thread
+
+    from auger.core.agent.tracing import inline_when_untraced
+
+    inline_when_untraced()
+
+    async def main() -> bool:
+        loop_thread = threading.get_ident()
+        with tracing_context(enabled=traced):
+            ran_on = await aio_to_thread(contextvars.copy_context(), threading.get_ident)
+        return bool(ran_on != loop_thread)
+
+    return asyncio.run(main())
+
+
+def test_untraced_hook_bookkeeping_stays_on_the_event_loop() -> None:
+    assert _hops_thread(False) is False
+
+
+def test_traced_hook_bookkeeping_still_goes_to_a_thread() -> None:
+    assert _hops_thread(True) is True
