@@ -34,7 +34,10 @@ class Factory:
 
 
 def _agent(default: ScriptedChatModel, factory: Factory, **kw: Any) -> Any:
-    middleware = [ResumeStateMiddleware(), ConfigurableModelMiddleware(factory, "local:default", **kw)]  # as in the graph
+    middleware = [
+        ResumeStateMiddleware(),
+        ConfigurableModelMiddleware(factory, "local:default", **kw),
+    ]  # as in the graph
     return create_agent(
         default, middleware=middleware, context_schema=AugerContext, checkpointer=InMemorySaver()
     )

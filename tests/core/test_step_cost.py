@@ -77,3 +77,27 @@ def test_untraced_hook_bookkeeping_stays_on_the_event_loop() -> None:
 
 def test_traced_hook_bookkeeping_still_goes_to_a_thread() -> None:
     assert _hops_thread(True) is True
+
+
+def test_data_block_types_are_computed_once_with_the_same_answer() -> None:
+    from unittest import mock
+
+    from langchain_core.messages import content
+
+    from auger.core.models.content_types import cache_block_types
+
+    before = content._get_data_content_block_types  # maybe cached already by an earlier test's model
+    original = getattr(before, "__wrapped__", before)
+    expected = original()
+    content._get_data_content_block_types = original
+    cache_block_types()
+    try:
+        blocks = [{"type": "text", "text": "x"}, {"type": "image", "base64": "AA", "mime_type": "image/png"}]
+        with mock.patch.object(content, "get_type_hints", wraps=content.get_type_hints) as hints:
+            answers = [content.is_data_content_block(b) for b in blocks * 50]
+            calls = hints.call_count
+        assert answers == [False, True] * 50
+        assert content._get_data_content_block_types() == expected
+        assert 0 < calls <= 10  # one pass over the block TypedDicts, not one per block (500 without)
+    finally:
+        content._get_data_content_block_types = before

@@ -200,6 +200,9 @@ def build_chat_model(
 ) -> BaseChatModel:
     """Build the LangChain chat model for a spec; imports only that provider's package.
     `request_timeout` is the top-level setting (the provider's own wins)."""
+    from auger.core.models.content_types import cache_block_types
+
+    cache_block_types()
     check_credentials(ms, env)
     provider = provider_of(ms)
     params = {k: v for k, v in {**ms.params, **overrides}.items() if v is not None}
