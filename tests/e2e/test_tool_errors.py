@@ -17,6 +17,7 @@ from auger.core.runtime import open_session
 from auger.settings import load_settings
 from conftest import AUGER, AugerEnv
 from conftest_llm import typed
+from mcp_servers.fastmcp_server import PNG_1PX
 
 SERVER = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
 
@@ -101,9 +102,41 @@ def test_mcp_content_a_provider_cannot_take_reaches_the_model_as_text(auger_env:
     assert "report ready" in tool
     assert "[resource link: report.pdf at file:///srv/report.pdf (application/pdf)]" in tool
     assert "[audio (audio/wav" in tool and "[embedded resource file:///srv/data.bin" in tool
-    assert '"type": "image_url"' in tool  # images stay images
     again = auger_env.run("-r", result["thread_id"], "-n", "next")  # the thread is not poisoned
     assert again.returncode == 0 and again.stdout.strip() == "Next.", again.stderr
+
+
+def _mcp_image_turn(env: AugerEnv) -> str:
+    """The tool message the model got after calling the media tool (its image: a 1-pixel PNG)."""
+    _media_server(env)
+    env.llm.add(_call("c_media", "mcp__files__media"), {"text": "Seen."})
+    proc = env.run("-n", "fetch the report")
+    assert proc.returncode == 0, proc.stderr
+    [tool] = _tool_texts(env.llm.requests[1])
+    return tool
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        '[models."local:scripted-model"]\nimages = true\n',
+        "images = true\n",
+        "[models.scripted-model]\nimages = true\n",
+    ],
+    ids=["model-spec", "provider", "model-name"],
+)
+def test_an_mcp_image_reaches_a_model_that_takes_images(auger_env: AugerEnv, config: str) -> None:
+    auger_env.write_config(config)  # "images = true" alone lands in [providers.local]
+    tool = _mcp_image_turn(auger_env)
+    assert f'"url": "data:image/png;base64,{PNG_1PX}"' in tool
+    assert "does not take images" not in tool
+
+
+def test_an_mcp_image_is_a_line_of_text_to_a_model_that_does_not_take_images(auger_env: AugerEnv) -> None:
+    tool = _mcp_image_turn(auger_env)  # local:scripted-model: nothing known of it, so no images
+    assert "image_url" not in tool and PNG_1PX not in tool
+    line = "[image image/png, 70 bytes from mcp__files__media — not shown: the model does not take images]"
+    assert line in tool
 
 
 @pytest.fixture
