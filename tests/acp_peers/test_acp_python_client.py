@@ -315,6 +315,24 @@ async def test_an_image_prompt_reaches_a_model_that_takes_images_and_survives_th
     assert "A single pixel." in replayed.text()
 
 
+async def test_an_image_prompt_reaches_the_model_through_auger_serve(auger_env: AugerEnv) -> None:
+    from serve_harness import TOKEN, start_server
+
+    auger_env.write_config('[models."local:scripted-model"]\nimages = true\n')
+    server = start_server(auger_env)
+    try:
+        auger_env.llm.add({"text": "Seen on the server."})
+        client = RecordingClient()
+        async with spawn(auger_env, client, "--connect", server.url, "--token", TOKEN) as (conn, _proc):
+            session_id = await start(conn, auger_env)
+            done = await conn.prompt(session_id=session_id, prompt=image_prompt("and this?"))
+        assert done.stop_reason == "end_turn" and client.text() == "Seen on the server."
+    finally:
+        server.stop()
+    user = auger_env.llm.requests[-1]["messages"][-1]["content"]
+    assert {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG_1PX}"}} in user
+
+
 async def test_an_image_prompt_to_a_text_model_is_refused_and_nothing_is_sent(auger_env: AugerEnv) -> None:
     auger_env.llm.add({"text": "never asked"}, {"text": "Text is fine."})
     client = RecordingClient()

@@ -97,7 +97,7 @@ class TurnOptions:
     max_turns: int | None = None  # model calls for this prompt (None: the configured max_turns)
     files: ClientFiles | None = None  # the project's files through the front end (an editor's buffers)
     terminal: ClientTerminal | None = None  # `execute` in the front end's terminal (an editor's)
-    images: tuple[PromptImage, ...] = ()  # given with the prompt (local sessions only)
+    images: tuple[PromptImage, ...] = ()  # given with the prompt (auger serve gets them too)
 
 
 class ClientFiles(Protocol):
