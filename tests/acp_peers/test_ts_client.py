@@ -1,6 +1,7 @@
 """`auger acp` driven by Zed's TypeScript ACP SDK (`@agentclientprotocol/sdk`, run with node):
 prompt, streamed text, a tool call needing permission, allow, the file on disk, cancel mid-turn,
-an image prompt the (text) model cannot take refused, and the session loaded in a new process (tests/acp_peers/ts_client/session.mjs does the talking).
+an image prompt the (text) model cannot take refused, and the session loaded in a new process
+(tests/acp_peers/ts_client/session.mjs does the talking).
 
 scripts/test.sh installs node and the SDK (`npm ci` in tests/acp_peers/ts_client); without them this
 test fails saying so, it is not skipped."""

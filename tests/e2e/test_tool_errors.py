@@ -179,3 +179,36 @@ async def test_a_thread_written_with_unsendable_content_resumes(in_process: Auge
         "[file (file:///srv/report.pdf, application/pdf): not shown to the model]"
         in _tool_texts(in_process.llm.requests[-1])[0]
     )
+
+
+def _mcp_images_on_the_wire(env: AugerEnv) -> tuple[str, str, str]:
+    """(the user message with `@files:docs://pixel`, the read_mcp_resource result, the
+    `/mcp__files__look` prompt) as the model got them."""
+    _media_server(env)
+    read = _call("c_read", "read_mcp_resource", server="files", uri="docs://pixel")
+    env.llm.add(read, {"text": "A pixel."}, {"text": "Still a pixel."})
+    first = env.run("-n", "what is in @files:docs://pixel ?", "--output-format", "json")
+    assert first.returncode == 0, first.stderr
+    again = env.run("-r", json.loads(first.stdout)["thread_id"], "-n", "/mcp__files__look")
+    assert again.returncode == 0, again.stderr
+    user = json.dumps(env.llm.requests[0]["messages"][-1]["content"], ensure_ascii=False)
+    [tool] = _tool_texts(env.llm.requests[1])
+    prompt = json.dumps(env.llm.requests[2]["messages"][-1]["content"], ensure_ascii=False)
+    return user, tool, prompt
+
+
+def test_images_of_mcp_resources_and_prompts_reach_a_model_that_takes_images(auger_env: AugerEnv) -> None:
+    auger_env.write_config("images = true\n")
+    data_url = f'"url": "data:image/png;base64,{PNG_1PX}"'
+    for sent in _mcp_images_on_the_wire(auger_env):
+        assert data_url in sent and "does not take images" not in sent
+
+
+def test_images_of_mcp_resources_and_prompts_are_lines_to_a_text_model(auger_env: AugerEnv) -> None:
+    user, tool, prompt = _mcp_images_on_the_wire(auger_env)
+    for sent, source in ((user, "the prompt"), (tool, "read_mcp_resource"), (prompt, "the prompt")):
+        assert "image_url" not in sent and PNG_1PX not in sent
+        assert (
+            f"[image image/png, 70 bytes from {source} — not shown: the model does not take images]" in sent
+        )
+    assert "What is in this screenshot?" in prompt
