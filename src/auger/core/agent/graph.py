@@ -315,10 +315,14 @@ def create_cli_agent(
     )
 
 
-def agent_tool_names(graph: Any, manager: Any = None) -> list[str]:
-    """The tools the agent can call now: the graph's own, then the connected MCP servers'."""
+def agent_tool_names(graph: Any, manager: Any = None, mode: str = "manual") -> list[str]:
+    """The tools the model is offered now in `mode`: the graph's own, then the connected MCP
+    servers', as PlanModeMiddleware narrows them (`present_plan` only in plan mode, which offers
+    the read-only tools only)."""
+    from auger.core.middleware.plan_mode import offered
+
     node = getattr(graph, "nodes", {}).get("tools")
-    names = list(getattr(getattr(node, "bound", None), "tools_by_name", None) or {})
+    tools = dict(getattr(getattr(node, "bound", None), "tools_by_name", None) or {})
     if manager is not None:
-        names += [tool.name for tool in manager.tools() if tool.name not in names]
-    return names
+        tools.update({tool.name: tool for tool in manager.tools() if tool.name not in tools})
+    return [tool.name for tool in offered(list(tools.values()), mode)]
