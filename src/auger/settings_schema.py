@@ -155,10 +155,25 @@ KEYS: tuple[Key, ...] = (
     ),
     Key("providers.*.headers", "table", {}, "Extra HTTP headers sent with every request."),
     Key(
+        "providers.*.images",
+        "bool",
+        None,
+        "Whether this provider's models take images (unset = the model's known profile, else no).",
+        nullable=True,
+    ),
+    Key(
         "providers.*.*",
         "any",
         None,
         "Any other parameter is passed to the model client as is.",
+        nullable=True,
+    ),
+    Key(
+        "models.*.images",
+        "bool",
+        None,
+        'Whether this model ("provider:model" or the model name) takes images; wins over the '
+        "provider's `images` and the model's known profile (unset: those, else no).",
         nullable=True,
     ),
     Key("mcp.call_timeout", "float", 60.0, "Seconds before an MCP tool call is abandoned.", positive=True),

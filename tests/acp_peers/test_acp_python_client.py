@@ -14,6 +14,7 @@ from acp import schema as s
 from acp_peer import RecordingClient, is_kind, spawn, start
 
 from conftest import AugerEnv
+from conftest_llm import typed
 
 WRITE = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/hello.txt", "content": "hi there\n"}}]}
 
@@ -279,3 +280,75 @@ async def test_session_list_shows_this_projects_threads(auger_env: AugerEnv) -> 
     [info] = listed.sessions
     assert info.session_id == session_id and info.cwd == str(auger_env.project)
     assert "say hello" in (info.title or "") and info.updated_at
+
+
+PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def image_prompt(text: str) -> list[s.TextContentBlock | s.ImageContentBlock]:
+    return [*text_prompt(text), s.ImageContentBlock(type="image", data=PNG_1PX, mime_type="image/png")]
+
+
+async def test_an_image_prompt_reaches_a_model_that_takes_images_and_survives_the_thread(
+    auger_env: AugerEnv,
+) -> None:
+    auger_env.write_config('[models."local:scripted-model"]\nimages = true\n')
+    auger_env.llm.add({"text": "A single pixel."})
+    client = RecordingClient()
+    async with spawn(auger_env, client) as (conn, _proc):
+        init = await conn.initialize(protocol_version=1)
+        assert init.agent_capabilities.prompt_capabilities.image is True
+        session = await conn.new_session(cwd=str(auger_env.project), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id, prompt=image_prompt("what is this?"))
+        assert done.stop_reason == "end_turn" and client.text() == "A single pixel."
+    [request] = auger_env.llm.requests
+    user = request["messages"][-1]["content"]
+    assert typed(user) == "what is this?"
+    assert {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG_1PX}"}} in user
+
+    replayed = RecordingClient()
+    async with spawn(auger_env, replayed) as (conn, _proc):
+        await conn.initialize(protocol_version=1)
+        await conn.load_session(cwd=str(auger_env.project), session_id=session.session_id, mcp_servers=[])
+    [prompt] = [u.content.text for u in replayed.of("user_message_chunk")]
+    assert prompt == "what is this? [image image/png]"
+    assert "A single pixel." in replayed.text()
+
+
+async def test_an_image_prompt_reaches_the_model_through_auger_serve(auger_env: AugerEnv) -> None:
+    from serve_harness import TOKEN, start_server
+
+    auger_env.write_config('[models."local:scripted-model"]\nimages = true\n')
+    server = start_server(auger_env)
+    try:
+        auger_env.llm.add({"text": "Seen on the server."})
+        client = RecordingClient()
+        async with spawn(auger_env, client, "--connect", server.url, "--token", TOKEN) as (conn, _proc):
+            session_id = await start(conn, auger_env)
+            done = await conn.prompt(session_id=session_id, prompt=image_prompt("and this?"))
+        assert done.stop_reason == "end_turn" and client.text() == "Seen on the server."
+    finally:
+        server.stop()
+    user = auger_env.llm.requests[-1]["messages"][-1]["content"]
+    assert {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG_1PX}"}} in user
+
+
+async def test_an_image_prompt_to_a_text_model_is_refused_and_nothing_is_sent(auger_env: AugerEnv) -> None:
+    auger_env.llm.add({"text": "never asked"}, {"text": "Text is fine."})
+    client = RecordingClient()
+    async with spawn(auger_env, client) as (conn, _proc):
+        session_id = await start(conn, auger_env)
+        try:
+            await conn.prompt(session_id=session_id, prompt=image_prompt("what is this?"))
+        except RequestError as exc:
+            message = str(exc)
+        else:
+            raise AssertionError("an image went to a model that takes none")
+        assert auger_env.llm.requests == []
+        done = await conn.prompt(session_id=session_id, prompt=text_prompt("then just text"))
+        assert done.stop_reason == "end_turn" and client.text() == "never asked"
+    assert "local:scripted-model does not take images" in message, message
+    assert '[models."local:scripted-model"] images = true' in message
+    [request] = auger_env.llm.requests
+    assert "image_url" not in str(request) and typed(request["messages"][-1]["content"]) == "then just text"
+    assert "Traceback" not in (auger_env.home / "acp-stderr.log").read_text()

@@ -1,6 +1,7 @@
 """`auger acp` driven by Zed's TypeScript ACP SDK (`@agentclientprotocol/sdk`, run with node):
 prompt, streamed text, a tool call needing permission, allow, the file on disk, cancel mid-turn,
-and the session loaded in a new process (tests/acp_peers/ts_client/session.mjs does the talking).
+an image prompt the (text) model cannot take refused, and the session loaded in a new process
+(tests/acp_peers/ts_client/session.mjs does the talking).
 
 scripts/test.sh installs node and the SDK (`npm ci` in tests/acp_peers/ts_client); without them this
 test fails saying so, it is not skipped."""
@@ -56,6 +57,8 @@ def test_zed_typescript_sdk_full_session(auger_env: AugerEnv) -> None:
     assert (auger_env.project / "hello.txt").read_text() == "from ts\n"
 
     assert out["cancel"]["stopReason"] == "cancelled" and out["cancel"]["partial"] > 0
+    assert out["image"]["advertised"] is True
+    assert "local:scripted-model does not take images" in out["image"]["error"], out["image"]
 
     load = out["load"]
     assert load["users"][:2] == ["write hello.txt", "count to a lot"]

@@ -15,6 +15,7 @@ from auger.core.mcp.client import CALL
 from auger.core.mcp.prompts import McpPrompt, McpPromptError, PromptArg, prompt_arguments
 from auger.core.mcp.resources import mentions, resource_tools
 from auger.core.mcp.user_message import mcp_message
+from mcp_servers.fastmcp_server import PNG_1PX
 
 
 def human(content: str) -> Any:
@@ -57,7 +58,7 @@ def test_prompt_arguments_positional_keyword_and_rest_of_line() -> None:
 async def test_prompts_are_listed_and_run_as_slash_commands(tmp_path: Path) -> None:
     async with running([fast("docs")], tmp_path) as manager:
         listed = {p.command: p for p in manager.prompts()}
-        assert set(listed) == {"mcp__docs__review", "mcp__docs__hello"}
+        assert set(listed) == {"mcp__docs__review", "mcp__docs__hello", "mcp__docs__look"}
         assert listed["mcp__docs__review"].usage == "/mcp__docs__review pr [focus]"
         message = await expand("/mcp__docs__review 42 the error paths", manager)
         assert message.content == "Review pull request 42, looking at the error paths."
@@ -81,7 +82,10 @@ def test_mentions_only_name_configured_servers() -> None:
 
 async def test_resource_mentions_are_attached_and_tools_read_them(tmp_path: Path) -> None:
     async with running([fast("docs")], tmp_path) as manager:
-        assert [(s, str(r.uri)) for s, r in manager.resources()] == [("docs", "docs://guide")]
+        assert [(s, str(r.uri)) for s, r in manager.resources()] == [
+            ("docs", "docs://guide"),
+            ("docs", "docs://pixel"),
+        ]
         message = await expand("follow @docs:docs://guide here", manager)
         assert message.content.startswith("follow @docs:docs://guide here\n\n")
         assert '<mcp_resource server="docs" uri="docs://guide">\n# Guide\nUse tabs.' in message.content
@@ -95,6 +99,26 @@ async def test_resource_mentions_are_attached_and_tools_read_them(tmp_path: Path
         assert "Use tabs." in text(await call(tools["read_mcp_resource"], server="docs", uri="docs://guide"))
         missing = await call(tools["read_mcp_resource"], server="nowhere", uri="x://y")
         assert missing.status == "error" and "'nowhere' is not available" in text(missing)
+
+
+PIXEL = {"type": "image", "base64": PNG_1PX, "mime_type": "image/png"}
+
+
+async def test_images_in_resources_and_prompts_are_image_blocks(tmp_path: Path) -> None:
+    """What the model may see (a text model gets each as a line: tests/e2e/test_tool_errors.py)."""
+    async with running([fast("docs")], tmp_path) as manager:
+        attached = await expand("what is in @docs:docs://pixel ?", manager)
+        text_block, image = attached.content
+        assert text_block["text"].endswith(
+            '<mcp_resource server="docs" uri="docs://pixel">\n[image resource docs://pixel]\n</mcp_resource>'
+        )
+        assert image == PIXEL
+        looked = await expand("/mcp__docs__look", manager)
+        assert looked.content[0]["text"].startswith("What is in this screenshot?")
+        assert looked.content[1:] == [PIXEL]
+        tool = {t.name: t for t in resource_tools(manager)}["read_mcp_resource"]
+        read = await call(tool, server="docs", uri="docs://pixel")
+        assert read.status == "success" and PIXEL in read.content
 
 
 # --- roots, progress, cancellation ------------------------------------------------------------

@@ -16,9 +16,10 @@ import httpx
 import pytest
 
 from auger.core import events as ev
+from auger.core.port import PromptImage
 from auger.errors import BusyError
 from auger.server.app import create_app
-from auger.server.http import ApiError
+from auger.server.http import ApiError, images_field
 from auger.server.pool import EPHEMERAL_PREFIX, ThreadPool
 from auger.server.sse import PING, with_keepalive
 from auger.server.vercel import UIStream, parse_chat
@@ -128,6 +129,27 @@ def test_parse_chat_rejects_bad_bodies(body: dict[str, Any], words: str) -> None
     with pytest.raises(ApiError) as info:
         parse_chat(body)
     assert info.value.status == 400 and words in info.value.message
+
+
+@pytest.mark.parametrize(
+    "images",
+    [[{"data": "iVBOR"}], [{"mime_type": "image/png"}], ["x"], [{"mime_type": "image/png", "data": 5}], "x"],
+)
+def test_a_runs_images_must_each_be_a_mime_type_with_data_or_a_url(images: Any) -> None:
+    with pytest.raises(ApiError) as info:
+        images_field({"images": images})
+    assert info.value.status == 400 and "'images'" in info.value.message
+
+
+def test_a_runs_images_are_prompt_images() -> None:
+    given = [
+        {"mime_type": "image/png", "data": "iVBOR"},
+        {"mime_type": "image/jpeg", "url": "https://x/y.jpg"},
+    ]
+    assert images_field({"images": given}) == (
+        PromptImage("image/png", data="iVBOR"),
+        PromptImage("image/jpeg", url="https://x/y.jpg"),
+    )
 
 
 async def test_keepalive_pings_a_quiet_stream_and_passes_frames_through() -> None:

@@ -1,6 +1,7 @@
 """Capability flags on the port (`capabilities()`, GET /capabilities through `auger serve`): the
 agents the user can reach with their tools, and per model tools / images / reasoning / context
-window from LangChain's model profiles (None where no profile knows the model)."""
+window from LangChain's model profiles (None where no profile knows the model; images are a yes
+or a no: config, else the profile, else no)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def test_capabilities_per_agent_and_per_model(auger_env: AugerEnv) -> None:
         "spec": "local:scripted-model",
         "context_window": 128000,
         "tools": None,
-        "images": None,
+        "images": False,  # nothing known of it: no images (`auger.core.models.images`)
         "reasoning": None,
     }
     assert models["openai:gpt-4.1"] == {

@@ -17,6 +17,7 @@ from auger.core.runtime import open_session
 from auger.settings import load_settings
 from conftest import AUGER, AugerEnv
 from conftest_llm import typed
+from mcp_servers.fastmcp_server import PNG_1PX
 
 SERVER = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
 
@@ -101,9 +102,41 @@ def test_mcp_content_a_provider_cannot_take_reaches_the_model_as_text(auger_env:
     assert "report ready" in tool
     assert "[resource link: report.pdf at file:///srv/report.pdf (application/pdf)]" in tool
     assert "[audio (audio/wav" in tool and "[embedded resource file:///srv/data.bin" in tool
-    assert '"type": "image_url"' in tool  # images stay images
     again = auger_env.run("-r", result["thread_id"], "-n", "next")  # the thread is not poisoned
     assert again.returncode == 0 and again.stdout.strip() == "Next.", again.stderr
+
+
+def _mcp_image_turn(env: AugerEnv) -> str:
+    """The tool message the model got after calling the media tool (its image: a 1-pixel PNG)."""
+    _media_server(env)
+    env.llm.add(_call("c_media", "mcp__files__media"), {"text": "Seen."})
+    proc = env.run("-n", "fetch the report")
+    assert proc.returncode == 0, proc.stderr
+    [tool] = _tool_texts(env.llm.requests[1])
+    return tool
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        '[models."local:scripted-model"]\nimages = true\n',
+        "images = true\n",
+        "[models.scripted-model]\nimages = true\n",
+    ],
+    ids=["model-spec", "provider", "model-name"],
+)
+def test_an_mcp_image_reaches_a_model_that_takes_images(auger_env: AugerEnv, config: str) -> None:
+    auger_env.write_config(config)  # "images = true" alone lands in [providers.local]
+    tool = _mcp_image_turn(auger_env)
+    assert f'"url": "data:image/png;base64,{PNG_1PX}"' in tool
+    assert "does not take images" not in tool
+
+
+def test_an_mcp_image_is_a_line_of_text_to_a_model_that_does_not_take_images(auger_env: AugerEnv) -> None:
+    tool = _mcp_image_turn(auger_env)  # local:scripted-model: nothing known of it, so no images
+    assert "image_url" not in tool and PNG_1PX not in tool
+    line = "[image image/png, 70 bytes from mcp__files__media — not shown: the model does not take images]"
+    assert line in tool
 
 
 @pytest.fixture
@@ -146,3 +179,36 @@ async def test_a_thread_written_with_unsendable_content_resumes(in_process: Auge
         "[file (file:///srv/report.pdf, application/pdf): not shown to the model]"
         in _tool_texts(in_process.llm.requests[-1])[0]
     )
+
+
+def _mcp_images_on_the_wire(env: AugerEnv) -> tuple[str, str, str]:
+    """(the user message with `@files:docs://pixel`, the read_mcp_resource result, the
+    `/mcp__files__look` prompt) as the model got them."""
+    _media_server(env)
+    read = _call("c_read", "read_mcp_resource", server="files", uri="docs://pixel")
+    env.llm.add(read, {"text": "A pixel."}, {"text": "Still a pixel."})
+    first = env.run("-n", "what is in @files:docs://pixel ?", "--output-format", "json")
+    assert first.returncode == 0, first.stderr
+    again = env.run("-r", json.loads(first.stdout)["thread_id"], "-n", "/mcp__files__look")
+    assert again.returncode == 0, again.stderr
+    user = json.dumps(env.llm.requests[0]["messages"][-1]["content"], ensure_ascii=False)
+    [tool] = _tool_texts(env.llm.requests[1])
+    prompt = json.dumps(env.llm.requests[2]["messages"][-1]["content"], ensure_ascii=False)
+    return user, tool, prompt
+
+
+def test_images_of_mcp_resources_and_prompts_reach_a_model_that_takes_images(auger_env: AugerEnv) -> None:
+    auger_env.write_config("images = true\n")
+    data_url = f'"url": "data:image/png;base64,{PNG_1PX}"'
+    for sent in _mcp_images_on_the_wire(auger_env):
+        assert data_url in sent and "does not take images" not in sent
+
+
+def test_images_of_mcp_resources_and_prompts_are_lines_to_a_text_model(auger_env: AugerEnv) -> None:
+    user, tool, prompt = _mcp_images_on_the_wire(auger_env)
+    for sent, source in ((user, "the prompt"), (tool, "read_mcp_resource"), (prompt, "the prompt")):
+        assert "image_url" not in sent and PNG_1PX not in sent
+        assert (
+            f"[image image/png, 70 bytes from {source} — not shown: the model does not take images]" in sent
+        )
+    assert "What is in this screenshot?" in prompt

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import os
 import sys
 from pathlib import Path
 
 from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.fastmcp.prompts.base import Message, UserMessage
 from mcp.types import (
     AudioContent,
     BlobResourceContents,
@@ -78,6 +80,7 @@ def build(name: str, port: int = 8000) -> FastMCP:
         ]
 
     add_features(server)
+    add_images(server)
     return server
 
 
@@ -135,6 +138,21 @@ def add_features(server: FastMCP) -> None:
     def guide() -> str:
         """The team's style guide."""
         return "# Guide\nUse tabs."
+
+
+def add_images(server: FastMCP) -> None:
+    """An image as a resource and in a prompt."""
+
+    @server.resource("docs://pixel", mime_type="image/png")
+    def pixel() -> bytes:
+        """A screenshot (one pixel)."""
+        return base64.b64decode(PNG_1PX)
+
+    @server.prompt()
+    def look() -> list[Message]:
+        """Ask about a screenshot."""
+        image = ImageContent(type="image", data=PNG_1PX, mimeType="image/png")
+        return [UserMessage("What is in this screenshot?"), UserMessage(image)]
 
 
 def main() -> None:

@@ -280,6 +280,22 @@ async def test_info_commands(tui: Tui) -> None:
         assert notices(app)[-1] == "Nothing to compact yet."
 
 
+async def test_tools_lists_what_the_model_is_offered_in_the_current_mode(tui: Tui) -> None:
+    for mode in ("manual", "plan"):
+        app = tui.app(mode=mode)
+        async with app.run_test(size=(100, 50)) as pilot:
+            await ready(pilot)
+            await turn(pilot, "/tools")
+            shown_tools = info(app)
+        assert "`read_file`" in shown_tools and "`grep`" in shown_tools
+        if mode == "plan":
+            assert "`present_plan`" in shown_tools and "plan mode" in shown_tools
+            assert "`write_file`" not in shown_tools and "`execute`" not in shown_tools
+        else:
+            assert "`present_plan`" not in shown_tools
+            assert "`write_file`" in shown_tools and "`execute`" in shown_tools
+
+
 async def test_compact_shows_the_summary_and_the_next_turn_uses_it(tui: Tui) -> None:
     tui.llm.add(
         {"text": "The build uses hatch.", "prompt_tokens": 5000},

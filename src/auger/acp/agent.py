@@ -24,7 +24,7 @@ from acp.helpers import update_available_commands
 
 from auger.acp.editor_tools import EditorFiles, EditorTerminal, offers_files, offers_terminal
 from auger.acp.handshake import initialize_result
-from auger.acp.prompt import AcpSession, prompt_text, run_prompt
+from auger.acp.prompt import AcpSession, prompt_images, prompt_text, run_prompt
 from auger.acp.updates import UpdateMapper
 from auger.core.port import MODES
 from auger.errors import AugerError
@@ -161,7 +161,7 @@ class AugerAcpAgent:
         text = prompt_text(prompt)
         if text.strip().split(" ", 1)[0] == "/compact":
             return await self._compact(session, text.strip()[len("/compact") :].strip() or None)
-        stop = await _acting(run_prompt(self.client, session, text))
+        stop = await _acting(run_prompt(self.client, session, text, prompt_images(prompt)))
         return s.PromptResponse(stop_reason=stop)  # type: ignore[arg-type]
 
     async def cancel(self, session_id: str, **_: Any) -> None:

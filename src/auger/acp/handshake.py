@@ -6,6 +6,12 @@ LangChain or the Runtime are imported. `read_initialize(fd)` reads the first JSO
 stdin; when it is `initialize`, `answer(request)` is the response and the client's capabilities
 are kept for the sessions. Whatever else was read (the next requests) goes to the real
 connection, which also answers a later `initialize` with the same `initialize_result`.
+
+`promptCapabilities.image` is true: the answer is given per connection, before the config that
+names a session's model is read (`auger.settings` alone would cost most of the 150 ms budget),
+and a session's model can change (`/model`, a project's config). A prompt with images to a
+session whose model takes none (`auger.core.models.images`) is refused, before anything is sent,
+with a JSON-RPC error naming the model and the setting that says it does (`auger.acp.prompt`).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ def initialize_result(client_version: Any, version: str) -> dict[str, Any]:
         "protocolVersion": min(wanted, PROTOCOL_VERSION),
         "agentCapabilities": {
             "loadSession": True,
-            "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+            "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
             "mcpCapabilities": {"http": False, "sse": False},
             "sessionCapabilities": {"list": {}},
         },

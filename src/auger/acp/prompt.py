@@ -1,5 +1,6 @@
-"""One `session/prompt`: the editor's content blocks as a prompt, the turn's events as session
-updates, its approvals as `session/request_permission`, its end as a stop reason.
+"""One `session/prompt`: the editor's content blocks as a prompt (text, embedded text resources,
+images — refused by the turn, as a JSON-RPC error, when the model takes none), the turn's events
+as session updates, its approvals as `session/request_permission`, its end as a stop reason.
 
 Approvals are asked concurrently (a model may call several gated tools at once) and answered
 through the port (`resolve_approval`); a cancelled turn withdraws the questions still open. A
@@ -21,7 +22,7 @@ from acp.helpers import update_current_mode
 from auger.acp import permissions
 from auger.acp.updates import UpdateMapper, title
 from auger.core import events as ev
-from auger.core.port import TurnOptions
+from auger.core.port import PromptImage, TurnOptions
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
@@ -67,25 +68,36 @@ def prompt_text(blocks: list[Any]) -> str:
         elif kind == "resource" and hasattr(block.resource, "text"):
             uri = block.resource.uri
             parts.append(f'\n<context uri="{uri}">\n{block.resource.text}\n</context>\n')
-        else:
+        elif kind != "image":  # images: `prompt_images`
+            takes = "text, images and embedded text resources"
             raise RequestError.invalid_params(
-                {"message": f"auger takes text and embedded text resources, not {kind or 'this'} blocks."}
+                {"message": f"auger takes {takes}, not {kind or 'this'} blocks."}
             )
     return " ".join(p for p in parts if p)
+
+
+def prompt_images(blocks: list[Any]) -> tuple[PromptImage, ...]:
+    """The prompt's `image` blocks: base64 data with its MIME type, else the image's URI."""
+    return tuple(
+        PromptImage(block.mime_type, data=block.data or "", url="" if block.data else block.uri or "")
+        for block in blocks
+        if getattr(block, "type", "") == "image"
+    )
 
 
 def _path_of(uri: str) -> str:
     return uri[len("file://") :] if uri.startswith("file://") else uri
 
 
-async def run_prompt(conn: Client, session: AcpSession, text: str) -> str:
+async def run_prompt(
+    conn: Client, session: AcpSession, text: str, images: tuple[PromptImage, ...] = ()
+) -> str:
     """Run one turn; returns the ACP stop reason."""
     end = ev.TurnEnded("error", session.id)
     failure = ""
+    options = TurnOptions(session.mode, files=session.files, terminal=session.terminal, images=images)
     try:
-        async for event in session.port.send(
-            text, TurnOptions(session.mode, files=session.files, terminal=session.terminal)
-        ):
+        async for event in session.port.send(text, options):
             if isinstance(event, ev.ApprovalRequested):
                 task = asyncio.create_task(_ask(conn, session, event))
                 session.asks.add(task)

@@ -297,9 +297,10 @@ class Catalogue:
     skills: list[SkillInfo]
     subagents: list[SubagentInfo]
     memory: list[MemoryFileInfo]
-    tools: list[str]
+    tools: list[str]  # what the model is offered outside plan mode
     mcp: list[McpServerInfo] | None  # None: MCP is not running
     commands: list[CommandInfo] = field(default_factory=list)  # custom commands (none of a skill's name)
+    plan_tools: list[str] = field(default_factory=list)  # what it is offered in plan mode
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,16 @@ ApprovalPolicy = Callable[[ev.ApprovalRequested, str], ev.ApprovalDecision]  # (
 
 
 @dataclass(frozen=True)
+class PromptImage:
+    """An image the user gives with a prompt (an editor's pasted screenshot over ACP): base64
+    `data` with its `mime_type`, or a `url`. The turn refuses it when the model takes no images."""
+
+    mime_type: str
+    data: str = ""
+    url: str = ""
+
+
+@dataclass(frozen=True)
 class TurnOptions:
     """What the front end decides for one turn."""
 
@@ -87,6 +97,7 @@ class TurnOptions:
     max_turns: int | None = None  # model calls for this prompt (None: the configured max_turns)
     files: ClientFiles | None = None  # the project's files through the front end (an editor's buffers)
     terminal: ClientTerminal | None = None  # `execute` in the front end's terminal (an editor's)
+    images: tuple[PromptImage, ...] = ()  # given with the prompt (auger serve gets them too)
 
 
 class ClientFiles(Protocol):

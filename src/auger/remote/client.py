@@ -167,6 +167,10 @@ class RemoteSession(PortCalls):
         body: dict[str, Any] = {"prompt": prompt, "mode": options.mode}
         if options.max_turns is not None:
             body["max_turns"] = options.max_turns
+        if options.images:
+            body["images"] = [
+                {"mime_type": i.mime_type, "data": i.data, "url": i.url} for i in options.images
+            ]
         self._running = True
         self._cancel_requested = False
         ended = False

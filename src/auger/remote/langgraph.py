@@ -243,6 +243,8 @@ class LangGraphSession(PortCalls):
 
         if self._running:
             raise BusyError("A turn is already running on this session.")
+        if options.images:
+            raise NotSupportedError("A LangGraph Server is not sent images: send the prompt without them.")
         self._running, self._cancelled, self._run_id = True, False, None
         translator = StreamTranslator()
         run: dict[str, Any] | None = {"input": {"messages": [{"role": "user", "content": prompt}]}}

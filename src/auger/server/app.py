@@ -26,7 +26,15 @@ from auger.core.port import MODES, TurnOptions, serve_policy
 from auger.core.session.calls import live
 from auger.errors import AugerError
 from auger.server import vercel
-from auger.server.http import MAX_BODY, ApiError, check_thread_id, error_response, field, read_json
+from auger.server.http import (
+    MAX_BODY,
+    ApiError,
+    check_thread_id,
+    error_response,
+    field,
+    images_field,
+    read_json,
+)
 from auger.server.pool import EPHEMERAL_PREFIX, Lease, ThreadPool
 from auger.server.routes import operation_routes, status_of
 from auger.server.sse import frame, sse_response
@@ -104,7 +112,10 @@ class Api:
         except BaseException:
             lease.release()
             raise
-        options = TurnOptions(mode or self.pool.mode_of(session.thread_id), max_turns=max_turns)
+        images = images_field(body)
+        options = TurnOptions(
+            mode or self.pool.mode_of(session.thread_id), max_turns=max_turns, images=images
+        )
         return sse_response(self._ir_frames(lease, prompt, options), on_close=lease.release)
 
     async def _ir_frames(self, lease: Lease, prompt: str, options: TurnOptions) -> AsyncIterator[bytes]:

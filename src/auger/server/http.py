@@ -7,10 +7,13 @@ Every client mistake is an `ApiError(status, message)`; the app turns it into
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+
+if TYPE_CHECKING:
+    from auger.core.port import PromptImage
 
 MAX_BODY = 1 << 20  # bytes; bigger bodies get 413
 
@@ -79,6 +82,22 @@ def field(body: dict[str, Any], name: str, kind: type, *, required: bool = False
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
         raise ApiError(400, f"Field {name!r} must be {EXPECTED[kind]}, not {_kind(value)}.")
     return value
+
+
+def images_field(body: dict[str, Any]) -> tuple[PromptImage, ...]:
+    """`body["images"]`: `[{"mime_type", "data" (base64) | "url"}]` given with a prompt."""
+    from auger.core.port import PromptImage
+
+    out = []
+    for item in field(body, "images", list) or []:
+        ok = isinstance(item, dict) and isinstance(item.get("mime_type"), str)
+        data, url = (item.get("data") or "", item.get("url") or "") if ok else ("", "")
+        if not ok or not isinstance(data, str) or not isinstance(url, str) or not (data or url):
+            raise ApiError(
+                400, 'Each of \'images\' must be {"mime_type": ..., "data": BASE64} or {..., "url": URL}.'
+            )
+        out.append(PromptImage(item["mime_type"], data=data, url=url))
+    return tuple(out)
 
 
 def thread_id_field(body: dict[str, Any], name: str = "thread_id") -> str | None:

@@ -8,6 +8,8 @@ import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
 const [auger, project] = process.argv.slice(2);
+const PNG_1PX =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 function start() {
   const child = spawn(auger, ["acp"], { cwd: project, stdio: ["pipe", "pipe", "inherit"] });
@@ -66,7 +68,17 @@ async function firstProcess() {
     await rec.waitFor((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text.includes("lorem"));
     await ctx.notify(acp.methods.agent.session.cancel, { sessionId });
     const cancelled = await running;
+    let imageError = null; // the scripted model takes no images: refused, nothing sent
+    try {
+      await ctx.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "what is this?" }, { type: "image", mimeType: "image/png", data: PNG_1PX }],
+      });
+    } catch (error) {
+      imageError = error.message ?? String(error);
+    }
     return {
+      image: { advertised: init.agentCapabilities.promptCapabilities.image, error: imageError },
       agent: init.agentInfo,
       loadSession: init.agentCapabilities.loadSession,
       sessionId,

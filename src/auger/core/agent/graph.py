@@ -17,6 +17,10 @@ outermost first):
                                  previous provider's reasoning blocks / cache fields.
 2b. WireContentMiddleware      — send only what any provider takes: valid Unicode, tool results
                                  of text and images (links, audio, blobs as a line of text).
+2c. ImageInputsMiddleware      — a model that does not take images (`auger.core.models.images`)
+                                 is sent each image as one line of text naming it (before
+                                 deepagents' own UnsupportedContentMiddleware, whose notice
+                                 speaks of read_file).
 4. LocalContextMiddleware      — project facts (git, kinds, test command, layout) as a note in
                                  front of the first user message (never in the system prompt, so
                                  it stays cacheable); detected through the backend, cached in
@@ -61,7 +65,7 @@ dangling-tool-call patching) and its tail after 1-11: skills (12), prompt cachin
 human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
 `auger.core.middleware.tools.permissions.tool_verdict`: deny > plan mode > ask rules/protected paths >
 allow rules > approval mode), unsupported content. Subagents get 1 (or a pinned model) and the roles of
-`SUBAGENT_ROLES`: 2, 2b, 5, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the
+`SUBAGENT_ROLES`: 2, 2b, 2c, 5, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the
 general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
 PreCompact) — see `_subagents()`.
 
@@ -77,6 +81,7 @@ from typing import TYPE_CHECKING, Any
 
 from auger.core.agent.context import AugerContext
 from auger.core.agent.prompt import SYSTEM_PROMPT
+from auger.core.models.images import takes_images
 from auger.core.models.providers import build_chat_model
 from auger.core.models.specs import ModelSpec, configured_window, parse_spec
 from auger.errors import ModelError
@@ -99,11 +104,19 @@ def model_factory(settings: Settings) -> Any:
         resolved = parse_spec(spec, settings.providers)
         timeout = settings.get("request_timeout")
         model = build_chat_model(resolved, request_timeout=timeout, **params)
-        return with_context_window(
+        model = with_context_window(
             model, resolved, configured_window(settings.get("context_window"), resolved)
         )
+        return with_image_inputs(model, takes_images(settings, resolved.spec, model.profile))
 
     return build
+
+
+def with_image_inputs(model: BaseChatModel, images: bool) -> BaseChatModel:
+    """Stamp the profile with whether the model takes images (`auger.core.models.images`), so
+    every part that holds the model (the image middleware, a subagent's stack) reads one answer."""
+    model.profile = {**(model.profile or {}), "image_inputs": images}  # type: ignore[assignment]
+    return model
 
 
 def with_context_window(model: BaseChatModel, ms: ModelSpec, configured: int | None) -> BaseChatModel:
@@ -126,6 +139,7 @@ class Stack:
     model: Any  # 1: ConfigurableModelMiddleware, following /model
     history: Any  # 2
     wire: Any  # 2b
+    images: Any  # 2c
     resume: Any  # 0b
     local_context: Any  # 4
     turn_limit: Any  # 5
@@ -137,7 +151,8 @@ class Stack:
     memory: Any  # 12
 
     def main(self) -> list[AgentMiddleware[Any, Any, Any]]:
-        head = [self.summarization, self.resume, self.model, self.history, self.wire, self.local_context]
+        head = [self.summarization, self.resume, self.model, self.history, self.wire, self.images]
+        head.append(self.local_context)
         return [*head, self.turn_limit, self.todos, self.compact, *self.safety]
 
     def subagent(self, model: Any) -> list[AgentMiddleware[Any, Any, Any]]:
@@ -145,13 +160,14 @@ class Stack:
         return [model, *(m for role in roles for m in (role if isinstance(role, tuple) else (role,)))]
 
 
-SUBAGENT_ROLES = ("history", "wire", "turn_limit", "safety", "plan")
+SUBAGENT_ROLES = ("history", "wire", "images", "turn_limit", "safety", "plan")
 
 
 def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
     from langchain.agents.middleware import TodoListMiddleware
 
     from auger.core.middleware.model.configurable_model import ConfigurableModelMiddleware
+    from auger.core.middleware.model.image_inputs import ImageInputsMiddleware
     from auger.core.middleware.model.provider_history import ProviderHistoryMiddleware
     from auger.core.middleware.model.resume_state import ResumeStateMiddleware
     from auger.core.middleware.model.summarization import AugerSummarizationMiddleware
@@ -175,6 +191,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
         model=switch,
         history=ProviderHistoryMiddleware(),
         wire=WireContentMiddleware(),
+        images=ImageInputsMiddleware(),
         resume=ResumeStateMiddleware(),
         local_context=LocalContextMiddleware(backend, str(settings.project_root)),
         turn_limit=TurnLimitMiddleware(),
@@ -304,10 +321,14 @@ def create_cli_agent(
     )
 
 
-def agent_tool_names(graph: Any, manager: Any = None) -> list[str]:
-    """The tools the agent can call now: the graph's own, then the connected MCP servers'."""
+def agent_tool_names(graph: Any, manager: Any = None, mode: str = "manual") -> list[str]:
+    """The tools the model is offered now in `mode`: the graph's own, then the connected MCP
+    servers', as PlanModeMiddleware narrows them (`present_plan` only in plan mode, which offers
+    the read-only tools only)."""
+    from auger.core.middleware.prompt.plan_mode import offered
+
     node = getattr(graph, "nodes", {}).get("tools")
-    names = list(getattr(getattr(node, "bound", None), "tools_by_name", None) or {})
+    tools = dict(getattr(getattr(node, "bound", None), "tools_by_name", None) or {})
     if manager is not None:
-        names += [tool.name for tool in manager.tools() if tool.name not in names]
-    return names
+        tools.update({tool.name: tool for tool in manager.tools() if tool.name not in tools})
+    return [tool.name for tool in offered(list(tools.values()), mode)]

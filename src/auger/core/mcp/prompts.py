@@ -114,9 +114,23 @@ def _block_text(block: Any) -> str:
         return f"[embedded resource {res.uri} ({res.mimeType or 'binary'})]"
     if kind == "resource_link":
         return f"[resource link: {block.name} at {block.uri}]"
-    if kind in ("image", "audio"):
-        return f"[{kind} ({block.mimeType}) from the prompt]"
+    if kind in ("image", "audio"):  # images follow the text (`prompt_images`); audio is not sent
+        return f"[{kind} ({block.mimeType}) from the prompt{', below' if kind == 'image' else ': not sent'}]"
     return f"[{kind or 'unknown'} content]"
+
+
+def prompt_images(result: Any) -> list[dict[str, Any]]:
+    """The images of a `prompts/get` result (a message's image content, an embedded image
+    resource), as LangChain image blocks after the prompt's text."""
+    from auger.core.mcp.resources import image_block, is_image
+
+    found = []
+    for message in result.messages:
+        block = message.content
+        item = block.resource if getattr(block, "type", "") == "resource" else block
+        if is_image(item):
+            found.append(image_block(item))
+    return found
 
 
 def prompt_text(result: Any) -> str:

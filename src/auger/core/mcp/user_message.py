@@ -8,8 +8,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from auger.core.mcp.prompts import PROMPT_KEY, McpPromptError, prompt_arguments, prompt_text, split_command
-from auger.core.mcp.resources import RESOURCE_KEY, attachment, contents_text, mentions
+from auger.core.mcp.prompts import (
+    PROMPT_KEY,
+    McpPromptError,
+    prompt_arguments,
+    prompt_images,
+    prompt_text,
+    split_command,
+)
+from auger.core.mcp.resources import (
+    RESOURCE_KEY,
+    attachment,
+    contents_images,
+    contents_text,
+    mentions,
+    with_images,
+)
 
 
 async def mcp_message(prompt: str, message: Any, manager: Any) -> Any:
@@ -20,6 +34,7 @@ async def mcp_message(prompt: str, message: Any, manager: Any) -> Any:
     from langchain_core.messages import HumanMessage
 
     content, extra = message.content, dict(message.additional_kwargs)
+    images: list[dict[str, Any]] = []
     parsed = split_command(prompt)
     if parsed is not None:
         name, args = parsed
@@ -28,13 +43,19 @@ async def mcp_message(prompt: str, message: Any, manager: Any) -> Any:
             known = ", ".join(f"/{c}" for c in sorted(p.command for p in manager.prompts())) or "none"
             raise McpPromptError(f"No MCP prompt /{name} (connected servers' prompts: {known}).")
         result = await manager.get_prompt(found, prompt_arguments(found, args))
-        content = prompt_text(result)
+        content, images = prompt_text(result), prompt_images(result)
         extra[PROMPT_KEY] = {"command": name, "server": found.server, "prompt": found.name, "args": args}
     attached = mentions(prompt, manager.connected())
     if not attached and parsed is None:
         return message
     if attached and isinstance(content, str):
-        texts = [attachment(s, u, contents_text(u, await manager.read_resource(s, u))) for s, u in attached]
-        content = "\n\n".join([content, *texts])
+        texts = [content]
+        for server, uri in attached:
+            result = await manager.read_resource(server, uri)
+            texts.append(attachment(server, uri, contents_text(uri, result)))
+            images += contents_images(result)
+        content = "\n\n".join(texts)
         extra[RESOURCE_KEY] = [{"server": s, "uri": u} for s, u in attached]
+    if isinstance(content, str):
+        content = with_images(content, images)
     return HumanMessage(content=content, additional_kwargs=extra)

@@ -2,7 +2,8 @@
 agents the user can reach with which tools, and what each model can take — tool calls, images,
 reasoning, its context window. Model flags come from LangChain's model profiles (the partner
 packages' models.dev data), read off a chat model built without a network call; a model no
-profile knows (a local server's) has only its context window, the rest None."""
+profile knows (a local server's) has only its context window, the rest None — but for images,
+which are always a yes or a no (`auger.core.models.images`: config, else the profile, else no)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ log = logging.getLogger("auger.models")
 
 
 def model_capabilities(settings: Settings, spec: str) -> ModelCapabilities:
+    from auger.core.models.images import takes_images
     from auger.core.models.providers import build_chat_model, provider_of
     from auger.core.models.specs import parse_spec, window_of
 
@@ -35,7 +37,7 @@ def model_capabilities(settings: Settings, spec: str) -> ModelCapabilities:
         spec,
         window,
         profile.get("tool_calling"),
-        profile.get("image_inputs"),
+        takes_images(settings, spec, profile),
         profile.get("reasoning_output"),
     )
 

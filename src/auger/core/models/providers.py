@@ -206,7 +206,7 @@ def build_chat_model(
     check_credentials(ms, env)
     provider = provider_of(ms)
     params = {k: v for k, v in {**ms.params, **overrides}.items() if v is not None}
-    for key in ("context_window", *provider.drops):
+    for key in ("context_window", "images", *provider.drops):
         params.pop(key, None)
     timeout = (ms.provider, *resolve_request_timeout(ms, params, request_timeout))
     return provider.build(ms, params, os.environ if env is None else env, timeout)

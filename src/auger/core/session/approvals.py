@@ -1,13 +1,14 @@
 """Answering the agent's approval requests (LangGraph interrupts of the human-in-the-loop middleware).
 
 For each action the agent wants approved, in this order: a rule this thread was granted
-("always allow") now covers it -> approve; a PermissionRequest hook decides; the turn's
-`ApprovalPolicy` decides (headless); else an `ApprovalRequested` event goes to the front end
-and the turn waits on its future. An "approve_always" grants the decision's rule (default: the
-suggested `rule_for_call`) to the thread and, with `persist`, writes it to the user or project
-config (`auger.core.safety.permissions.add_rule`). A decision's `mode` comes back in the resume
-value (`"mode"`): the turn goes on in that mode (`auger.core.session.turn`). Notification hooks
-(`permission_prompt`) run just before a human is asked.
+("always allow"), or an allow rule of the config, covers it -> approve; a PermissionRequest
+hook decides; the turn's `ApprovalPolicy` decides (headless); else an `ApprovalRequested` event
+goes to the front end and the turn waits on its future. An "approve_always" grants the
+decision's rule (default: the suggested `rule_for_call`) to the thread and, with `persist`,
+writes it to the user or project config (`auger.core.safety.permissions.add_rule`). A
+decision's `mode` comes back in the resume value (`"mode"`): the turn goes on in that mode
+(`auger.core.session.turn`). Notification hooks (`permission_prompt`) run just before a human
+is asked.
 """
 
 from __future__ import annotations
@@ -87,9 +88,10 @@ async def decide(session: Session, action: dict[str, Any], options: TurnOptions,
 
 
 def _granted(session: Session, request: ev.ApprovalRequested) -> ev.ApprovalDecision | None:
-    """Approve a call that a rule granted earlier in this turn now covers."""
-    if not session.grants:
-        return None
+    """Approve a call that an allow rule covers: one granted earlier in this thread, or one saved
+    in config ("always allow, saved" in an earlier session). A tool call with such a rule never
+    gets here (PermissionMiddleware allowed it); an approval no middleware sees — an MCP server's
+    sampling request (`mcp_sampling`) — does."""
     verdict = session.runtime.permissions.evaluate(
         request.name,
         request.args,

@@ -43,6 +43,7 @@ def _invocable(settings: Settings) -> tuple[list[SkillInfo], list[CommandInfo]]:
 
 def catalogue(runtime: Runtime) -> Catalogue:
     from auger.core.agent.graph import agent_tool_names
+    from auger.core.safety.plan_mode import PLAN_MODE
 
     settings = runtime.settings
     agents = list_subagents(settings)
@@ -74,6 +75,7 @@ def catalogue(runtime: Runtime) -> Catalogue:
             for m in list_memory_files(settings, include_missing=True)
         ],
         tools=agent_tool_names(runtime.graph, runtime.mcp),
+        plan_tools=agent_tool_names(runtime.graph, runtime.mcp, PLAN_MODE),
         mcp=mcp,
         commands=commands,
     )

@@ -71,6 +71,8 @@ class Turn:
     async def run(self, prompt: str) -> None:
         from langgraph.errors import GraphRecursionError
 
+        from auger.core.session.turn_input import refuse_images
+
         session, put = self.session, self.put
         prompt = clean_text(prompt)  # e.g. argv bytes that are not UTF-8: U+FFFD, not a poisoned thread
         put(ev.TurnStarted(session.thread_id, prompt, session.model_spec))
@@ -81,6 +83,7 @@ class Turn:
             put(ev.Notice(text, "warning"))
         held = False  # the thread's writer lease (auger.core.threads.writer_lease)
         try:
+            refuse_images(self.options.images, session.runtime.settings, session.model_spec)
             await session.claim_thread(put)
             held = True
             await session.turn_started(prompt)  # in the try: a cancel here still ends the turn
@@ -129,7 +132,7 @@ class Turn:
     async def _loop(self, prompt: str) -> ev.EndReason:
         from auger.core.mcp.server_requests import SessionRequests
         from auger.core.mcp.user_message import mcp_message
-        from auger.core.session.turn_input import allowed_tools, turn_model, user_message
+        from auger.core.session.turn_input import allowed_tools, turn_model, user_message, with_images
 
         session, translator = self.session, self.translator
         message, warnings = user_message(prompt, session.runtime.settings)
@@ -149,6 +152,7 @@ class Turn:
                 lambda text: self.put(ev.Notice(text, "warning")),
                 approve=self._approve if self.options.approval is None else None,  # a human to ask
             )
+        message = with_images(message, self.options.images)
         messages = await session.lifecycle.start_turn(session.thread_id, self.options.mode, message, self.put)
         if not messages:
             return "error"  # a UserPromptSubmit hook blocked it

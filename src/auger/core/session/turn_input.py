@@ -10,9 +10,11 @@ all get skill and command calls the same way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from auger.core.port import PromptImage
     from auger.settings import Settings
 
 
@@ -37,6 +39,38 @@ def user_message(prompt: str, settings: Settings) -> tuple[Any, list[str]]:
         if message is not None:
             return message, []
     return HumanMessage(content=prompt), []
+
+
+def refuse_images(images: Sequence[PromptImage], settings: Settings, spec: str | None) -> None:
+    """ModelError when the prompt has `images` and the model `spec` takes none
+    (`auger.core.models.images`): the turn ends before anything is sent or written."""
+    if not images:
+        return
+    from auger.core.agent.graph import model_factory
+    from auger.core.models.images import model_takes_images
+    from auger.errors import ModelError
+
+    if spec and model_takes_images(model_factory(settings)(spec, {})):
+        return
+    many = f"{len(images)} images were" if len(images) > 1 else "its image was"
+    raise ModelError(
+        f"The model {spec or '(none)'} does not take images: the prompt was not sent ({many} refused).",
+        hint=f'Switch to a model that takes images (/model), or if it does, set [models."{spec}"] '
+        "images = true in ~/.auger/config.toml.",
+    )
+
+
+def with_images(message: Any, images: Sequence[PromptImage]) -> Any:
+    """`message` with the prompt's `images` after its text, as LangChain image blocks (the
+    OpenAI-compatible wire gets them as `image_url` data URLs)."""
+    if not images:
+        return message
+    text = message.content if isinstance(message.content, str) else None
+    blocks: list[Any] = [{"type": "text", "text": text}] if text else list(message.content or [])
+    for image in images:
+        source = {"url": image.url} if image.url else {"base64": image.data}
+        blocks.append({"type": "image", "mime_type": image.mime_type, **source})
+    return message.model_copy(update={"content": blocks})
 
 
 def _marker(message: Any) -> dict[str, Any]:

@@ -29,13 +29,24 @@ REFUSED_KEY = "auger_refused"  # additional_kwargs of a refused call (auger.core
 
 
 def content_text(content: Any) -> str:
-    """The text of a message's content (a string, or a list of content blocks)."""
+    """The text of a message's content (a string, or a list of content blocks); an image as a
+    placeholder naming it (`[image image/png]`)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p if isinstance(p, str) else p.get("text", "") for p in content if isinstance(p, str | dict)]
-        return "".join(str(p) for p in parts)
+        return "".join(_block_text(p) for p in content)
     return "" if content is None else str(content)
+
+
+def _block_text(block: Any) -> str:
+    if isinstance(block, str):
+        return block
+    if not isinstance(block, dict):
+        return ""
+    if block.get("type") in ("image", "image_url"):
+        mime = block.get("mime_type") or block.get("mimeType")
+        return f" [image{f' {mime}' if mime else ''}]"
+    return str(block.get("text", ""))
 
 
 def _prompt(msg: Any, text: str) -> str:

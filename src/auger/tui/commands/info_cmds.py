@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from auger.core.port import PLAN_MODE
 from auger.tui.commands.registry import REGISTRY, command
 from auger.tui.format import md_code, md_table, one_line
 
@@ -89,10 +90,13 @@ async def memory_cmd(app: AugerApp, arg: str) -> None:
     await app.write_info(md_table(["Scope", "File", "State"], rows) if files else "No memory files.")
 
 
-@command("tools", "Tools the agent can call")
+@command("tools", "Tools the agent is offered in the current mode")
 async def tools_cmd(app: AugerApp, arg: str) -> None:
     catalogue = await _catalogue(app)
-    await app.write_info("Tools: " + ", ".join(f"`{n}`" for n in (catalogue.tools if catalogue else [])))
+    plan = app.settings.mode == PLAN_MODE
+    names = (catalogue.plan_tools if plan else catalogue.tools) if catalogue else []
+    label = "Tools (plan mode: read-only)" if plan else "Tools"
+    await app.write_info(f"{label}: " + ", ".join(f"`{n}`" for n in names))
 
 
 @command(

@@ -85,6 +85,14 @@ def plan_left_open(state: Any, runtime: Any) -> bool:
     )
 
 
+def offered(tools: list[Any], mode: str | None) -> list[Any]:
+    """The tools the model is offered in `mode`: in plan mode the read-only ones and
+    `present_plan`, in any other mode all but `present_plan` (what `/tools` lists, too)."""
+    if mode != PLAN_MODE:
+        return [t for t in tools if tool_name(t) != PLAN_TOOL]
+    return [t for t in tools if plan_only(tool_name(t) or "", mcp_read_only=_read_only(t))]
+
+
 def with_plan_prompt(system: SystemMessage | None) -> SystemMessage:
     if system is None:
         return SystemMessage(PLAN_PROMPT.strip())
@@ -97,8 +105,8 @@ class PlanModeMiddleware(RequestShaper):
         self.tools = [present_plan_tool()] if offer_tool else []
 
     def shape(self, request: ModelRequest) -> ModelRequest:
-        if _mode(request.runtime) != PLAN_MODE:
-            tools = [t for t in request.tools if tool_name(t) != PLAN_TOOL]
+        mode = _mode(request.runtime)
+        tools = offered(list(request.tools), mode)
+        if mode != PLAN_MODE:
             return request.override(tools=tools) if len(tools) != len(request.tools) else request
-        tools = [t for t in request.tools if plan_only(tool_name(t) or "", mcp_read_only=_read_only(t))]
         return request.override(tools=tools, system_message=with_plan_prompt(request.system_message))

@@ -1,0 +1,88 @@
+"""ImageInputsMiddleware: images reach only a model that takes them.
+
+Before each model call, when the model called does not take images (`auger.core.models.images`:
+config, else its profile, else no), every image block of the request — in an MCP tool's result,
+a prompt an editor sent over ACP, a thread written while an image model was in use — becomes one
+line of text naming what it was, e.g.
+`[image image/png, 1.2 KB from docs__screenshot — not shown: the model does not take images]`.
+No image data goes on the wire then: an OpenAI-compatible text model refuses the whole request,
+and the thread would fail on every later request too. A model that takes images is sent them as
+they are. The checkpointed history is not changed (switching back to an image model shows them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import AnyMessage, ToolMessage
+
+from auger.core.middleware.model.message_memo import MessageMemo
+from auger.core.models.images import model_takes_images
+
+IMAGE_BLOCKS = frozenset({"image", "image_url"})
+NOT_SHOWN = "not shown: the model does not take images"
+
+
+def size_text(size: int) -> str:
+    if size < 1024:
+        return f"{size} bytes"
+    return f"{size / 1024:.1f} KB" if size < 1024**2 else f"{size / 1024**2:.1f} MB"
+
+
+def image_line(block: dict[str, Any], source: str) -> str:
+    """One line naming the image `block` (a LangChain or an OpenAI image block) and where it came from."""
+    url = block.get("url") or (block.get("image_url") or {}).get("url") or ""
+    mime = block.get("mime_type") or block.get("mimeType")
+    data = block.get("base64") or block.get("data")
+    if isinstance(url, str) and url.startswith("data:"):
+        head, _, data = url.partition(",")
+        mime, url = mime or head[len("data:") :].split(";")[0], ""
+    parts = [str(p) for p in (mime, url) if p]
+    if data:
+        parts.append(size_text(len(str(data)) * 3 // 4 - str(data)[-2:].count("=")))
+    what = ", ".join(parts)
+    return f"[image{' ' + what if what else ''} from {source} — {NOT_SHOWN}]"
+
+
+def text_only(msg: AnyMessage) -> AnyMessage:
+    """`msg` with its images as lines of text (the same object when it holds none)."""
+    if isinstance(msg.content, str) or not any(
+        isinstance(b, dict) and b.get("type") in IMAGE_BLOCKS for b in msg.content
+    ):
+        return msg
+    source = (msg.name or "a tool") if isinstance(msg, ToolMessage) else "the prompt"
+    content = [
+        {"type": "text", "text": image_line(b, source)}
+        if isinstance(b, dict) and b.get("type") in IMAGE_BLOCKS
+        else b
+        for b in msg.content
+    ]
+    return msg.model_copy(update={"content": content})
+
+
+class ImageInputsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    """Runs after ConfigurableModelMiddleware, so `request.model` is the model actually called."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._memo = MessageMemo(text_only)
+
+    def _prepare(self, request: ModelRequest) -> ModelRequest:
+        if model_takes_images(request.model):
+            return request
+        messages = self._memo.map(request.messages)
+        if all(new is old for new, old in zip(messages, request.messages, strict=True)):
+            return request
+        return request.override(messages=messages)
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse:
+        return handler(self._prepare(request))
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> ModelResponse:
+        return await handler(self._prepare(request))
