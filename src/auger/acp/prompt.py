@@ -84,7 +84,9 @@ async def run_prompt(conn: Client, session: AcpSession, text: str) -> str:
     failure = ""
     try:
         async for event in session.port.send(
-            text, TurnOptions(session.mode, files=session.files, terminal=session.terminal)
+            # an MCP server's form is declined (with a notice): auger does not forward it to the editor yet
+            text,
+            TurnOptions(session.mode, files=session.files, terminal=session.terminal, forms=False),
         ):
             if isinstance(event, ev.ApprovalRequested):
                 task = asyncio.create_task(_ask(conn, session, event))
