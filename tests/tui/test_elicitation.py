@@ -50,6 +50,10 @@ def configure(tui: Tui) -> None:
     tui.env.write_config('[permissions]\nallow = ["calc:*"]\n')
 
 
+def open_forms(app: AugerApp) -> list[InputForm]:
+    return [f for f in app.transcript.query(InputForm) if f.answer is None]
+
+
 async def open_form(pilot: Pilot[Any], tui: Tui, prompt: str) -> InputForm:
     app = pilot.app
     assert isinstance(app, AugerApp)
