@@ -62,9 +62,8 @@ class RemoteControls(PortCalls):
         """Send the decision where the run waits for it (RemoteSession: to the server)."""
 
     async def resolve_input(self, request_id: str, answer: ev.InputAnswer) -> None:
-        """The server checks the content (UsageError: the form stays open for another try)."""
-        if request_id not in self._inputs:
-            raise UsageError(f"No pending input request {request_id!r}.")
+        """The operation: the server checks the content (UsageError: the form stays open for
+        another try) and knows which requests are open (NotFoundError for any other)."""
         await super().resolve_input(request_id, answer)
         self._inputs.pop(request_id, None)
 
