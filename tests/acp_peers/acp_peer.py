@@ -26,6 +26,8 @@ class RecordingClient:
         self.answer = answer  # the kind of option to pick: allow_once | allow_always | reject_once | cancel
         self.updates: list[Any] = []
         self.permissions: list[s.RequestPermissionRequest] = []
+        self.forms: list[tuple[str, Any]] = []  # (message, mode) of each elicitation/create
+        self.form_answers: list[Any] = []  # what to answer them, in order (then: decline)
         self._waiters: list[tuple[Predicate, asyncio.Event]] = []
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
@@ -46,6 +48,12 @@ class RecordingClient:
         return s.RequestPermissionResponse(
             outcome=s.AllowedOutcome(outcome="selected", option_id=chosen.option_id)
         )
+
+    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
+        self.forms.append((message, mode))
+        if self.form_answers:
+            return self.form_answers.pop(0)
+        return s.DeclineElicitationResponse(action="decline")
 
     async def wait_for(self, predicate: Predicate, timeout: float = 60) -> Any:
         """The first update (already received or coming) that `predicate` accepts."""
@@ -74,9 +82,10 @@ def is_kind(kind: str) -> Predicate:
 
 @contextlib.asynccontextmanager
 async def spawn(
-    ae: AugerEnv, client: RecordingClient, *args: str, cwd: Path | None = None
+    ae: AugerEnv, client: RecordingClient, *args: str, cwd: Path | None = None, unstable: bool = False
 ) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process]]:
-    """The real `auger acp` in the test's AUGER_HOME and project, with a client connected."""
+    """The real `auger acp` in the test's AUGER_HOME and project, with a client connected
+    (`unstable`: one that takes ACP's unstable methods, elicitation/create among them)."""
     log = (ae.home / "acp-stderr.log").open("ab")
     try:
         async with spawn_agent_process(
@@ -87,6 +96,7 @@ async def spawn(
             env=ae.env,
             cwd=cwd or ae.project,
             transport_kwargs={"stderr": log.fileno()},
+            use_unstable_protocol=unstable,
         ) as (conn, proc):
             yield conn, proc
     finally:

@@ -4,6 +4,7 @@ session loaded in a new process. The agent is the real `auger` against the scrip
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -352,3 +353,46 @@ async def test_an_image_prompt_to_a_text_model_is_refused_and_nothing_is_sent(au
     [request] = auger_env.llm.requests
     assert "image_url" not in str(request) and typed(request["messages"][-1]["content"]) == "then just text"
     assert "Traceback" not in (auger_env.home / "acp-stderr.log").read_text()
+
+
+async def test_an_mcp_servers_form_is_the_editors_elicitation(auger_env: AugerEnv) -> None:
+    """An editor offering `elicitation.form` gets the MCP server's form as `elicitation/create`;
+    content the agent refuses is asked again with the reason; what it accepts reaches the server.
+    An editor without forms never sees it: the server hears `decline`."""
+    server = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
+    calc = s.McpServerStdio(name="calc", command=sys.executable, args=[str(server)], env=[])
+    call = {"tool_calls": [{"name": "mcp__calc__sign_up", "args": {"team": "core"}}]}
+    auger_env.llm.add(call, {"text": "Signed up."}, call, {"text": "Declined."})
+    good = {"name": "Ann", "email": "ann@example.com", "age": 42, "role": "dev"}
+    client = RecordingClient("allow_once")
+    client.form_answers = [
+        s.AcceptElicitationResponse(action="accept", content={**good, "age": 5}),
+        s.AcceptElicitationResponse(action="accept", content=good),
+    ]
+    forms = s.ClientCapabilities(elicitation=s.ElicitationCapabilities(form=s.ElicitationFormCapabilities()))
+    async with spawn(auger_env, client, "--mode", "yolo", unstable=True) as (conn, _proc):
+        await conn.initialize(protocol_version=1, client_capabilities=forms)
+        new = await conn.new_session(cwd=str(auger_env.project), mcp_servers=[calc])
+        done = await conn.prompt(session_id=new.session_id, prompt=text_prompt("sign me up"))
+    assert done.stop_reason == "end_turn"
+    results = [u.content[0].content.text for u in client.of("tool_call_update") if u.status == "completed"]
+    assert len(client.forms) == 2, (results, client.of("agent_message_chunk"))
+    (first, mode), (again, _) = client.forms
+    assert first == "MCP server 'calc' asks: Join team core: who are you?"
+    assert mode.session_id == new.session_id
+    props = mode.requested_schema.properties
+    assert props["age"].minimum == 18 and props["height"].type == "number"  # Pydantic's anyOf unwrapped
+    assert props["role"].enum == ["dev", "ops", "pm"] and mode.requested_schema.required[0] == "name"
+    assert "Field 'age': must be at least 18." in again and again.endswith("who are you?")
+    [result] = [u for u in client.of("tool_call_update") if u.status == "completed"]
+    expected = json.dumps({**good, "height": None, "newsletter": False}, sort_keys=True)
+    assert result.content[0].content.text == f"elicitation accept: {expected}"
+
+    plain = RecordingClient("allow_once")
+    async with spawn(auger_env, plain, "--mode", "yolo") as (conn, _proc):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=str(auger_env.project), mcp_servers=[calc])
+        done = await conn.prompt(session_id=new.session_id, prompt=text_prompt("sign up again"))
+    assert done.stop_reason == "end_turn" and plain.forms == []
+    [result] = [u for u in plain.of("tool_call_update") if u.status == "completed"]
+    assert result.content[0].content.text == "elicitation decline: null"

@@ -108,6 +108,10 @@ async def test_the_port_over_a_langgraph_server(hosted: Hosted, tmp_path: Path) 
             await port.rewind(1)
         with pytest.raises(NotSupportedError, match="not supported by a LangGraph Server"):
             await port.catalogue()
+        with pytest.raises(
+            NotSupportedError, match=r"input_requested event.*\(resolve_input\) is not supported"
+        ):
+            await port.resolve_input("any", ev.InputAnswer("decline"))  # a LangGraph run has no MCP forms
         with pytest.raises(ThreadError, match="No thread 'no-such-thread'"):
             await port.open_thread("no-such-thread")
     finally:

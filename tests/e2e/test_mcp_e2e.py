@@ -162,3 +162,49 @@ def test_sampling_is_answered_by_the_model_in_yolo_and_refused_otherwise(auger_e
     assert len(auger_env.llm.requests) == 3 + 3  # no sampling request reached the model this time
     assert "refused in 'auto-edit' mode" in outputs[0] and "--mode yolo" in outputs[0]
     assert '"action": "decline"' in outputs[1]
+
+
+def test_a_servers_form_is_declined_headless_and_the_turn_goes_on(auger_env: AugerEnv) -> None:
+    """Headless there is nobody to fill in a form (in yolo too): the server hears `decline`, the
+    tool's result says so, the model goes on, and stream-json carries the notice (no input_requested)."""
+    _mcp_file(auger_env)
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "mcp__calc__sign_up", "args": {"team": "core"}}]},
+        {"text": "They declined."},
+    )
+    proc = auger_env.run("-n", "sign me up", "--mode", "yolo", "--output-format", "stream-json")
+    assert proc.returncode == 0, proc.stderr
+    events = auger_env.events(proc)
+    [finished] = [e for e in events if e["type"] == "tool_call_finished"]
+    assert finished["status"] == "success" and finished["output"] == "elicitation decline: null"
+    assert "elicitation decline: null" in str(auger_env.llm.requests[1]["messages"][-1]["content"])
+    assert not [e for e in events if e["type"] == "input_requested"]
+    [notice] = [e["message"] for e in events if e["type"] == "notice" and "asked for input" in e["message"]]
+    assert "MCP server 'calc'" in notice and "Join team core" in notice and "declined" in notice
+    assert events[-1] == {**events[-1], "type": "turn_ended", "reason": "done", "text": "They declined."}
+
+
+def test_a_servers_form_is_declined_by_a_headless_connect_client(auger_env: AugerEnv) -> None:
+    """`auger --connect URL -n`: the server's MCP server asks for a form, the server streams it
+    (input_requested), and the headless client — nobody to ask — declines it over the port."""
+    from serve_harness import start_server
+
+    _mcp_file(auger_env)
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "mcp__calc__sign_up", "args": {"team": "core"}}]},
+        {"text": "They declined."},
+    )
+    server = start_server(auger_env)
+    try:
+        proc = auger_env.run(
+            "--connect", server.url, "--token", server.token, "-n", "sign me up", "--mode", "yolo",
+            "--output-format", "stream-json",
+        )  # fmt: skip
+    finally:
+        assert server.stop() == 0
+    assert proc.returncode == 0, proc.stderr
+    events = auger_env.events(proc)
+    [finished] = [e for e in events if e["type"] == "tool_call_finished"]
+    assert finished["output"] == "elicitation decline: null"
+    assert not [e for e in events if e["type"] == "input_requested"]
+    assert events[-1]["type"] == "turn_ended" and events[-1]["text"] == "They declined."

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import json
 import os
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ from mcp.types import (
     TextContent,
     ToolAnnotations,
 )
+from pydantic import BaseModel, Field
 
 PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
@@ -118,6 +120,14 @@ def add_features(server: FastMCP) -> None:
             return f"refused: {exc.error.message}"
         return f"the model said: {getattr(reply.content, 'text', reply.content)}"
 
+    @server.tool()
+    async def sign_up(team: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        """Ask the user for their details (elicitation/create, a form of every field type) and
+        answer with what came back: the action and the content as JSON."""
+        result = await ctx.elicit(f"Join team {team}: who are you?", SignUp)
+        data = result.data.model_dump() if result.action == "accept" else None
+        return f"elicitation {result.action}: {json.dumps(data, sort_keys=True)}"
+
     @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
     async def roots(ctx: Context) -> str:  # type: ignore[type-arg]
         """The roots the client gave (roots/list), one URI a line."""
@@ -153,6 +163,22 @@ def add_images(server: FastMCP) -> None:
         """Ask about a screenshot."""
         image = ImageContent(type="image", data=PNG_1PX, mimeType="image/png")
         return [UserMessage("What is in this screenshot?"), UserMessage(image)]
+
+
+class SignUp(BaseModel):
+    """The form `sign_up` asks for: every field type the MCP specification allows."""
+
+    name: str = Field(
+        title="Your name", description="as it appears on your badge", min_length=2, max_length=20
+    )
+    email: str = Field(title="Email", json_schema_extra={"format": "email"})
+    age: int = Field(title="Age", ge=18, le=130)
+    height: float | None = Field(default=None, title="Height (m)", ge=0.5, le=2.5)
+    role: str = Field(
+        title="Role",
+        json_schema_extra={"enum": ["dev", "ops", "pm"], "enumNames": ["Developer", "Operations", "Product"]},
+    )
+    newsletter: bool = Field(default=False, title="Send me the newsletter")
 
 
 def main() -> None:

@@ -155,3 +155,29 @@ def test_rewind_picker(tui: Tui, still: None, snap_compare: Any) -> None:
         await wait_for(pilot, lambda: getattr(app.screen, "values", None) == [3, 2, 1])
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_an_mcp_servers_form(tui: Tui, still: None, snap_compare: Any) -> None:
+    """The form of a real FastMCP server's `sign_up` tool (every field type), after a submit
+    that did not fit: the errors at their fields."""
+    from test_elicitation import SIGN_UP, configure, connected
+
+    from auger.cli.agents import local
+    from auger.tui.widgets.input_form import InputForm
+
+    configure(tui)
+    _script(tui, SIGN_UP)
+    app = tui.app(factory=local(), mode="yolo")
+
+    async def run_before(pilot: Any) -> None:
+        await ready(pilot)
+        await connected(pilot)
+        await submit(pilot, "sign me up")
+        await wait_for(pilot, lambda: app.transcript.query(InputForm))
+        form = app.transcript.query_one(InputForm)
+        await wait_for(pilot, lambda: app.focused in form.query("#input-name"))
+        await pilot.press(*"A", "tab", *"ann@example", "tab", *"12")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: form.query_one("#field-age").has_class("-invalid"))
+
+    assert snap_compare(app, terminal_size=(100, 50), run_before=run_before)

@@ -23,6 +23,7 @@ from acp import schema as s
 from acp.helpers import update_available_commands
 
 from auger.acp.editor_tools import EditorFiles, EditorTerminal, offers_files, offers_terminal
+from auger.acp.forms import offers_forms
 from auger.acp.handshake import initialize_result
 from auger.acp.prompt import AcpSession, prompt_images, prompt_text, run_prompt
 from auger.acp.updates import UpdateMapper
@@ -109,6 +110,7 @@ class AugerAcpAgent:
         if settings.get("acp.client_fs", True) and offers_files(caps):
             session.files = EditorFiles(self.client, port.thread_id)
         sandboxed = settings.get("sandbox.enabled", False)
+        session.forms = offers_forms(caps)  # else the core declines MCP servers' forms
         if settings.get("acp.client_terminal", True) and offers_terminal(caps) and not sandboxed:
             session.terminal = EditorTerminal(self.client, port.thread_id)
         old = self.sessions.pop(session.id, None)

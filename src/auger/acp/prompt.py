@@ -20,6 +20,7 @@ from acp import RequestError
 from acp.helpers import update_current_mode
 
 from auger.acp import permissions
+from auger.acp.forms import ask_editor
 from auger.acp.updates import UpdateMapper, title
 from auger.core import events as ev
 from auger.core.port import PromptImage, TurnOptions
@@ -49,6 +50,7 @@ class AcpSession:
     mode: str
     files: ClientFiles | None = None  # the editor's file system, when it offers one
     terminal: ClientTerminal | None = None  # the editor's terminal, when it offers one
+    forms: bool = False  # the editor shows MCP servers' forms (elicitation/create)
     asks: set[asyncio.Task[None]] = field(default_factory=set)
 
     @property
@@ -95,11 +97,17 @@ async def run_prompt(
     """Run one turn; returns the ACP stop reason."""
     end = ev.TurnEnded("error", session.id)
     failure = ""
-    options = TurnOptions(session.mode, files=session.files, terminal=session.terminal, images=images)
+    options = TurnOptions(
+        session.mode, files=session.files, terminal=session.terminal, images=images, forms=session.forms
+    )
     try:
         async for event in session.port.send(text, options):
-            if isinstance(event, ev.ApprovalRequested):
-                task = asyncio.create_task(_ask(conn, session, event))
+            if isinstance(event, ev.ApprovalRequested | ev.InputRequested):
+                task = asyncio.create_task(
+                    _ask(conn, session, event)
+                    if isinstance(event, ev.ApprovalRequested)
+                    else ask_editor(conn, session, event)
+                )
                 session.asks.add(task)
                 task.add_done_callback(session.asks.discard)
             elif isinstance(event, ev.ModeChanged):  # a plan was accepted: the editor shows the mode

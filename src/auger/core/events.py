@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 ApprovalKind = Literal["approve", "reject", "approve_always"]
+InputAction = Literal["accept", "decline", "cancel"]
 EndReason = Literal["done", "cancelled", "error", "turn_limit", "timeout", "interrupted"]
 
 
@@ -122,7 +123,37 @@ class ApprovalRequested(Event):
             self.future.get_loop().call_soon_threadsafe(_set_result, self.future, decision)
 
 
-def _set_result(fut: asyncio.Future[ApprovalDecision], value: ApprovalDecision) -> None:
+@dataclass(frozen=True)
+class InputAnswer:
+    """The answer to an InputRequested: `accept` with `content` (the form's values, which must fit
+    its schema), `decline` (the user said no) or `cancel` (dismissed without a choice)."""
+
+    action: InputAction
+    content: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class InputRequested(Event):
+    """An MCP server asks the user to fill in a form (`elicitation/create`): `message` says what
+    for, `schema` is the flat JSON schema of `auger.core.forms`. The turn waits (the tool call
+    that asked is still running) until the front end answers with `resolve_input`; the turn
+    cancelled or ended answers `cancel`. Asked in every mode: it is input, not a permission."""
+
+    type: ClassVar[str] = "input_requested"
+    request_id: str
+    server: str
+    message: str
+    schema: dict[str, Any]
+    future: asyncio.Future[InputAnswer] | None = field(
+        default=None, compare=False, repr=False, metadata={"wire": False}
+    )
+
+    def respond(self, answer: InputAnswer) -> None:
+        if self.future is not None and not self.future.done():
+            self.future.get_loop().call_soon_threadsafe(_set_result, self.future, answer)
+
+
+def _set_result(fut: asyncio.Future[Any], value: Any) -> None:
     if not fut.done():
         fut.set_result(value)
 
@@ -218,6 +249,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ToolCallFinished,
         ToolProgress,
         ApprovalRequested,
+        InputRequested,
         TodosUpdated,
         SubagentStarted,
         SubagentFinished,

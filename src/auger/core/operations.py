@@ -173,6 +173,16 @@ class Approval:
 
 
 @dataclass(frozen=True)
+class InputReply:
+    """The answer to an input_requested event; `content` (accept) must fit the event's schema."""
+
+    thread_id: str
+    request_id: str
+    action: ev.InputAction
+    content: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
 class Transcript:
     thread_id: str
     format: Literal["markdown", "text"] = "markdown"
@@ -470,6 +480,15 @@ RESOLVE_APPROVAL = Op(
     "Answer an approval_requested event",
     scope="own",
 )
+RESOLVE_INPUT = Op(
+    "resolve_input",
+    "POST",
+    f"{T}/inputs",
+    InputReply,
+    Done,
+    "Answer an input_requested event (an MCP server's form): accept with content, decline or cancel",
+    scope="own",
+)
 OPERATIONS: tuple[Operation[Any, Any], ...] = (
     AGENT_INFO,
     CATALOGUE,
@@ -493,6 +512,7 @@ OPERATIONS: tuple[Operation[Any, Any], ...] = (
     SET_MODEL,
     COMPACT,
     RESOLVE_APPROVAL,
+    RESOLVE_INPUT,
 )
 
 

@@ -7,6 +7,7 @@ of their modules). A front end imports this module, `auger.core.events`, `auger.
 and headless).
 
 * Turns: `send(prompt, options)` runs one turn and yields IR events (ending with `TurnEnded`);
+  an MCP server's form comes as `InputRequested`, answered with `resolve_input` (an operation);
   `TurnOptions` carries what the front end decides per turn (approval mode, a policy that
   answers approvals without a human, a turn cap). Approvals come as `ApprovalRequested` events
   with a future (`event.respond(...)`) or through `resolve_approval`; `cancel()` stops the turn.
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from auger.core import events as ev
 from auger.core import operations as ops
 from auger.core.agent.context import MODES
+from auger.core.forms import FormField, check_form, describe, form_fields
 from auger.core.operations import (
     Capabilities,
     Catalogue,
@@ -57,6 +59,7 @@ __all__ = [
     "ClientTerminal",
     "CommandResult",
     "Compacted",
+    "FormField",
     "LiveThread",
     "McpServerInfo",
     "ModelChoice",
@@ -67,7 +70,10 @@ __all__ = [
     "ThreadInfo",
     "TurnChanges",
     "TurnOptions",
+    "check_form",  # what is wrong with an InputRequested's content, by field
     "counted",  # "1 turn", "2 turns": the wording front ends share with the core
+    "describe",  # check_form's errors as one line
+    "form_fields",  # an InputRequested's schema as the fields of a form
     "headless_policy",
     "serve_policy",
     "snippet_parts",  # the hits of a search result's `ThreadInfo.snippet`, to highlight
@@ -98,6 +104,7 @@ class TurnOptions:
     files: ClientFiles | None = None  # the project's files through the front end (an editor's buffers)
     terminal: ClientTerminal | None = None  # `execute` in the front end's terminal (an editor's)
     images: tuple[PromptImage, ...] = ()  # given with the prompt (auger serve gets them too)
+    forms: bool = True  # the front end shows MCP servers' forms (InputRequested); False: declined
 
 
 class ClientFiles(Protocol):
@@ -135,6 +142,7 @@ class AgentPort(Protocol):
     def send(self, prompt: str, options: TurnOptions) -> AsyncIterator[ev.Event]: ...
     def cancel(self) -> None: ...
     async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None: ...
+    async def resolve_input(self, request_id: str, answer: ev.InputAnswer) -> None: ...
     async def open_thread(self, thread_id: str | None) -> None: ...
     async def call(self, op: Operation[Req, Res], request: Req) -> Res: ...
     async def aclose(self) -> None: ...
@@ -264,6 +272,13 @@ class PortCalls:
     async def turns(self) -> list[TurnChanges]:
         """This thread's user turns, oldest first: each prompt and the files it changed."""
         return (await self.call(ops.TURNS, ops.ThreadRef(self.thread_id))).turns
+
+    async def resolve_input(self, request_id: str, answer: ev.InputAnswer) -> None:
+        """Answer an InputRequested of this thread's turn; UsageError (naming the fields) when
+        accepted content does not fit the form's schema: the request stays open for another try."""
+        await self.call(
+            ops.RESOLVE_INPUT, ops.InputReply(self.thread_id, request_id, answer.action, answer.content)
+        )
 
     async def mcp_trust(self) -> str:
         return (await self.call(ops.MCP_TRUST, ops.NoArgs())).text

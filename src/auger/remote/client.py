@@ -3,7 +3,9 @@
 
 * `send(prompt, options)` streams `POST /threads/{id}/runs` and rebuilds the same IR events;
   approvals go back through the event's future (or `resolve_approval`), answered by the turn's
-  policy here when it has one (headless); `cancel()` asks the server to stop the turn.
+  policy here when it has one (headless); an MCP server's form (`InputRequested`) is answered
+  with `resolve_input` (declined here when the turn has a policy or shows no forms); `cancel()`
+  asks the server to stop the turn. The shared controls are `auger.remote.controls`.
 * Every other operation is one generic `call(op, request)`: the table in `auger.core.operations`
   says the method, path and shapes, so the catalogue, `/model` choices and credential checks,
   `!command`, history and thread operations all come from the server. The client needs no
@@ -16,14 +18,14 @@ import asyncio
 import dataclasses
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from auger import errors
 from auger.core import events as ev
 from auger.core import operations as ops
-from auger.core.port import PortCalls
 from auger.errors import AugerError, BusyError, ThreadError, UsageError
+from auger.remote.controls import RemoteControls
 
 if TYPE_CHECKING:
     import httpx
@@ -50,18 +52,14 @@ KINDS: dict[str, type[AugerError]] = {
 BY_STATUS: dict[int, type[AugerError]] = {400: UsageError, 404: ThreadError, 409: BusyError, 413: UsageError}
 
 
-class RemoteSession(PortCalls):
+class RemoteSession(RemoteControls):
+    server_name = "the auger server"
+
     def __init__(self, client: httpx.AsyncClient, *, url: str) -> None:
+        super().__init__()
         self.client = client
         self.url = url
-        self.thread_id = ""
-        self.model_spec: str | None = None
-        self.context_tokens = 0
-        self.default_mode = "manual"  # the server's --mode
-        self._pending: dict[str, ev.ApprovalRequested] = {}
-        self._running = False
         self._cancel_requested = False
-        self._tasks: set[asyncio.Task[Any]] = set()
 
     @classmethod
     async def connect(cls, url: str, token: str | None, *, thread_id: str | None = None) -> RemoteSession:
@@ -81,25 +79,13 @@ class RemoteSession(PortCalls):
             raise
         return session
 
-    # -- controls --------------------------------------------------------------------------
-    @property
-    def busy(self) -> bool:
-        return self._running
-
-    def cancel(self) -> None:
+    # -- controls (the rest: RemoteControls) ----------------------------------------------
+    def _stop(self) -> None:
         """Ask the server to stop the running turn; the stream then ends with `cancelled`."""
-        for request in list(self._pending.values()):
-            request.respond(ev.ApprovalDecision("reject", "Cancelled by the user."))
-        if self._running:
-            self._cancel_requested = True  # what the server sent before it stopped is not shown
-            self._spawn(self._request("POST", f"/threads/{self.thread_id}/cancel"))
+        self._cancel_requested = True  # what the server sent before it stopped is not shown
+        self._spawn(self._request("POST", f"/threads/{self.thread_id}/cancel"))
 
-    async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None:
-        request = self._pending.pop(request_id, None)
-        if request is None:
-            raise UsageError(f"No pending approval {request_id!r}.")
-        if request.future is not None and not request.future.done():
-            request.future.set_result(decision)
+    async def _answered(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
         await self._answer(request, decision)
 
     async def open_thread(self, thread_id: str | None) -> None:
@@ -112,11 +98,7 @@ class RemoteSession(PortCalls):
         self.model_spec = thread.model or self.model_spec
         self.context_tokens = thread.context_tokens or 0
 
-    async def aclose(self) -> None:
-        if self._running:
-            self.cancel()
-        if self._tasks:
-            await asyncio.wait(list(self._tasks), timeout=5)
+    async def _close(self) -> None:
         await self.client.aclose()
 
     # -- operations ------------------------------------------------------------------------
@@ -195,8 +177,7 @@ class RemoteSession(PortCalls):
                 yield ev.TurnEnded("error", self.thread_id)
                 ended = True
         finally:
-            self._running = False
-            self._pending.clear()
+            self._ended()
         if not ended:
             yield ev.Error("The server closed the stream before the turn ended.", "remote")
             yield ev.TurnEnded("error", self.thread_id)
@@ -217,6 +198,14 @@ class RemoteSession(PortCalls):
                 if options.approval is not None:
                     await self._answer(event, options.approval(event, options.mode))
                     continue
+            elif isinstance(event, ev.InputRequested):
+                if options.approval is not None or not options.forms:  # nobody to fill in the form
+                    log.info("declined the form of MCP server %s: no one to ask", event.server)
+                    await self.call(
+                        ops.RESOLVE_INPUT, ops.InputReply(self.thread_id, event.request_id, "decline")
+                    )
+                    continue
+                self._inputs[event.request_id] = event
             yield event
 
     def _wire_approval(self, event: ev.ApprovalRequested) -> ev.ApprovalRequested:
@@ -244,17 +233,6 @@ class RemoteSession(PortCalls):
             decision.mode,
         )
         await self.call(ops.RESOLVE_APPROVAL, answer)
-
-    def _spawn(self, coro: Awaitable[Any]) -> None:
-        async def run() -> None:
-            try:
-                await coro
-            except Exception:
-                log.warning("background request to the server failed", exc_info=True)
-
-        task = asyncio.get_running_loop().create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
 
 async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:

@@ -10,7 +10,7 @@ graph (`langgraph.json`, graph id `auger`; `auger --connect URL` when URL is suc
 * Threads are the server's (`threads.create/get/search/update/delete`, the title in their
   metadata); history is the thread state's messages as IR events.
 * What only auger's own store or process can do (rewind, diff, fork, compact, `!command`, the
-  catalogue, MCP) raises `NotSupportedError` with one line saying so.
+  catalogue, MCP and its forms: `resolve_input`) raises `NotSupportedError` with one line saying so.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from auger.core import events as ev
 from auger.core import operations as ops
-from auger.core.port import PortCalls
 from auger.errors import AugerError, BusyError, ThreadError, UsageError
 from auger.remote.client import RemoteError
+from auger.remote.controls import RemoteControls
 from auger.remote.langgraph_wire import first_prompt, reply_model, stream_part, to_messages, to_thread
 
 if TYPE_CHECKING:
@@ -60,20 +60,16 @@ async def is_langgraph_server(url: str) -> bool:
         return False
 
 
-class LangGraphSession(PortCalls):
+class LangGraphSession(RemoteControls):
+    server_name = "the LangGraph Server"
+
     def __init__(self, client: LangGraphClient, *, url: str) -> None:
+        super().__init__()
         self.client = client
         self.url = url
-        self.thread_id = ""
-        self.model_spec: str | None = None
-        self.context_tokens = 0
-        self.default_mode = "manual"
         self.grants: set[str] = set()  # "always allow" rules for this thread (the run context)
-        self._pending: dict[str, ev.ApprovalRequested] = {}
         self._run_id: str | None = None
-        self._running = False
         self._cancelled = False
-        self._tasks: set[asyncio.Task[Any]] = set()
         self._handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
             ops.AGENT_INFO.name: self._agent_info,
             ops.NEW_THREAD.name: self._new_thread,
@@ -108,24 +104,11 @@ class LangGraphSession(PortCalls):
             raise
         return session
 
-    # -- controls --------------------------------------------------------------------------
-    @property
-    def busy(self) -> bool:
-        return self._running
-
-    def cancel(self) -> None:
-        for request in list(self._pending.values()):
-            request.respond(ev.ApprovalDecision("reject", "Cancelled by the user."))
-        if self._running:
-            self._cancelled = True
-            if self._run_id:
-                self._spawn(self.client.runs.cancel(self.thread_id, self._run_id))
-
-    async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None:
-        request = self._pending.pop(request_id, None)
-        if request is None:
-            raise UsageError(f"No pending approval {request_id!r}.")
-        request.respond(decision)
+    # -- controls (the rest: RemoteControls) ----------------------------------------------
+    def _stop(self) -> None:
+        self._cancelled = True
+        if self._run_id:
+            self._spawn(self.client.runs.cancel(self.thread_id, self._run_id))
 
     async def open_thread(self, thread_id: str | None) -> None:
         thread = await (self._new_thread(None) if thread_id is None else self._get_thread(thread_id))
@@ -134,11 +117,7 @@ class LangGraphSession(PortCalls):
         self.context_tokens = thread.context_tokens or 0
         self.grants.clear()
 
-    async def aclose(self) -> None:
-        if self._running:
-            self.cancel()
-        if self._tasks:
-            await asyncio.wait(list(self._tasks), timeout=5)
+    async def _close(self) -> None:
         await self.client.aclose()
 
     # -- operations ------------------------------------------------------------------------
@@ -270,8 +249,7 @@ class LangGraphSession(PortCalls):
             yield ev.TurnEnded("error", self.thread_id)
             return
         finally:
-            self._running = False
-            self._pending.clear()
+            self._ended()
         reason: ev.EndReason = (
             "cancelled" if self._cancelled else "turn_limit" if translator.hit_turn_limit else "done"
         )
@@ -366,17 +344,6 @@ class LangGraphSession(PortCalls):
         if decision.kind == "approve_always":
             self.grants.add(decision.rule or request.suggested_rule)
         return {"type": "approve"}
-
-    def _spawn(self, coro: Awaitable[Any]) -> None:
-        async def run() -> None:
-            try:
-                await coro
-            except Exception:
-                log.warning("background request to the LangGraph Server failed", exc_info=True)
-
-        task = asyncio.get_running_loop().create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
 
 def _check(session: LangGraphSession) -> AgentPort:  # mypy: LangGraphSession implements the port

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from auger.tui.inputs import InputController
     from auger.tui.turn import TurnView
     from auger.tui.widgets.approval import ApprovalPrompt
+    from auger.tui.widgets.input_form import InputForm
     from auger.tui.widgets.messages import UserMessage
 
 BLOCKS_CSS = Path(__file__).with_name("blocks.tcss")
@@ -305,6 +306,23 @@ class AugerApp(AppBase):
             await self.view.approval_resolved(message.prompt)
         else:
             await message.prompt.remove()
+
+    async def on_input_form_answered(self, message: InputForm.Answered) -> None:
+        """Send an MCP server's form answer where the agent runs; content it refuses stays in the form."""
+        from auger.errors import AugerError
+
+        form = message.form
+        try:
+            assert self.session is not None
+            await self.session.resolve_input(form.request.request_id, message.answer)
+        except AugerError as exc:
+            form.refused(str(exc))
+            return
+        form.sent(message.answer)
+        if self.view is not None:
+            self.view.input_answered(form)
+        self.set_activity("working" if self.busy else "")
+        self.prompt.focus()
 
     # -- output ----------------------------------------------------------------------------
     def notice(self, text: str, level: str = "info") -> None:

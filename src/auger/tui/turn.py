@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from auger.tui.app import AugerApp
+    from auger.tui.widgets.input_form import InputForm
 
 
 class TurnView:
@@ -31,6 +32,7 @@ class TurnView:
         self.reasoning: dict[str | None, tuple[Reasoning, float]] = {}
         self.rows: dict[str, ToolRow] = {}
         self.approvals: dict[ApprovalPrompt, ToolRow] = {}
+        self.forms: dict[InputForm, ToolRow | None] = {}  # MCP servers' forms not answered yet
         self.reply_parts: list[str] = []  # the main agent's text, for /copy
         self.end: ev.TurnEnded | None = None
         self._handlers: dict[type[ev.Event], Callable[[Any], Awaitable[None]]] = {
@@ -40,6 +42,7 @@ class TurnView:
             ev.ToolCallFinished: self._tool_finished,
             ev.ToolProgress: self._tool_progress,
             ev.ApprovalRequested: self._approval,
+            ev.InputRequested: self._input,
             ev.TodosUpdated: self._todos,
             ev.ModeChanged: self._mode_changed,
             ev.SubagentFinished: self._subagent_finished,
@@ -153,6 +156,26 @@ class TurnView:
         if prompt.request.decided_by != "plan":  # a plan stays in the transcript, with its answer
             await prompt.remove()
 
+    async def _input(self, event: ev.InputRequested) -> None:
+        """An MCP server's form: under the tool row that is waiting for it (the last running one)."""
+        from auger.tui.widgets.input_form import InputForm
+
+        form = InputForm(event)
+        running = [r for r in self.rows.values() if r.status == "running" and r.parent is self.transcript]
+        if running:
+            running[-1].set_status("waiting")
+            self.forms[form] = running[-1]
+            await self.transcript.add(form, after=running[-1])
+        else:
+            self.forms[form] = None
+            await self.transcript.add(form)
+        self.app.set_activity("waiting for you")
+
+    def input_answered(self, form: InputForm) -> None:
+        row = self.forms.pop(form, None)
+        if row is not None and row.status == "waiting":
+            row.set_status("running")
+
     async def _mode_changed(self, event: ev.ModeChanged) -> None:
         """A plan was accepted: the status bar and the next turns follow the turn's new mode."""
         self.app.set_mode(event.mode)
@@ -188,6 +211,9 @@ class TurnView:
         interrupted = self.end is None or self.end.reason in ("cancelled", "interrupted")
         for parent in list(self.text) + list(self.reasoning):
             await self._close_text(parent, drop_backlog=interrupted)
+        for form in list(self.forms):  # the core answered `cancel` to the server when the turn ended
+            form.sent(ev.InputAnswer("cancel"))
+        self.forms.clear()
         for row in self.rows.values():
             if row.status in ("running", "waiting"):
                 row.set_status("cancelled" if cancelled else "success")

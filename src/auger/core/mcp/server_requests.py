@@ -7,9 +7,12 @@ Policy (`SessionRequests`, set by each turn; without one, everything is refused)
   approval of `mcp_sampling`, as a tool call would: the TUI's prompt, an editor's permission
   request), and a run with nobody to ask refuses it with a message naming the server and how to
   allow it.
-* elicitation is declined (`action: "decline"`): no front end shows a form yet, and a headless
-  run has nobody to ask.
-Each answer is also a notice, so the user sees that a server asked.
+* elicitation (a form) is input, not a permission: it is asked in every mode, yolo included, as
+  an `InputRequested` the front end answers (`auger.core.session.inputs`): accept with the
+  content, decline or cancel go back to the server as they are. With nobody to ask (headless,
+  a chat with no UI, a front end that shows no forms), a schema no form can show, or a URL-mode
+  request, it is declined with a notice and a log line.
+Sampling's answers and declined forms are also notices, so the user sees that a server asked.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 log = logging.getLogger("auger.mcp")
 SAMPLING = "mcp_sampling"  # what a sampling approval is called (ApprovalRequested.name)
 Approve = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]  # an action -> {"type": "approve"|"reject"}
+AskInput = Callable[[str, str, dict[str, Any]], Awaitable[Any]]  # (server, message, schema) -> InputAnswer
 _REFUSED = -32600  # JSON-RPC "invalid request": what the SDK's own "not supported" answer uses
 
 
@@ -77,10 +81,12 @@ class SessionRequests:
         notify: Callable[[str], None],
         *,
         approve: Approve | None = None,
+        ask_input: AskInput | None = None,
     ) -> None:
         self.settings, self.mode, self.notify = settings, mode, notify
         self.model_spec, self.model_params = model_spec, model_params
         self.approve = approve  # asks the user (None: nobody to ask)
+        self.ask_input = ask_input  # shows a form to the user (None: nobody to ask)
 
     async def sample(self, server: str, params: Any) -> Any:
         from mcp.types import CreateMessageResult, TextContent
@@ -136,8 +142,28 @@ class SessionRequests:
     async def elicit(self, server: str, params: Any) -> Any:
         from mcp.types import ElicitResult
 
-        self.notify(
-            f"MCP server '{server}' asked for input ({getattr(params, 'message', '')!r}); declined: "
-            "auger cannot show its form yet."
-        )
-        return ElicitResult(action="decline")
+        message = str(getattr(params, "message", ""))
+        why = self._no_form(params)
+        if why is not None or self.ask_input is None:
+            log.info("declined the elicitation of MCP server %s: %s", server, why)
+            self.notify(f"MCP server '{server}' asked for input ({message[:200]!r}); declined: {why}.")
+            return ElicitResult(action="decline")
+        answer = await self.ask_input(server, message, params.requestedSchema)
+        log.info("MCP server %s's form: %s", server, answer.action)
+        content = answer.content if answer.action == "accept" else None
+        return ElicitResult(action=answer.action, content=content)
+
+    def _no_form(self, params: Any) -> str | None:
+        """Why the request is declined without asking (None: show the form)."""
+        from auger.core.forms import form_fields
+
+        if self.ask_input is None:
+            return "nobody is here to fill in its form (a headless run or a front end without forms)"
+        schema = getattr(params, "requestedSchema", None)
+        if getattr(params, "mode", "form") != "form" or not isinstance(schema, dict):
+            return "auger shows forms, not URL-mode requests"
+        try:
+            form_fields(schema)
+        except ValueError as exc:
+            return f"its form cannot be shown: {exc}"
+        return None

@@ -263,3 +263,9 @@ async def resolve_approval(session: Session, request: ops.Approval) -> ops.Done:
     )
     await session.resolve_approval(request.request_id, decision)
     return ops.Done()
+
+
+@implements(ops.RESOLVE_INPUT)
+async def resolve_input(session: Session, request: ops.InputReply) -> ops.Done:
+    await session.answer_input(request.request_id, ev.InputAnswer(request.action, request.content))
+    return ops.Done()

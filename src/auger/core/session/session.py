@@ -2,7 +2,7 @@
 implementation of the port (`auger.core.port.AgentPort`).
 
 It holds only what belongs to the conversation: the thread id, the model spec and params, the
-context size, the rules granted "always allow", pending approvals, the running turn and its
+context size, the rules granted "always allow", pending approvals and forms, the running turn and its
 lifecycle-hook state. `send(prompt, options)` runs one turn (`auger.core.session.turn`) and
 yields its events; `call(op, request)` runs an operation of `auger.core.operations` (the
 functions in `auger.core.session.calls`).
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from auger.core import events as ev
 from auger.core.port import PortCalls
+from auger.core.session.inputs import PendingInputs
 from auger.core.session.lifecycle import LifecycleHooks
 from auger.core.threads.writer_lease import WriterLease
 from auger.errors import BusyError, NotFoundError, UsageError
@@ -57,6 +58,7 @@ class Session(PortCalls):
         self.context_tokens = 0
         self.grants: set[str] = set()  # "always allow" rules for this thread
         self.pending: dict[str, ev.ApprovalRequested] = {}
+        self.inputs = PendingInputs()  # MCP servers' forms the turn waits on
         self.lifecycle = LifecycleHooks(runtime.hooks)
         self.notices: list[str] = []  # warnings shown at the start of the next turn (a model override)
         self.writer = WriterLease(runtime.threads)  # one writer per thread, across processes
@@ -89,6 +91,7 @@ class Session(PortCalls):
         """Stop the running turn; what was done stays in the thread."""
         for request in list(self.pending.values()):
             request.respond(ev.ApprovalDecision("reject", "Cancelled by the user."))
+        self.inputs.cancel_all()
         self._cancel_requested = True  # also when the turn has ended but its events are still queued
         if self._task is not None and not self._task.done():
             self._task.cancel()
@@ -103,6 +106,10 @@ class Session(PortCalls):
                 )
             raise NotFoundError(f"No pending approval {request_id!r} on thread {self.thread_id!r}.")
         request.respond(decision)
+
+    async def answer_input(self, request_id: str, answer: ev.InputAnswer) -> None:
+        """Answer an MCP server's form (`resolve_input`); UsageError when the content does not fit."""
+        self.inputs.answer(request_id, answer, self.thread_id)
 
     async def _running_elsewhere(self) -> Holder | None:
         """The other auger process (another replica, a headless run) whose turn holds the thread."""

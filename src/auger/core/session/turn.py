@@ -105,6 +105,7 @@ class Turn:
             await self._cut_short(BROKEN_OFF)
             put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
         session.pending.clear()
+        session.inputs.cancel_all()  # a form still open when the turn ends: the server hears `cancel`
         for event in await finish_turn(self.rewind):  # the "after" snapshot: FilesChanged
             put(event)
         if reason != "cancelled":
@@ -151,6 +152,7 @@ class Turn:
                 dict(session.model_params),
                 lambda text: self.put(ev.Notice(text, "warning")),
                 approve=self._approve if self.options.approval is None else None,  # a human to ask
+                ask_input=self._ask_input if self.options.approval is None and self.options.forms else None,
             )
         message = with_images(message, self.options.images)
         messages = await session.lifecycle.start_turn(session.thread_id, self.options.mode, message, self.put)
@@ -211,6 +213,10 @@ class Turn:
         decision = await decide(self.session, action, self.options, self.put)
         decision.pop("mode", None)  # a subagent's permission does not switch the session's mode
         return decision
+
+    async def _ask_input(self, server: str, message: str, schema: dict[str, Any]) -> ev.InputAnswer:
+        """An MCP server's form: shown to the front end (InputRequested); the tool call waits."""
+        return await self.session.inputs.ask(server, message, schema, self.put)
 
     def _switch_mode(self, mode: str) -> None:
         """Go on in `mode` (a plan was accepted): the graph resumes with it in the run context,

@@ -1,0 +1,95 @@
+"""The controls every remote implementation of the port shares (`RemoteSession` against `auger
+serve`, `LangGraphSession` against a LangGraph Server): the approvals and forms the running turn
+waits on, `busy`, `cancel()` answering them before the server is asked to stop, and the
+background requests (`_spawn`) that `aclose()` lets finish.
+
+A subclass says how to stop the run on its server (`_stop`) and how to close its client
+(`_close`); its stream keeps `_running` and clears the pending requests when a turn ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from typing import Any
+
+from auger.core import events as ev
+from auger.core.port import PortCalls
+from auger.errors import UsageError
+
+log = logging.getLogger("auger.remote")
+CANCELLED = "Cancelled by the user."
+
+
+class RemoteControls(PortCalls):
+    server_name = "the server"  # for the log line of a failed background request
+
+    def __init__(self) -> None:
+        self.thread_id = ""
+        self.model_spec: str | None = None
+        self.context_tokens = 0
+        self.default_mode = "manual"  # the server's --mode
+        self._pending: dict[str, ev.ApprovalRequested] = {}
+        self._inputs: dict[str, ev.InputRequested] = {}  # forms shown to the user now
+        self._running = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @property
+    def busy(self) -> bool:
+        return self._running
+
+    def cancel(self) -> None:
+        """Refuse what the turn waits on, then ask the server to stop the run."""
+        for request in list(self._pending.values()):
+            request.respond(ev.ApprovalDecision("reject", CANCELLED))
+        self._inputs.clear()  # the server answers its open forms `cancel` when the run stops
+        if self._running:
+            self._stop()
+
+    def _stop(self) -> None:
+        raise NotImplementedError
+
+    async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None:
+        request = self._pending.pop(request_id, None)
+        if request is None:
+            raise UsageError(f"No pending approval {request_id!r}.")
+        if request.future is not None and not request.future.done():
+            request.future.set_result(decision)
+        await self._answered(request, decision)
+
+    async def _answered(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
+        """Send the decision where the run waits for it (RemoteSession: to the server)."""
+
+    async def resolve_input(self, request_id: str, answer: ev.InputAnswer) -> None:
+        """The operation: the server checks the content (UsageError: the form stays open for
+        another try) and knows which requests are open (NotFoundError for any other)."""
+        await super().resolve_input(request_id, answer)
+        self._inputs.pop(request_id, None)
+
+    def _ended(self) -> None:
+        """The turn's stream is over: nothing is waiting any more."""
+        self._running = False
+        self._pending.clear()
+        self._inputs.clear()
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        async def run() -> None:
+            try:
+                await coro
+            except Exception:
+                log.warning("background request to %s failed", self.server_name, exc_info=True)
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def aclose(self) -> None:
+        if self._running:
+            self.cancel()
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=5)
+        await self._close()
+
+    async def _close(self) -> None:
+        raise NotImplementedError
