@@ -15,19 +15,10 @@ that is one of its own errors, which it passes through unretried), and it is a l
 `ModelError` with `is_retryable = False`, so `Runnable.with_retry` (the summarisation call)
 does not either: one silence costs one `request_timeout`. Refused connections, 429 and 5xx are
 still retried by the SDK, at most `max_retries` times.
-
-The body also reaches the SDK in slices of at most `SLICE` bytes, with a turn of the event loop
-after each (`_TimedStream`). A socket read returns everything the server has sent so far, and
-the SDK parses every SSE event in it, through langchain and LangGraph, before it reads again:
-without a wait in between. When the server is ahead (a fast model, a stream that stalled and
-resumed), that was hundreds of milliseconds without the event loop, which the TUI shares: keys
-stopped echoing (p95 832 ms while a 70 KB reply streamed), and LangGraph's queue of streamed
-messages held the whole reply at once (~16 MB that the allocator kept after the reply was gone).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -54,12 +45,8 @@ def timeout_error(
     )
 
 
-SLICE = 2048  # bytes handed to the SDK between two turns of the event loop (~10 SSE chunks)
-
-
 class _TimedStream(httpx2.AsyncByteStream):
-    """A response body whose read timeouts surface as `RequestTimeout`, handed over in slices of
-    `SLICE` bytes with a turn of the event loop after each (see the module's doc)."""
+    """A response body whose read timeouts surface as `RequestTimeout`."""
 
     def __init__(self, inner: Any, error: Callable[[], RequestTimeout]) -> None:
         self._inner = inner
@@ -73,9 +60,7 @@ class _TimedStream(httpx2.AsyncByteStream):
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
             async for chunk in self._inner:
-                for start in range(0, len(chunk), SLICE):
-                    yield chunk[start : start + SLICE]
-                    await asyncio.sleep(0)
+                yield chunk
         except httpx2.TimeoutException as exc:
             raise self._error() from exc
 
