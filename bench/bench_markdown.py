@@ -3,7 +3,9 @@ same text into `MarkdownStream`, in the same run.
 
     python bench/bench_markdown.py [--rounds N] [--only long mixed echo] [--baseline OTHER/bin/auger]
 
-`--baseline` (repeatable) measures another build first in `echo` and `mixed` (e.g. main's
+`--rounds N`: the long reply N times (each paired with a bare round), echo and mixed N auger
+rounds against one bare round each (the bare app takes minutes). `--baseline` (repeatable)
+measures another build first in `echo` and `mixed` (e.g. main's
 venv against this branch's), so before and after come from the same run on the same load.
 
 The replies are real files from bench/corpus/ (see SOURCES.md), streamed by the scripted server in
@@ -20,9 +22,12 @@ its usual 8-character chunks:
    same way first.
 3. `mixed`: 20,000 tokens of mixed markdown (rich's, fastapi's and axios's READMEs: HTML, tables,
    code, lists) in 16-character chunks (~4 tokens, as bench_tui.py's lorem reply), paced at
-   3,000 tok/s; rendered end to end at ≥ 2,000 tok/s. The bare app gets the same text at the
-   same pace first. Each build's CPU seconds are printed too: on a loaded machine wall time
-   mostly measures the load, CPU time what the build costs.
+   3,000 tok/s; rendered end to end at ≥ 2,000 tok/s. Tokens are the scripted server's count
+   (⌈characters / 4⌉ per chunk, what its usage reports); a real tokenizer (o200k_base) counts
+   ~2% fewer in this text (18,681 for the server's 19,088), so tok/s here is ~2% generous.
+   The bare app gets the same text at the same pace first. Each build's CPU seconds are
+   printed too: on a loaded machine wall time mostly measures the load, CPU time what the
+   build costs.
 """
 
 from __future__ import annotations
@@ -93,18 +98,24 @@ MIXED_CHUNK = 16  # characters per streamed chunk: ~4 tokens, as bench_tui.py's 
 
 
 def mixed_text(tokens: int) -> str:
-    """The mixed corpus cut (at a line end) to `tokens` as the scripted server counts them."""
+    """The mixed corpus cut at a line end where it reaches `tokens`, as the scripted server counts
+    the stream (its `MIXED_CHUNK`-character chunks over the whole text, not line by line)."""
     text = "".join(
         reply_text(n).replace(END, "") for n in ("rich-README.md", "fastapi-README.md", "axios-README.md")
     )
-    out: list[str] = []
-    count = 0
-    for line in text.splitlines(keepends=True):
-        count += sum(_tokens(p) for p in _pieces(line, MIXED_CHUNK))
-        if count > tokens:
-            break
-        out.append(line)
-    return "".join(out).rstrip() + f"\n\n{END}\n"
+    lines = text.splitlines(keepends=True)
+
+    def streamed(n_lines: int) -> str:
+        return "".join(lines[:n_lines]).rstrip() + f"\n\n{END}\n"
+
+    low, high = 1, len(lines)  # the fewest lines whose stream is `tokens` or more
+    while low < high:
+        mid = (low + high) // 2
+        if sum(_tokens(p) for p in _pieces(streamed(mid), MIXED_CHUNK)) >= tokens:
+            high = mid
+        else:
+            low = mid + 1
+    return streamed(low)
 
 
 def end_shown(screen: str) -> bool:
@@ -258,13 +269,14 @@ def _echo_figures(echoes: list[float], prefix: str) -> dict[str, float]:
     }
 
 
-def echo(env: Env, llm: ScriptedLLM, augers: list[str]) -> dict[str, object]:
-    """Keys typed while the 70 KB reply streams: the bare MarkdownStream app, then each build."""
-    out: dict[str, object] = {"corpus": "black-CHANGES-70k.md"}
+def echo(env: Env, llm: ScriptedLLM, augers: list[str], rounds: int = 1) -> dict[str, object]:
+    """Keys typed while the 70 KB reply streams: the bare MarkdownStream app once, then each build
+    `rounds` times (the samples of its rounds pooled)."""
+    out: dict[str, object] = {"corpus": "black-CHANGES-70k.md", "auger_rounds": rounds}
     out.update(_echo_figures(echo_bare(env), "bare_"))
     for index, auger in enumerate(augers):
         label = "" if index == len(augers) - 1 else f"baseline{index}_"
-        out.update(_echo_figures(echo_round(env, llm, auger), label))
+        out.update(_echo_figures([e for _ in range(rounds) for e in echo_round(env, llm, auger)], label))
     return out
 
 
@@ -291,9 +303,11 @@ def mixed_round(env: Env, llm: ScriptedLLM, text: str, rate: float, auger: str) 
         term.kill()
 
 
-def mixed(env: Env, llm: ScriptedLLM, tokens: int, rate: float, augers: list[str]) -> dict[str, object]:
-    """Each build (`augers`, e.g. main's and this branch's) and the bare MarkdownStream app fed the
-    same text at the same pace, in turn, in this one run."""
+def mixed(
+    env: Env, llm: ScriptedLLM, tokens: int, rate: float, augers: list[str], *, rounds: int = 1
+) -> dict[str, object]:
+    """The bare MarkdownStream app, then each build (`augers`, e.g. main's and this branch's)
+    `rounds` times (medians), fed the same text at the same pace, in this one run."""
     text = mixed_text(tokens)
     n_tokens = sum(_tokens(p) for p in _pieces(text, MIXED_CHUNK))
     text_file = env.tmp / "mixed.md"
@@ -309,7 +323,8 @@ def mixed(env: Env, llm: ScriptedLLM, tokens: int, rate: float, augers: list[str
     bare = bare_round(env, text_file, 0, MIXED_CHUNK, chars_per_s)
     out["bare_markdownstream_tok_per_s"] = n_tokens / bare
     for index, auger in enumerate(augers):
-        took, cpu = mixed_round(env, llm, text, rate, auger)
+        runs = [mixed_round(env, llm, text, rate, auger) for _ in range(rounds)]
+        took, cpu = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
         label = "" if index == len(augers) - 1 else f"baseline{index}_"
         out[f"{label}seconds"] = took
         out[f"{label}cpu_s"] = cpu
@@ -336,9 +351,11 @@ def main() -> None:
             if name == "long":
                 results[section] = long_reply(env, llm, args.rounds)
             elif name == "echo":
-                results[section] = echo(env, llm, [*args.baseline, AUGER])
+                results[section] = echo(env, llm, [*args.baseline, AUGER], args.rounds)
             else:
-                results[section] = mixed(env, llm, args.tokens, args.rate, [*args.baseline, AUGER])
+                results[section] = mixed(
+                    env, llm, args.tokens, args.rate, [*args.baseline, AUGER], rounds=args.rounds
+                )
             show(section, results[section])
     print("targets:")
     for check, ok in checks(results).items():
