@@ -2,8 +2,18 @@
 
 Files whose stat (size, mtime, ctime, inode, mode) matches the stat cache are not read again;
 the rest are read, hashed and zlib'd in a few threads (hashlib and zlib release the GIL), and
-stored once. A file changed within `RACY_NS` of being hashed is hashed again next time (a write
-in the same clock tick would not show in its mtime: git's "racily clean" case).
+stored once. The files the cache knows are stat'ed while `git ls-files` lists the project (two
+processes, two cores), so a later snapshot costs about the longer of the two, not their sum.
+
+Racily clean files (git's term): the kernel stamps a file's mtime and ctime with a clock that
+moves in ticks, so a write in the same tick as the snapshot read the file leaves its stat as
+the cache has it. A file changed within one tick of the snapshot's start is therefore marked
+racy and hashed again by the next snapshot — once: by then its change lies further back. The
+tick is taken as `FINE_RACY_NS` (kernel ticks are 1-10 ms) for timestamps with nanoseconds,
+and as `COARSE_RACY_NS` for a timestamp with no sub-second part (a filesystem that keeps whole
+seconds, or FAT's two). The rule compares file times with this machine's clock, so it assumes
+the filesystem's clock is within `FINE_RACY_NS` of it (a network filesystem whose server clock
+is behind can hide a same-tick write until the file changes again).
 """
 
 from __future__ import annotations
@@ -21,7 +31,9 @@ from auger.core.rewind.scan import Listing
 from auger.core.rewind.trees import Entry, build, patch
 from auger.errors import RewindError
 
-RACY_NS = 2_000_000_000
+FINE_RACY_NS = 50_000_000
+COARSE_RACY_NS = 2_000_000_000
+SECOND_NS = 1_000_000_000
 THREADS = 4
 PARALLEL_FROM = 32  # fewer files than this are hashed in the calling thread
 FILE, EXECUTABLE, LINK = "100644", "100755", "120000"
@@ -57,6 +69,7 @@ def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> 
     listing = Listing(root, home)
     try:
         cache = store.stat_cache()
+        known = _stat_known(root, cache.files)  # while git lists the project
     except BaseException:
         listing.abandon()
         raise
@@ -67,7 +80,7 @@ def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> 
             " snapshotted.",
             hint="Add a .gitignore for generated files, or raise [rewind] max_files.",
         )
-    seen, todo = _unchanged(root, paths, cache.files, options.max_file_bytes)
+    seen, todo = _unchanged(root, paths, cache.files, known, options.max_file_bytes)
     files = {path: cache.files[path] for path in seen}
     blobs: dict[str, NewObject] = {}
     for rel, row, obj in _hash_all(root, todo, started):
@@ -100,19 +113,45 @@ def _save(store: ObjectStore, objects: list[NewObject], tree_id: str, files: dic
         store.save_cache(cur, StatCache(tree_id, files))
 
 
+def racy(st: os.stat_result, started: int) -> bool:
+    """Whether a file hashed by the snapshot that started at `started` (ns) may change again
+    without its stat showing it (changed within a timestamp tick of `started`)."""
+    mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
+    whole_seconds = mtime % SECOND_NS == 0 or ctime % SECOND_NS == 0
+    return max(mtime, ctime) >= started - (COARSE_RACY_NS if whole_seconds else FINE_RACY_NS)
+
+
+def _stat_known(root: Path, cache: dict[str, CacheRow]) -> dict[str, os.stat_result]:
+    """lstat of every path the stat cache knows (those that are gone are left out)."""
+    prefix = os.path.join(root, "")
+    found: dict[str, os.stat_result] = {}
+    for rel in cache:
+        try:
+            found[rel] = os.lstat(prefix + rel)
+        except OSError:
+            continue
+    return found
+
+
 def _unchanged(
-    root: Path, paths: list[str], cache: dict[str, CacheRow], limit: int
+    root: Path,
+    paths: list[str],
+    cache: dict[str, CacheRow],
+    known: dict[str, os.stat_result],
+    limit: int,
 ) -> tuple[dict[str, None], list[Todo]]:
     """Split `paths` into files whose stat matches the cache and files to hash; paths that are
-    gone, too large or not files or symlinks are in neither."""
+    gone, too large or not files or symlinks are in neither. `known`: stats already taken."""
     seen: dict[str, None] = {}
     todo: list[Todo] = []
     prefix = os.path.join(root, "")
     for rel in paths:
-        try:
-            st = os.lstat(prefix + rel)
-        except OSError:
-            continue
+        st = known.get(rel)
+        if st is None:
+            try:
+                st = os.lstat(prefix + rel)
+            except OSError:
+                continue
         mode = _MODES.get(stat.S_IFMT(st.st_mode))
         if mode is None or (mode != LINK and st.st_size > limit):
             continue
@@ -142,8 +181,8 @@ def _hash_all(root: Path, todo: list[Todo], started: int) -> Iterable[Hashed]:
         except OSError:  # gone or unreadable since it was listed: not in this snapshot
             return None
         obj = pack("blob", data)
-        racy = max(st.st_mtime_ns, st.st_ctime_ns) >= started - RACY_NS
-        return rel, (mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, obj.id, int(racy)), obj
+        row = (mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, obj.id, int(racy(st, started)))
+        return rel, row, obj
 
     if len(todo) < PARALLEL_FROM:
         return (h for h in map(one, todo) if h is not None)
