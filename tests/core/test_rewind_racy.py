@@ -23,6 +23,7 @@ from auger.core.rewind.snapshot import take
 
 OPTIONS = RewindOptions()
 REL = "src/a.py"
+TRUSTED_AFTER_NS = 60_000_000  # a file changed longer ago than this is not read again (ticks are <= 10 ms)
 
 
 @pytest.fixture
@@ -48,10 +49,10 @@ def snap(store: ObjectStore, root: Path, tmp_path: Path) -> str:
 
 
 def a_tick_after(root: Path) -> None:
-    """Wait until every file's last change lies more than a fine timestamp tick in the past
-    (the clock itself is what is awaited: no event says a tick went by)."""
+    """Wait until every file's last change lies `TRUSTED_AFTER_NS` in the past (the clock itself
+    is what is awaited: no event says a tick went by)."""
     newest = max(max(p.lstat().st_mtime_ns, p.lstat().st_ctime_ns) for p in root.rglob("*"))
-    time.sleep(max(0, newest + changed.FINE_RACY_NS + 1_000_000 - time.time_ns()) / 1e9)
+    time.sleep(max(0, newest + TRUSTED_AFTER_NS - time.time_ns()) / 1e9)
 
 
 def test_a_same_size_write_in_the_snapshots_tick_is_seen_by_the_next_snapshot(
