@@ -14,7 +14,7 @@ from auger.tui.app import AugerApp
 from auger.tui.screens.choice import ChoiceScreen
 from auger.tui.screens.diff_screen import DiffScreen, UnifiedDiff
 from auger.tui.screens.turn_picker import TurnPicker
-from auger.tui.widgets.messages import Notice, UserMessage
+from auger.tui.widgets.messages import AssistantMessage, ChangesLine, Notice, UserMessage
 from conftest import AUGER
 
 
@@ -81,6 +81,23 @@ async def settled(pilot: Any) -> None:
     """The rewind worker is done and no screen is open."""
     app = pilot.app
     await wait_for(pilot, lambda: all(w.is_finished for w in app.workers) and len(app.screen_stack) == 1)
+
+
+# -- the line under a turn that changed files ------------------------------------------------------
+async def test_a_turn_that_changed_files_ends_with_one_line_naming_them(tui: Tui) -> None:
+    script(tui, "make two", write("src/a.py", "A\n"), shell("echo n > notes.md"))
+    tui.llm.add({"when": {"last_user_contains": "just talk"}, "text": "Talking."})
+    app = tui.app(mode="yolo")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "make two")
+        await turn(pilot, "just talk")  # changes nothing: no line
+        blocks = [
+            b for b in app.transcript.children if isinstance(b, (UserMessage, AssistantMessage, ChangesLine))
+        ]
+        kinds = [type(b).__name__ for b in blocks]
+        assert kinds == ["UserMessage", "AssistantMessage", "ChangesLine", "UserMessage", "AssistantMessage"]
+        assert str(blocks[2].render()) == "2 files changed: notes.md, src/a.py · /diff 1 · /undo"
 
 
 # -- /undo --------------------------------------------------------------------------------------
