@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from auger.core.sqlite_write import immediate
 from auger.errors import RewindError
 
 BUSY_TIMEOUT_S = 10.0
@@ -121,16 +122,8 @@ class ObjectStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[sqlite3.Cursor]:
-        cur = self.conn.cursor()
-        cur.execute("BEGIN IMMEDIATE")
-        try:
-            yield cur
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
-        cur.execute("COMMIT")
+    def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Cursor]:
+        return immediate(self.conn)
 
     # -- reading ---------------------------------------------------------------------------
     def root(self) -> str | None:
