@@ -198,6 +198,25 @@ async def test_rewind_code_and_conversation_puts_the_turn_back_in_the_prompt(tui
         assert "make b" not in " ".join(str(h) for h in history[:-1])  # the model no longer sees turn 2
 
 
+async def test_a_rewound_prompt_is_given_back_as_typed_not_with_its_files_inlined(tui: Tui) -> None:
+    (tui.here / "spec.md").write_text("the spec body\n")  # where the TUI reads @files
+    script(tui, "make a", write("a.txt", "A\n"))
+    script(tui, "build it from", write("b.txt", "B\n"))
+    app = tui.app(mode="yolo")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "make a")
+        await turn(pilot, "build it from @spec.md")
+        assert "the spec body" in tui.last_user_text()  # the model got the file
+        await submit(pilot, "/rewind")
+        await wait_for(pilot, lambda: isinstance(app.screen, TurnPicker) and app.screen.values)
+        await pilot.press("enter")  # the newest turn: 2
+        await choose(pilot, ChoiceScreen, "2")  # the conversation only
+        await settled(pilot)
+        assert app.prompt.text == "build it from @spec.md"
+        assert [t.prompt for t in await app.session.turns()] == ["make a"]  # type: ignore[union-attr]
+
+
 async def test_rewind_conversation_only_keeps_the_files(tui: Tui) -> None:
     script_three(tui)
     app = tui.app(mode="yolo")

@@ -167,6 +167,8 @@ class RemoteSession(PortCalls):
         body: dict[str, Any] = {"prompt": prompt, "mode": options.mode}
         if options.max_turns is not None:
             body["max_turns"] = options.max_turns
+        if options.typed is not None:
+            body["typed"] = options.typed
         self._running = True
         self._cancel_requested = False
         ended = False

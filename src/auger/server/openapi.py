@@ -127,7 +127,7 @@ HAND_WRITTEN: dict[str, dict[str, Any]] = {
             **_route(
                 "Run one turn; streams IR events as SSE (`data: {event}` frames, ending with turn_ended)",
                 {"description": "SSE of IR events", "content": _SSE},
-                body=_object(["prompt"], prompt=S, model=S, mode=MODE, max_turns=INT),
+                body=_object(["prompt"], prompt=S, model=S, mode=MODE, max_turns=INT, typed=S),
                 errors=(400, 401, 404, 409, 413),
             ),
             "parameters": _TID,

@@ -149,6 +149,10 @@ class Turn:
                 lambda text: self.put(ev.Notice(text, "warning")),
                 approve=self._approve if self.options.approval is None else None,  # a human to ask
             )
+        if self.options.typed is not None and self.options.typed != prompt:
+            from auger.core.threads.history import TYPED_KEY
+
+            message.additional_kwargs[TYPED_KEY] = self.options.typed
         messages = await session.lifecycle.start_turn(session.thread_id, self.options.mode, message, self.put)
         if not messages:
             return "error"  # a UserPromptSubmit hook blocked it
