@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from auger.core.rewind.objects import CacheRow
@@ -29,17 +30,12 @@ FINE_RACY_NS = 50_000_000
 COARSE_RACY_NS = 2_000_000_000
 SECOND_NS = 1_000_000_000
 FILE, EXECUTABLE, LINK = "100644", "100755", "120000"
-_MODES = {stat.S_IFREG: FILE, stat.S_IFLNK: LINK}
 Todo = tuple[str, os.stat_result, str]  # path, its stat, its mode
 
 
 def file_mode(st: os.stat_result) -> str | None:
     """git's mode for a file or symlink; None for anything else (folders, sockets, fifos)."""
-    if stat.S_ISLNK(st.st_mode):
-        return LINK
-    if stat.S_ISREG(st.st_mode):
-        return EXECUTABLE if st.st_mode & stat.S_IXUSR else FILE
-    return None
+    return _git_mode(st.st_mode)
 
 
 def racy(st: os.stat_result, started: int) -> bool:
@@ -50,6 +46,27 @@ def racy(st: os.stat_result, started: int) -> bool:
     return max(mtime, ctime) >= started - (COARSE_RACY_NS if whole_seconds else FINE_RACY_NS)
 
 
+def _mode_of_st_mode() -> Callable[[int], str | None]:
+    """`file_mode` by `st_mode` alone, remembered (a project has a handful of distinct modes)."""
+    seen: dict[int, str | None] = {}
+
+    def mode_of(st_mode: int) -> str | None:
+        found = seen.get(st_mode, "")
+        if found == "":
+            found = seen[st_mode] = _git_mode(st_mode)
+        return found
+
+    return mode_of
+
+
+def _git_mode(st_mode: int) -> str | None:
+    if stat.S_ISLNK(st_mode):
+        return LINK
+    if stat.S_ISREG(st_mode):
+        return EXECUTABLE if st_mode & stat.S_IXUSR else FILE
+    return None
+
+
 class Known:
     """The paths of the stat cache, checked against the disk: `clean` ones need no reading,
     `dirty` ones (with their stat and mode) must be hashed if they are still listed."""
@@ -58,21 +75,23 @@ class Known:
         self.prefix, self.limit = os.path.join(root, ""), limit
         self.clean: set[str] = set()
         self.dirty: dict[str, Todo] = {}
-        for rel, row in cache.items():
-            todo = self.stat(rel)
-            if todo is None:
+        lstat, prefix, modes = os.lstat, self.prefix, _mode_of_st_mode()
+        for rel, row in cache.items():  # the hot loop of a later snapshot: one lstat per file
+            try:
+                st = lstat(prefix + rel)
+            except OSError:
                 continue
-            st = todo[1]
             if (
-                not row[6]
-                and row[2] == st.st_mtime_ns
-                and row[1] == st.st_size
+                row[2] == st.st_mtime_ns
                 and row[3] == st.st_ctime_ns
+                and row[1] == st.st_size
                 and row[4] == st.st_ino
-                and row[0] == todo[2]
+                and not row[6]
+                and row[0] == modes(st.st_mode)
+                and (st.st_size <= limit or row[0] == LINK)
             ):
                 self.clean.add(rel)
-            else:
+            elif (todo := self._todo(rel, st)) is not None:
                 self.dirty[rel] = todo
 
     def stat(self, rel: str) -> Todo | None:
@@ -81,11 +100,12 @@ class Known:
             st = os.lstat(self.prefix + rel)
         except OSError:
             return None
-        mode = _MODES.get(stat.S_IFMT(st.st_mode))
+        return self._todo(rel, st)
+
+    def _todo(self, rel: str, st: os.stat_result) -> Todo | None:
+        mode = file_mode(st)
         if mode is None or (mode != LINK and st.st_size > self.limit):
             return None
-        if mode == FILE and st.st_mode & stat.S_IXUSR:
-            mode = EXECUTABLE
         return rel, st, mode
 
     def split(self, paths: list[str]) -> tuple[list[str], list[Todo]]:
