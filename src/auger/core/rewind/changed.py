@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
 from pathlib import Path
 
 from auger.core.rewind.objects import CacheRow
@@ -46,19 +45,6 @@ def racy(st: os.stat_result, started: int) -> bool:
     return max(mtime, ctime) >= started - (COARSE_RACY_NS if whole_seconds else FINE_RACY_NS)
 
 
-def _mode_of_st_mode() -> Callable[[int], str | None]:
-    """`file_mode` by `st_mode` alone, remembered (a project has a handful of distinct modes)."""
-    seen: dict[int, str | None] = {}
-
-    def mode_of(st_mode: int) -> str | None:
-        found = seen.get(st_mode, "")
-        if found == "":
-            found = seen[st_mode] = _git_mode(st_mode)
-        return found
-
-    return mode_of
-
-
 def _git_mode(st_mode: int) -> str | None:
     if stat.S_ISLNK(st_mode):
         return LINK
@@ -75,19 +61,23 @@ class Known:
         self.prefix, self.limit = os.path.join(root, ""), limit
         self.clean: set[str] = set()
         self.dirty: dict[str, Todo] = {}
-        lstat, prefix, modes = os.lstat, self.prefix, _mode_of_st_mode()
+        lstat, prefix = os.lstat, self.prefix
+        modes: dict[int, str | None] = {}  # git's mode by st_mode: a project has a handful
         for rel, row in cache.items():  # the hot loop of a later snapshot: one lstat per file
             try:
                 st = lstat(prefix + rel)
             except OSError:
                 continue
+            mode = modes.get(st.st_mode, "")
+            if mode == "":
+                mode = modes[st.st_mode] = _git_mode(st.st_mode)
             if (
                 row[2] == st.st_mtime_ns
                 and row[3] == st.st_ctime_ns
                 and row[1] == st.st_size
                 and row[4] == st.st_ino
                 and not row[6]
-                and row[0] == modes(st.st_mode)
+                and row[0] == mode
                 and (st.st_size <= limit or row[0] == LINK)
             ):
                 self.clean.add(rel)
