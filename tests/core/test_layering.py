@@ -48,3 +48,9 @@ def test_version_and_help_import_nothing_heavy() -> None:
 def test_settings_and_config_show_import_nothing_heavy() -> None:
     code = "import auger.settings, auger.cli.config, auger.core.events, auger.core.models.specs, auger.errors"
     assert _heavy(_modules_after(code)) == set()
+
+
+def test_the_snapshot_store_does_not_load_the_thread_stack() -> None:
+    mods = _modules_after("import auger.core.rewind.objects, auger.core.rewind.snapshot")
+    assert "auger.core.sqlite_write" in mods
+    assert not {m for m in mods if m.startswith("auger.core.threads")}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.rewind import restore, snapshot, trees
+from auger.core.rewind import changed, restore, trees
 from auger.core.rewind.objects import ObjectStore
 from auger.core.rewind.options import RewindOptions
 from auger.core.rewind.patch import unified
@@ -91,7 +91,7 @@ def test_incremental_snapshots_equal_a_fresh_one_after_every_kind_of_change(
 def test_a_same_size_rewrite_with_the_old_mtime_is_still_seen(
     root: Path, home: Path, store: ObjectStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(snapshot, "RACY_NS", 0)  # trust the stat cache even for fresh files
+    monkeypatch.setattr(changed, "FINE_RACY_NS", 0)  # trust the stat cache even for fresh files
     path = root / "pkg0/sub0/mod0.py"
     old = os.stat(path)
     first = snap(store, root, home)

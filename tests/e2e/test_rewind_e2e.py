@@ -532,3 +532,29 @@ def test_a_thread_busy_in_another_auger_is_refused_and_nothing_changes(auger_env
     done = auger_env.run("threads", "rewind", tid, "--to", "1")  # a dead holder frees the thread
     assert done.returncode == 0, done.stderr
     assert not (root / "one.txt").exists()
+
+
+def test_a_rewind_across_a_fork_point_leaves_the_other_thread_whole(auger_env: AugerEnv) -> None:
+    root = auger_env.project
+    turn(auger_env, "turn one", write("f.txt", "v1\n"), resume=False)
+    turn(auger_env, "turn two", write("f.txt", "v2\n"))
+    parent = thread_id(auger_env)
+    fork = auger_env.run("threads", "fork", parent, "--at", "1").stdout.strip()
+    auger_env.llm.add(
+        {"when": {"last_user_contains": "fork turn"}, "tool_calls": [write("h.txt", "h\n")]},
+        {"when": {"last_user_contains": "fork turn"}, "text": "fork turn: done"},
+    )
+    assert auger_env.run("-r", fork, "-n", "fork turn", "--mode", "yolo").returncode == 0
+    state = disk(root)
+    # to turn 1, before the fork point: f.txt holds the parent's turn two, which the fork never made
+    refused = auger_env.run("threads", "rewind", fork, "--to", "1")
+    assert refused.returncode == 2 and "nothing was changed: f.txt." in refused.stderr
+    assert "Traceback" not in refused.stderr and disk(root) == state
+    shown = auger_env.run("threads", "show", fork).stdout
+    assert "turn one: done" in shown and "fork turn: done" in shown  # its conversation too
+    # the conversation alone goes back across the fork point: the parent keeps both its turns
+    cut = auger_env.run("threads", "rewind", fork, "--to", "1", "--conversation")
+    assert cut.returncode == 0, cut.stderr
+    assert "turn one: done" not in auger_env.run("threads", "show", fork).stdout
+    kept = auger_env.run("threads", "show", parent).stdout
+    assert "turn one: done" in kept and "turn two: done" in kept and disk(root) == state

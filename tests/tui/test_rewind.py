@@ -14,7 +14,7 @@ from auger.tui.app import AugerApp
 from auger.tui.screens.choice import ChoiceScreen
 from auger.tui.screens.diff_screen import DiffScreen, UnifiedDiff
 from auger.tui.screens.turn_picker import TurnPicker
-from auger.tui.widgets.messages import Notice, UserMessage
+from auger.tui.widgets.messages import AssistantMessage, ChangesLine, Notice, UserMessage
 from conftest import AUGER
 
 
@@ -81,6 +81,23 @@ async def settled(pilot: Any) -> None:
     """The rewind worker is done and no screen is open."""
     app = pilot.app
     await wait_for(pilot, lambda: all(w.is_finished for w in app.workers) and len(app.screen_stack) == 1)
+
+
+# -- the line under a turn that changed files ------------------------------------------------------
+async def test_a_turn_that_changed_files_ends_with_one_line_naming_them(tui: Tui) -> None:
+    script(tui, "make two", write("src/a.py", "A\n"), shell("echo n > notes.md"))
+    tui.llm.add({"when": {"last_user_contains": "just talk"}, "text": "Talking."})
+    app = tui.app(mode="yolo")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "make two")
+        await turn(pilot, "just talk")  # changes nothing: no line
+        blocks = [
+            b for b in app.transcript.children if isinstance(b, (UserMessage, AssistantMessage, ChangesLine))
+        ]
+        kinds = [type(b).__name__ for b in blocks]
+        assert kinds == ["UserMessage", "AssistantMessage", "ChangesLine", "UserMessage", "AssistantMessage"]
+        assert str(blocks[2].render()) == "2 files changed: notes.md, src/a.py · /diff 1 · /undo"
 
 
 # -- /undo --------------------------------------------------------------------------------------
@@ -179,6 +196,25 @@ async def test_rewind_code_and_conversation_puts_the_turn_back_in_the_prompt(tui
         await wait_for(pilot, lambda: not app.busy)
         history = [m["content"] for m in tui.llm.requests[-1]["messages"] if m["role"] == "user"]
         assert "make b" not in " ".join(str(h) for h in history[:-1])  # the model no longer sees turn 2
+
+
+async def test_a_rewound_prompt_is_given_back_as_typed_not_with_its_files_inlined(tui: Tui) -> None:
+    (tui.here / "spec.md").write_text("the spec body\n")  # where the TUI reads @files
+    script(tui, "make a", write("a.txt", "A\n"))
+    script(tui, "build it from", write("b.txt", "B\n"))
+    app = tui.app(mode="yolo")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "make a")
+        await turn(pilot, "build it from @spec.md")
+        assert "the spec body" in tui.last_user_text()  # the model got the file
+        await submit(pilot, "/rewind")
+        await wait_for(pilot, lambda: isinstance(app.screen, TurnPicker) and app.screen.values)
+        await pilot.press("enter")  # the newest turn: 2
+        await choose(pilot, ChoiceScreen, "2")  # the conversation only
+        await settled(pilot)
+        assert app.prompt.text == "build it from @spec.md"
+        assert [t.prompt for t in await app.session.turns()] == ["make a"]  # type: ignore[union-attr]
 
 
 async def test_rewind_conversation_only_keeps_the_files(tui: Tui) -> None:

@@ -101,6 +101,9 @@ class TurnOptions:
     mode: str = "manual"  # manual | auto-edit | yolo | plan (the turn may switch: ModeChanged)
     approval: ApprovalPolicy | None = None  # answers every approval (headless); None: ask the front end
     max_turns: int | None = None  # model calls for this prompt (None: the configured max_turns)
+    # what the user typed, when the front end expanded it into the prompt (inlined @files, `!`
+    # output): the thread keeps it with the turn, and a conversation rewind gives it back
+    typed: str | None = None
     files: ClientFiles | None = None  # the project's files through the front end (an editor's buffers)
     terminal: ClientTerminal | None = None  # `execute` in the front end's terminal (an editor's)
     images: tuple[PromptImage, ...] = ()  # given with the prompt (auger serve gets them too)

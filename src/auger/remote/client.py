@@ -153,6 +153,8 @@ class RemoteSession(RemoteControls):
             body["images"] = [
                 {"mime_type": i.mime_type, "data": i.data, "url": i.url} for i in options.images
             ]
+        if options.typed is not None:
+            body["typed"] = options.typed
         self._running = True
         self._cancel_requested = False
         ended = False

@@ -103,7 +103,7 @@ class Api:
         mode = field(body, "mode", str)
         if mode is not None and mode not in MODES:
             raise ApiError(400, f"Unknown mode {mode!r}; use one of: {', '.join(MODES)}.")
-        max_turns = field(body, "max_turns", int)
+        max_turns, typed = field(body, "max_turns", int), field(body, "typed", str)
         session = await self.pool.get(_thread_id(request))
         lease = await self.pool.lease(session)
         try:
@@ -114,7 +114,7 @@ class Api:
             raise
         images = images_field(body)
         options = TurnOptions(
-            mode or self.pool.mode_of(session.thread_id), max_turns=max_turns, images=images
+            mode or self.pool.mode_of(session.thread_id), max_turns=max_turns, images=images, typed=typed
         )
         return sse_response(self._ir_frames(lease, prompt, options), on_close=lease.release)
 

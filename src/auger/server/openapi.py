@@ -128,7 +128,7 @@ HAND_WRITTEN: dict[str, dict[str, Any]] = {
             **_route(
                 "Run one turn; streams IR events as SSE (`data: {event}` frames, ending with turn_ended)",
                 {"description": "SSE of IR events", "content": _SSE},
-                body=_object(["prompt"], prompt=S, model=S, mode=MODE, max_turns=INT, images=IMAGES),
+                body=_object(["prompt"], prompt=S, model=S, mode=MODE, max_turns=INT, images=IMAGES, typed=S),
                 errors=(400, 401, 404, 409, 413),
             ),
             "parameters": _TID,

@@ -249,13 +249,14 @@ class AugerApp(AppBase):
         await self.refresh_agent()
 
     # -- a turn ----------------------------------------------------------------------------
-    def start_turn(self, prompt: str, shown: UserMessage) -> None:
+    def start_turn(self, prompt: str, shown: UserMessage, *, typed: str | None = None) -> None:
+        """Run `prompt`; `typed`: what the user typed, when `prompt` is its expansion."""
         self.busy = True
         self._shown = shown
-        self.run_turn(prompt)
+        self.run_turn(prompt, None if typed == prompt else typed)
 
     @work(group="turn")
-    async def run_turn(self, prompt: str) -> None:
+    async def run_turn(self, prompt: str, typed: str | None = None) -> None:
         # Only plain data goes in the worker's arguments: a finished worker stays reachable for a
         # while (asyncio keeps cancelled timers created during the turn, and their contexts name
         # the worker), and a widget in its arguments would keep a pruned transcript alive.
@@ -273,7 +274,7 @@ class AugerApp(AppBase):
         self.turns += 1
         self.gc.turn_started()
         try:
-            async for event in self.session.send(prompt, TurnOptions(self.settings.mode)):
+            async for event in self.session.send(prompt, TurnOptions(self.settings.mode, typed=typed)):
                 await view.handle(event)
         except AugerError as exc:
             self.notice(str(exc), "error")

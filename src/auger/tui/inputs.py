@@ -59,7 +59,7 @@ class InputController:
         if self.pending_context:
             prompt = "\n\n".join([*self.pending_context, prompt])
             self.pending_context.clear()
-        self.app.start_turn(prompt, shown)
+        self.app.start_turn(prompt, shown, typed=text)
 
     async def drain(self) -> None:
         """Send what waited: commands run in order until a prompt starts a turn."""

@@ -31,6 +31,11 @@ def listed(paths: Sequence[str], limit: int = LISTED) -> str:
     return ", ".join(paths[:limit]) + more
 
 
+def changes_line(turn: int, paths: Sequence[str]) -> str:
+    """`2 files changed: src/a.py, notes.md · /diff 3 · /undo` under the turn that changed them."""
+    return f"{counted(len(paths), 'file')} changed: {listed(paths)} · /diff {turn} · /undo"
+
+
 def turn_label(turn: TurnChanges) -> str:
     """The prompt's first line, for a picker row and a title."""
     return one_line(turn.prompt, 70) or "(empty prompt)"

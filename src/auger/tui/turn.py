@@ -12,8 +12,9 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from auger.core import events as ev
+from auger.tui.rewind_text import changes_line
 from auger.tui.widgets.approval import ApprovalPrompt
-from auger.tui.widgets.messages import AssistantMessage, Notice, Reasoning
+from auger.tui.widgets.messages import AssistantMessage, ChangesLine, Notice, Reasoning
 from auger.tui.widgets.tool_row import TaskGroup, ToolRow
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class TurnView:
             ev.ModeChanged: self._mode_changed,
             ev.SubagentFinished: self._subagent_finished,
             ev.Usage: self._usage,
+            ev.FilesChanged: self._files_changed,
             ev.Notice: self._notice,
             ev.Error: self._error,
             ev.TurnEnded: self._ended,
@@ -193,6 +195,11 @@ class TurnView:
         self.app.usage_totals["output"] += event.output_tokens
         if event.parent_id is None:
             await self.app.refresh_thread()  # the context size, and the title once the thread is saved
+
+    async def _files_changed(self, event: ev.FilesChanged) -> None:
+        if event.paths:
+            await self._close_text(None)
+            await self.transcript.add(ChangesLine(changes_line(event.turn, event.paths)))
 
     async def _notice(self, event: ev.Notice) -> None:
         await self.transcript.add(Notice(event.message, event.level))

@@ -8,7 +8,8 @@
 * `meta` — the project root it belongs to, and the stat cache: per path the mode, size, mtime,
   ctime and inode seen when it was last hashed, so a snapshot reads only files whose stat changed
   (git's index does the same); one marshal'd value, read and written whole (a few ms for 5,000
-  files, where 5,000 rows cost ten times that).
+  files, where 5,000 rows cost ten times that), and a random stamp saved with it: a process
+  keeps the cache it last read or saved and reads it again only when the stamp moved.
 
 Nothing here touches the project's own `.git`. Writers take `store_lock(path)` shared (snapshots
 in several processes may run at once; SQLite serialises their writes); garbage collection takes it
@@ -21,12 +22,14 @@ import contextlib
 import fcntl
 import hashlib
 import marshal
+import os
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from auger.core.sqlite_write import immediate
 from auger.errors import RewindError
 
 BUSY_TIMEOUT_S = 10.0
@@ -35,6 +38,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS objects (id TEXT PRIMARY KEY, size INTEGER NOT NULL, data BLOB NOT NULL);
 """
 STAT_CACHE = "stat_cache"
+STAT_STAMP = "stat_cache_stamp"  # new random bytes with every save of the stat cache
 
 
 def object_id(kind: str, data: bytes) -> str:
@@ -63,6 +67,11 @@ class NewObject:
     id: str
     size: int
     packed: bytes  # zlib'd content
+
+
+# The stat cache this process last read or saved, per store file, with its stamp: a snapshot reads
+# the small stamp row and unmarshals the cache again only when another process saved a newer one.
+_recent: dict[str, tuple[bytes, StatCache]] = {}
 
 
 @contextlib.contextmanager
@@ -121,16 +130,8 @@ class ObjectStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[sqlite3.Cursor]:
-        cur = self.conn.cursor()
-        cur.execute("BEGIN IMMEDIATE")
-        try:
-            yield cur
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
-        cur.execute("COMMIT")
+    def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Cursor]:
+        return immediate(self.conn)
 
     # -- reading ---------------------------------------------------------------------------
     def root(self) -> str | None:
@@ -181,14 +182,27 @@ class ObjectStore:
         return total
 
     def stat_cache(self) -> StatCache:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (STAT_CACHE,)).fetchone()
-        try:
-            tree, files = marshal.loads(row[0]) if row else (None, {})
-        except (EOFError, ValueError, TypeError):  # damaged: it is a cache, start over
+        """The stat cache (a copy: the caller may change it)."""
+        key = str(self.path)
+        stamp = self.conn.execute("SELECT value FROM meta WHERE key = ?", (STAT_STAMP,)).fetchone()
+        held = _recent.get(key)
+        if held is not None and stamp is not None and held[0] == stamp[0]:
+            tree, files = held[1].tree, held[1].files
+        else:
+            rows = dict(
+                self.conn.execute("SELECT key, value FROM meta WHERE key IN (?, ?)", (STAT_CACHE, STAT_STAMP))
+            )
+            try:
+                tree, files = marshal.loads(rows[STAT_CACHE]) if STAT_CACHE in rows else (None, {})
+            except (EOFError, ValueError, TypeError):  # damaged: it is a cache, start over
+                return StatCache(None, {})
+            if not isinstance(files, dict):
+                return StatCache(None, {})
+            if STAT_STAMP in rows:
+                _recent[key] = (rows[STAT_STAMP], StatCache(tree, files))
+        if tree is not None and tree not in self.existing([tree]):
             return StatCache(None, {})
-        if not isinstance(files, dict) or (tree is not None and tree not in self.existing([tree])):
-            return StatCache(None, {})
-        return StatCache(tree, files)
+        return StatCache(tree, dict(files))
 
     # -- writing ---------------------------------------------------------------------------
     def add(self, cur: sqlite3.Cursor, objects: Iterable[NewObject]) -> None:
@@ -198,8 +212,14 @@ class ObjectStore:
         )
 
     def save_cache(self, cur: sqlite3.Cursor, cache: StatCache) -> None:
-        data = marshal.dumps((cache.tree, cache.files))
-        cur.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (STAT_CACHE, data))
+        data, stamp = marshal.dumps((cache.tree, cache.files)), os.urandom(16)
+        cur.executemany(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)", [(STAT_CACHE, data), (STAT_STAMP, stamp)]
+        )
+        _recent[str(self.path)] = (
+            stamp,
+            StatCache(cache.tree, dict(cache.files)),
+        )  # a rollback: stamps differ
 
 
 def pack(kind: str, data: bytes) -> NewObject:

@@ -17,8 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from auger.core.rewind.changed import LINK, file_mode
 from auger.core.rewind.objects import object_id
-from auger.core.rewind.snapshot import LINK, file_mode, read_content
+from auger.core.rewind.snapshot import read_content
 from auger.core.rewind.trees import Change, Entry
 from auger.errors import RewindError
 

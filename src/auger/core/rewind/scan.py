@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import subprocess
 import tempfile
-import threading
+import time
 from pathlib import Path
 
 from auger.errors import RewindError
@@ -78,20 +79,22 @@ class Listing:
         proc, count = self.proc, 0
         chunks: list[bytes] = []
         assert proc.stdout is not None
-        timer = threading.Timer(GIT_TIMEOUT_S, proc.kill)
-        timer.start()
+        fd, deadline = proc.stdout.fileno(), time.monotonic() + GIT_TIMEOUT_S
         try:
-            while chunk := os.read(proc.stdout.fileno(), 1 << 16):
+            while (ready := _readable(fd, deadline)) and (chunk := os.read(fd, 1 << 16)):
                 chunks.append(chunk)
                 count += chunk.count(b"\0")
                 if limit is not None and count > limit:
-                    proc.kill()
                     break
-            proc.wait()
+            else:
+                if ready:  # the whole listing is read
+                    proc.wait()
+            if proc.returncode is None:  # over the limit, or past its time
+                proc.kill()
+                proc.wait()
             self._err.seek(0)
             err = self._err.read()
         finally:
-            timer.cancel()
             proc.stdout.close()
             self._err.close()
         if proc.returncode != 0 and (limit is None or count <= limit):  # not killed by us
@@ -99,6 +102,12 @@ class Listing:
             why = detail[-1] if detail else f"git ls-files stopped (exit {proc.returncode})"
             raise RewindError(f"Cannot list the files of {self.root}: {why}.")
         return _paths(b"".join(chunks))
+
+
+def _readable(fd: int, deadline: float) -> bool:
+    """Wait for output on `fd` until `deadline` (a thread for a timer costs more than the listing)."""
+    ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+    return bool(ready)
 
 
 def _paths(out: bytes) -> list[str]:

@@ -1,46 +1,31 @@
 """Taking a snapshot of a project: list its files, hash what changed, store new versions.
 
-Files whose stat (size, mtime, ctime, inode, mode) matches the stat cache are not read again;
-the rest are read, hashed and zlib'd in a few threads (hashlib and zlib release the GIL), and
-stored once. A file changed within `RACY_NS` of being hashed is hashed again next time (a write
-in the same clock tick would not show in its mtime: git's "racily clean" case).
+What changed is told by the stat cache (`auger.core.rewind.changed`); those files are read,
+hashed and zlib'd in a few threads (hashlib and zlib release the GIL), and stored once.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from auger.core.rewind.changed import LINK, Known, Todo, racy
 from auger.core.rewind.objects import CacheRow, NewObject, ObjectStore, StatCache, pack
 from auger.core.rewind.options import RewindOptions
 from auger.core.rewind.scan import Listing
 from auger.core.rewind.trees import Entry, build, patch
 from auger.errors import RewindError
 
-RACY_NS = 2_000_000_000
 THREADS = 4
 PARALLEL_FROM = 32  # fewer files than this are hashed in the calling thread
-FILE, EXECUTABLE, LINK = "100644", "100755", "120000"
-_MODES = {stat.S_IFREG: FILE, stat.S_IFLNK: LINK}
 Hashed = tuple[str, CacheRow, NewObject]
-Todo = tuple[str, os.stat_result, str]  # path, its stat, its mode
 
 
 class TooManyFiles(RewindError):
     """The project has more files than `[rewind] max_files`."""
-
-
-def file_mode(st: os.stat_result) -> str | None:
-    """git's mode for a file or symlink; None for anything else (folders, sockets, fifos)."""
-    if stat.S_ISLNK(st.st_mode):
-        return LINK
-    if stat.S_ISREG(st.st_mode):
-        return EXECUTABLE if st.st_mode & stat.S_IXUSR else FILE
-    return None
 
 
 def read_content(path: str, mode: str) -> bytes:
@@ -57,6 +42,7 @@ def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> 
     listing = Listing(root, home)
     try:
         cache = store.stat_cache()
+        known = Known(root, cache.files, options.max_file_bytes)  # while git lists the project
     except BaseException:
         listing.abandon()
         raise
@@ -67,7 +53,7 @@ def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> 
             " snapshotted.",
             hint="Add a .gitignore for generated files, or raise [rewind] max_files.",
         )
-    seen, todo = _unchanged(root, paths, cache.files, options.max_file_bytes)
+    seen, todo = known.split(paths)
     files = {path: cache.files[path] for path in seen}
     blobs: dict[str, NewObject] = {}
     for rel, row, obj in _hash_all(root, todo, started):
@@ -84,8 +70,8 @@ def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> 
         tree_id, trees = build({path: Entry(row[0], row[5]) for path, row in files.items()})
     else:
         tree_id, trees = patch(store.tree, cache.tree, changes)
-    known = store.existing(trees)
-    new_trees = [pack("tree", data) for oid, data in trees.items() if oid not in known]
+    stored = store.existing(trees)
+    new_trees = [pack("tree", data) for oid, data in trees.items() if oid not in stored]
     _save(store, [*blobs.values(), *new_trees], tree_id, files)
     return tree_id
 
@@ -100,40 +86,6 @@ def _save(store: ObjectStore, objects: list[NewObject], tree_id: str, files: dic
         store.save_cache(cur, StatCache(tree_id, files))
 
 
-def _unchanged(
-    root: Path, paths: list[str], cache: dict[str, CacheRow], limit: int
-) -> tuple[dict[str, None], list[Todo]]:
-    """Split `paths` into files whose stat matches the cache and files to hash; paths that are
-    gone, too large or not files or symlinks are in neither."""
-    seen: dict[str, None] = {}
-    todo: list[Todo] = []
-    prefix = os.path.join(root, "")
-    for rel in paths:
-        try:
-            st = os.lstat(prefix + rel)
-        except OSError:
-            continue
-        mode = _MODES.get(stat.S_IFMT(st.st_mode))
-        if mode is None or (mode != LINK and st.st_size > limit):
-            continue
-        if mode == FILE and st.st_mode & stat.S_IXUSR:
-            mode = EXECUTABLE
-        row = cache.get(rel)
-        if (
-            row is not None
-            and not row[6]
-            and row[2] == st.st_mtime_ns
-            and row[1] == st.st_size
-            and row[3] == st.st_ctime_ns
-            and row[4] == st.st_ino
-            and row[0] == mode
-        ):
-            seen[rel] = None
-        else:
-            todo.append((rel, st, mode))
-    return seen, todo
-
-
 def _hash_all(root: Path, todo: list[Todo], started: int) -> Iterable[Hashed]:
     def one(item: Todo) -> Hashed | None:
         rel, st, mode = item
@@ -142,8 +94,8 @@ def _hash_all(root: Path, todo: list[Todo], started: int) -> Iterable[Hashed]:
         except OSError:  # gone or unreadable since it was listed: not in this snapshot
             return None
         obj = pack("blob", data)
-        racy = max(st.st_mtime_ns, st.st_ctime_ns) >= started - RACY_NS
-        return rel, (mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, obj.id, int(racy)), obj
+        row = (mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, obj.id, int(racy(st, started)))
+        return rel, row, obj
 
     if len(todo) < PARALLEL_FROM:
         return (h for h in map(one, todo) if h is not None)

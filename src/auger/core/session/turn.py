@@ -155,6 +155,10 @@ class Turn:
                 ask_input=self._ask_input if self.options.approval is None and self.options.forms else None,
             )
         message = with_images(message, self.options.images)
+        if self.options.typed is not None and self.options.typed != prompt:
+            from auger.core.threads.history import TYPED_KEY
+
+            message.additional_kwargs[TYPED_KEY] = self.options.typed
         messages = await session.lifecycle.start_turn(session.thread_id, self.options.mode, message, self.put)
         if not messages:
             return "error"  # a UserPromptSubmit hook blocked it

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 SKILL_KEY = "auger_skill"  # additional_kwargs of a `/skill args` message (auger.core.catalog.skills)
 MCP_PROMPT_KEY = "auger_mcp_prompt"  # an MCP prompt run as `/mcp__server__prompt` (auger.core.mcp.prompts)
+TYPED_KEY = "auger_typed"  # what the user typed, when the front end expanded it (TurnOptions.typed)
 HOOK_KEY = "auger_hook"  # additional_kwargs of hook context (auger.core.session.lifecycle)
 REFUSED_KEY = "auger_refused"  # additional_kwargs of a refused call (auger.core.middleware.tools.permissions)
 
@@ -51,7 +52,9 @@ def _block_text(block: Any) -> str:
 
 def _prompt(msg: Any, text: str) -> str:
     marks = getattr(msg, "additional_kwargs", None) or {}
-    skill, prompt = marks.get(SKILL_KEY), marks.get(MCP_PROMPT_KEY)
+    typed, skill, prompt = marks.get(TYPED_KEY), marks.get(SKILL_KEY), marks.get(MCP_PROMPT_KEY)
+    if isinstance(typed, str):  # a prompt the front end expanded (@files inlined): as typed
+        return typed
     if isinstance(skill, dict):  # a `/skill args` call: what the user typed
         return f"/{skill.get('name')} {skill.get('args') or ''}".rstrip()
     if isinstance(prompt, dict):  # an MCP prompt `/mcp__server__prompt args`

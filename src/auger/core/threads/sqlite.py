@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from auger.core.sqlite_write import immediate
 from auger.core.threads import checkpoints as thread_checkpoints
 from auger.core.threads import collapse as thread_collapse
 from auger.core.threads import schema as thread_schema
@@ -62,16 +63,8 @@ class SqliteBackend:
     def reader(self) -> sqlite3.Connection:
         return self.conn
 
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[sqlite3.Cursor]:
-        cur = self.conn.cursor()
-        cur.execute("BEGIN IMMEDIATE")
-        try:
-            yield cur
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
-        cur.execute("COMMIT")
+    def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Cursor]:
+        return immediate(self.conn)
 
     def close(self) -> None:
         self.conn.close()

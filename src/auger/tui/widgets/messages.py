@@ -187,6 +187,13 @@ class Notice(Static):
         super().__init__(text, markup=False, classes=f"-{level}")
 
 
+class ChangesLine(Static):
+    """One quiet line under a turn that changed files: what it changed, and how to see or undo it."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, markup=False)
+
+
 class InfoBlock(MarkdownLines):
     """Output of a slash command (help, skills, tokens, ...)."""
 
