@@ -168,3 +168,32 @@ async def test_a_timed_out_call_is_cancelled_on_the_server(tmp_path: Path) -> No
         result = await call(by_name(manager)["mcp__t__wait_for_cancel"], marker=str(marker))
         assert result.status == "error" and "timed out after 1s" in text(result)
         assert await wait_for_file(marker), "the server never heard notifications/cancelled"
+
+
+class SlowUser:
+    """The front end's answer to a server's form (what `SessionRequests.elicit` gives the manager),
+    after the user took `seconds` to fill it in."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    async def elicit(self, server: str, params: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        await asyncio.sleep(self.seconds)
+        content = {"name": "Ann", "email": "ann@example.com", "age": 42, "role": "dev"}
+        return ElicitResult(action="accept", content=content)
+
+
+async def test_a_form_open_longer_than_the_call_timeout_does_not_time_the_call_out(tmp_path: Path) -> None:
+    async with running([fast("t")], tmp_path, call_timeout=1.0) as manager:
+        manager.client_requests = SlowUser(2.5)  # the user takes 2.5 s; the call's timeout is 1 s
+        started = time.monotonic()
+        result = await call(by_name(manager)["mcp__t__sign_up"], team="core")
+        assert text(result).startswith("elicitation accept:"), text(result)
+        assert '"name": "Ann"' in text(result) and time.monotonic() - started >= 2.5
+        # and the timeout still holds for a call that waits on no form
+        marker = tmp_path / "timed-out.txt"
+        result = await call(by_name(manager)["mcp__t__wait_for_cancel"], marker=str(marker))
+        assert result.status == "error" and "timed out after 1s" in text(result)
+        assert await wait_for_file(marker), "the server never heard notifications/cancelled"

@@ -67,7 +67,8 @@ async def open_form(pilot: Pilot[Any], tui: Tui, prompt: str) -> InputForm:
     )
     assert app.busy, [(r.tool_name, r.output) for r in app.transcript.query(ToolRow)]
     form = [f for f in app.transcript.query(InputForm) if f.answer is None][-1]
-    await wait_for(pilot, lambda: app.focused is form.query_one("#input-name"))
+    # the form may be in the transcript before its fields are composed: wait for the field, focused
+    await wait_for(pilot, lambda: bool(fields := form.query("#input-name")) and app.focused is fields.first())
     return form
 
 

@@ -100,9 +100,9 @@ def _build_session_class() -> type[Any]:
                 if cancellable and exc.error.code == REQUEST_TIMEOUT:
                     self._cancel_later(request_id, "timed out")
                 raise
-            except asyncio.CancelledError:
+            except asyncio.CancelledError as exc:  # Esc, or auger's own timeout (its message says so)
                 if cancellable:
-                    self._cancel_later(request_id, "cancelled by the user")
+                    self._cancel_later(request_id, str(exc.args[0]) if exc.args else "cancelled by the user")
                 raise
 
         def _cancel_later(self, request_id: int, reason: str) -> None:

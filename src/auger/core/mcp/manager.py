@@ -18,12 +18,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from auger.core.mcp.client import client_session_class, progress_sink, roots_callback
 from auger.core.mcp.config import McpServerConfig, TrustStore, project_servers, untrusted_hint
+from auger.core.mcp.form_clock import TIMED_OUT, FormClock, held
 from auger.core.mcp.names import safe, tool_name
 from auger.core.mcp.prompts import McpPrompt, McpPromptError
 from auger.core.mcp.server_requests import elicitation_callback, sampling_callback
@@ -54,6 +54,7 @@ class _Server:
     down: asyncio.Event = field(default_factory=asyncio.Event)  # set when a running server fails
     log_path: Path | None = None
     starts: int = 0
+    forms: FormClock = field(default_factory=lambda: FormClock())
 
 
 class _SessionProxy:
@@ -222,7 +223,9 @@ class McpManager:
                         write,
                         list_roots_callback=roots_callback(self.roots),
                         sampling_callback=sampling_callback(name, lambda: self.client_requests),
-                        elicitation_callback=elicitation_callback(name, lambda: self.client_requests),
+                        elicitation_callback=held(
+                            srv.forms, elicitation_callback(name, lambda: self.client_requests)
+                        ),
                     )
                 )
                 with anyio.fail_after(self.startup_timeout):
@@ -335,29 +338,27 @@ class McpManager:
                 "The user can restart it with /mcp; do not retry this tool until then."
             )
         timeout = self.call_timeout
-        coro = session.call_tool(
-            tool,
-            args,
-            read_timeout_seconds=timedelta(seconds=timeout),
-            progress_callback=cast("ProgressFnT | None", progress or progress_sink()),
+        coro = session.call_tool(  # no SDK read timeout: auger's own, which waits while a form is open
+            tool, args, progress_callback=cast("ProgressFnT | None", progress or progress_sink())
         )
-        call = asyncio.ensure_future(asyncio.wait_for(coro, timeout + 5))
+        call = asyncio.ensure_future(coro)
         call.add_done_callback(lambda t: t.cancelled() or t.exception())  # never "never retrieved"
         down = asyncio.ensure_future(srv.down.wait())  # the server died: do not wait for the timeout
+        answered = False
         try:
-            await asyncio.wait({call, down}, return_when=asyncio.FIRST_COMPLETED)
+            answered = await srv.forms.wait_call(call, down, timeout)
         finally:
             down.cancel()
-            if not call.done():
-                call.cancel()
+            if not call.done():  # Esc (this task cancelled), the timeout, or the server died
+                call.cancel(None if answered else TIMED_OUT)
+        if not answered:
+            return self._timed_out(server, tool, timeout)
         if not call.done() or call.cancelled():
             return self._lost(srv, tool)
         try:
             result = call.result()
         except McpError as exc:
             return self._mcp_error(srv, tool, exc.error.code, exc.error.message)
-        except TimeoutError:
-            return self._timed_out(server, tool, timeout)
         except Exception as exc:
             return _error_result(f"MCP tool '{tool}' failed: {self._describe(exc)}")
         return _renderable(result)
