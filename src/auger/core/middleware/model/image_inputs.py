@@ -12,12 +12,12 @@ they are. The checkpointed history is not changed (switching back to an image mo
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import AnyMessage, ToolMessage
 
+from auger.core.middleware.base import RequestShaper
 from auger.core.middleware.model.message_memo import MessageMemo
 from auger.core.models.images import model_takes_images
 
@@ -62,27 +62,17 @@ def text_only(msg: AnyMessage) -> AnyMessage:
     return msg.model_copy(update={"content": content})
 
 
-class ImageInputsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class ImageInputsMiddleware(RequestShaper):
     """Runs after ConfigurableModelMiddleware, so `request.model` is the model actually called."""
 
     def __init__(self) -> None:
         super().__init__()
         self._memo = MessageMemo(text_only)
 
-    def _prepare(self, request: ModelRequest) -> ModelRequest:
+    def shape(self, request: ModelRequest) -> ModelRequest:
         if model_takes_images(request.model):
             return request
         messages = self._memo.map(request.messages)
         if all(new is old for new, old in zip(messages, request.messages, strict=True)):
             return request
         return request.override(messages=messages)
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse:
-        return handler(self._prepare(request))
-
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> ModelResponse:
-        return await handler(self._prepare(request))

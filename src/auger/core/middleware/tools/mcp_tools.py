@@ -13,16 +13,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.types import interrupt
 
 from auger.core.mcp.client import CALL
+from auger.core.middleware.base import RequestShaper
 from auger.core.middleware.tools.permissions import approval_description, mcp_identity, refused, tool_verdict
 
 
-class McpToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class McpToolsMiddleware(RequestShaper):
     def __init__(self, manager: Any) -> None:
         super().__init__()
         self.manager = manager
@@ -38,22 +39,12 @@ class McpToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             tools.update((t.name, t) for t in self._resource_tools)
         return tools
 
-    def _with_tools(self, request: ModelRequest) -> ModelRequest:
+    def shape(self, request: ModelRequest) -> ModelRequest:
         tools = self.current_tools()
         if not tools:
             return request
         have = {getattr(t, "name", None) for t in request.tools}
         return request.override(tools=[*request.tools, *(t for n, t in tools.items() if n not in have)])
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse:
-        return handler(self._with_tools(request))
-
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> ModelResponse:
-        return await handler(self._with_tools(request))
 
     def _gate(self, request: Any, tool: BaseTool) -> ToolMessage | None:
         """Ask for approval when the verdict says so (permission rules — `server:tool` — then the
