@@ -33,9 +33,10 @@ async def _inline(
 
 
 def inline_when_untraced() -> None:
-    from langsmith import set_runtime_overrides
-    from langsmith._runtime_overrides import get_runtime_overrides
-
-    current = get_runtime_overrides().aio_to_thread
-    if current is None:
+    try:  # langsmith 0.15 (the tested range in pyproject); a later API change only costs the speed-up
+        from langsmith import set_runtime_overrides
+        from langsmith._runtime_overrides import get_runtime_overrides
+    except ImportError:
+        return
+    if get_runtime_overrides().aio_to_thread is None:
         set_runtime_overrides(aio_to_thread=_inline)
