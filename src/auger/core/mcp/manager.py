@@ -344,13 +344,13 @@ class McpManager:
         call = asyncio.ensure_future(coro)
         call.add_done_callback(lambda t: t.cancelled() or t.exception())  # never "never retrieved"
         down = asyncio.ensure_future(srv.down.wait())  # the server died: do not wait for the timeout
-        answered = False
+        answered: bool | None = None  # stays None when this task is cancelled (Esc)
         try:
             answered = await srv.forms.wait_call(call, down, timeout)
         finally:
             down.cancel()
-            if not call.done():  # Esc (this task cancelled), the timeout, or the server died
-                call.cancel(None if answered else TIMED_OUT)
+            if not call.done():  # the timeout (its reason to the server), Esc, or the server died
+                call.cancel(TIMED_OUT if answered is False else None)
         if not answered:
             return self._timed_out(server, tool, timeout)
         if not call.done() or call.cancelled():
