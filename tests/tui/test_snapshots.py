@@ -24,6 +24,8 @@ TOKENS = 4000
 def still(monkeypatch: pytest.MonkeyPatch) -> None:
     """No clock and no random ids on screen."""
     import auger.core.session.session as session_mod
+    from textual.widgets import Input
+
     from auger.tui import format as fmt
     from auger.tui.widgets import status
 
@@ -33,6 +35,7 @@ def still(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fmt, "elapsed", lambda seconds: "3s")
     monkeypatch.setattr(status, "SPINNER", "•")
     monkeypatch.setattr(PromptInput, "cursor_blink", False)  # a steady cursor
+    monkeypatch.setattr(Input, "cursor_blink", False)  # in a form's fields too (it blinked off under load)
 
 
 def _script(tui: Tui, *responses: dict[str, Any]) -> None:
