@@ -40,11 +40,11 @@ if TYPE_CHECKING:
     from auger.core.port import AgentPort, SessionFactory
     from auger.settings import Settings
     from auger.tui.commands.context import CommandContext
+    from auger.tui.completer import CompletionSet
     from auger.tui.files import FileIndex
     from auger.tui.inputs import InputController
     from auger.tui.turn import TurnView
     from auger.tui.widgets.approval import ApprovalPrompt
-    from auger.tui.widgets.completion import CompletionSet
     from auger.tui.widgets.input_form import InputForm
     from auger.tui.widgets.messages import UserMessage
 

@@ -3,11 +3,11 @@ commands, MCP prompts, a command's arguments, or `@path`s from the project's fil
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from auger.tui.commands import REGISTRY
 from auger.tui.files import mention_at
-from auger.tui.widgets.completion import Completion, CompletionSet
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -16,6 +16,20 @@ if TYPE_CHECKING:
     from auger.tui.files import FileIndex
 
 MAX_ITEMS = 12
+
+
+@dataclass(frozen=True)
+class Completion:
+    value: str  # the text that replaces the typed token
+    label: str = ""  # shown (defaults to value)
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class CompletionSet:
+    start: int  # offset in the input text of the token being completed
+    end: int
+    items: list[Completion]
 
 
 def _commands(facts: Facts, prefix: str) -> list[Completion]:

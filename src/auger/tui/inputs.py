@@ -4,18 +4,16 @@ a turn is running wait in the state machine's queue (`auger.tui.state`) and are 
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from auger.errors import AugerError
 from auger.tui.commands import REGISTRY, load_commands, parse
+from auger.tui.commands.context import reported
 from auger.tui.files import inline_mentions
 from auger.tui.widgets.messages import ShellBlock, UserMessage
 
 if TYPE_CHECKING:
     from auger.tui.app import AugerApp
-
-log = logging.getLogger("auger.tui")
 
 
 class InputController:
@@ -93,13 +91,7 @@ class InputController:
         if cmd.idle_only and state.busy:
             app.notice(f"/{cmd.name} waits for the running turn: press Esc to interrupt it.", "warning")
             return
-        try:
-            await cmd.handler(app.commands(), arg)
-        except AugerError as exc:
-            app.notice(str(exc), "error")
-        except Exception as exc:
-            log.exception("/%s failed", cmd.name)
-            app.notice(f"/{cmd.name} failed: {type(exc).__name__}: {exc} (details in the log).", "error")
+        await reported(cmd.handler(app.commands(), arg), cmd.name, app.notice)
 
     # -- !shell ----------------------------------------------------------------------------
     async def shell(self, command: str) -> None:

@@ -6,9 +6,12 @@ without Textual."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+from auger.errors import AugerError
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -17,6 +20,8 @@ if TYPE_CHECKING:
     from auger.settings import Settings
     from auger.tui.facts import Facts
     from auger.tui.state import TuiState
+
+log = logging.getLogger("auger.tui")
 
 
 class Notify(Protocol):
@@ -59,3 +64,14 @@ class CommandContext:
         """Open another thread (None: a new one) and show it (`lead`: see AugerApp.show_history)."""
         await self.agent.open_thread(thread_id)
         await self.redraw(lead if thread_id is not None else None)
+
+
+async def reported(steps: Awaitable[None], name: str, notify: Notify) -> None:
+    """Run /`name`'s `steps`; what goes wrong is one line (a bug's traceback goes to the log)."""
+    try:
+        await steps
+    except AugerError as exc:
+        notify(str(exc), "error")
+    except Exception as exc:
+        log.exception("/%s failed", name)
+        notify(f"/{name} failed: {type(exc).__name__}: {exc} (details in the log).", "error")

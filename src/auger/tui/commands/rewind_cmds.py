@@ -10,20 +10,18 @@ agent (no such turn, the thread busy elsewhere, snapshots missing) is one line.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from auger.core.port import counted
 from auger.errors import AugerError, UsageError
+from auger.tui.commands.context import reported
 from auger.tui.commands.registry import command
 from auger.tui.rewind_text import changed_from, files_summary, listed, rewound_line, turn_label, undone_line
 
 if TYPE_CHECKING:
     from auger.core.port import TurnChanges
     from auger.tui.commands.context import CommandContext
-
-log = logging.getLogger("auger.tui")
 
 BOTH, CONVERSATION, CODE = "both", "conversation", "code"
 
@@ -54,17 +52,7 @@ def _turn_number(arg: str, turns: list[TurnChanges], name: str) -> int | None:
 
 def _in_worker(ctx: CommandContext, steps: Coroutine[Any, Any, None], name: str) -> None:
     """Run `steps` (which await screens) in the background; its errors become one line."""
-
-    async def guarded() -> None:
-        try:
-            await steps
-        except AugerError as exc:
-            ctx.notify(str(exc), "error")
-        except Exception as exc:
-            log.exception("/%s failed", name)
-            ctx.notify(f"/{name} failed: {type(exc).__name__}: {exc} (details in the log).", "error")
-
-    ctx.background(guarded())
+    ctx.background(reported(steps, name, ctx.notify))
 
 
 async def _overwrite(ctx: CommandContext, turn: int) -> bool | None:

@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING
 
 from auger.errors import UsageError
 from auger.tui import format as fmt
+from auger.tui.commands.context import reported
 from auger.tui.commands.registry import command
-from auger.tui.widgets.completion import Completion
+from auger.tui.completer import Completion
 
 if TYPE_CHECKING:
     from auger.tui.commands.context import CommandContext
@@ -52,11 +53,8 @@ async def model_cmd(ctx: CommandContext, arg: str) -> None:
     models = await available_models(ctx)
 
     async def chosen(spec: str | None) -> None:
-        if spec:
-            try:
-                await switch_model(ctx, spec)
-            except Exception as exc:  # AugerError: shown, not raised into the screen stack
-                ctx.notify(str(exc), "error")
+        if spec:  # what goes wrong is shown, not raised into the screen stack
+            await reported(switch_model(ctx, spec), "model", ctx.notify)
 
     await ctx.show(ModelPicker(models, ctx.agent.model_spec), chosen)
 

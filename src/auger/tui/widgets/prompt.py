@@ -15,7 +15,8 @@ from textual.widgets import TextArea
 from auger.tui.history import PromptHistory
 
 if TYPE_CHECKING:
-    from auger.tui.widgets.completion import CompletionMenu, CompletionSet
+    from auger.tui.completer import CompletionSet
+    from auger.tui.widgets.completion import CompletionMenu
 
 PLACEHOLDER = "Ask anything · / for commands · @ to add a file · ! to run a shell command"
 
