@@ -12,9 +12,8 @@ from the factory the CLI picked; the catalogue, models, `!command` and threads a
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -35,11 +34,8 @@ from auger.tui.widgets.todos import TodoPanel
 from auger.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from textual.screen import Screen
-
     from auger.core.port import AgentPort, SessionFactory
     from auger.settings import Settings
-    from auger.tui.commands.context import CommandContext
     from auger.tui.completer import CompletionSet
     from auger.tui.files import FileIndex
     from auger.tui.inputs import InputController
@@ -317,17 +313,6 @@ class AugerApp(AppBase):
         self.state.ask_closed()
         self.prompt.focus()
 
-    # -- output ----------------------------------------------------------------------------
-    def notice(self, text: str, level: str = "info") -> None:
-        from auger.tui.widgets.messages import Notice
-
-        self.call_later(self.transcript.add, Notice(text, level))
-
-    async def write_info(self, markdown: str) -> None:
-        from auger.tui.widgets.messages import InfoBlock
-
-        await self.transcript.add(InfoBlock(markdown))
-
     # -- input -----------------------------------------------------------------------------
     @on(PromptInput.Submitted)
     async def _submitted(self, message: PromptInput.Submitted) -> None:
@@ -358,46 +343,6 @@ class AugerApp(AppBase):
         if text is not None:
             self.prompt.set_text(text)
         self.prompt.focus()
-
-    # -- what commands get ------------------------------------------------------------------
-    def commands(self) -> CommandContext:
-        from auger.tui.commands.context import CommandContext
-
-        return CommandContext(
-            port=self.session,
-            settings=self.settings,
-            state=self.state,
-            facts=self.facts,
-            notify=self.notice,
-            write=self.write_info,
-            show=self._show,
-            ask=self.push_screen_wait,
-            background=self._background,
-            redraw=self.redraw_thread,
-            refresh=self.refresh_agent,
-            set_prompt=self.prompt.set_text,
-            copy=self.copy_to_clipboard,
-            edit=self.action_editor,
-            exit=self.quit_app,
-        )
-
-    async def _show(self, screen: Screen[Any], then: Callable[[Any], Awaitable[None]] | None = None) -> None:
-        async def dismissed(answer: Any) -> None:
-            if then is not None:
-                await then(answer)
-            self.prompt.focus()
-
-        await self.push_screen(screen, dismissed)
-
-    def _background(self, steps: Coroutine[Any, Any, None]) -> None:
-        async def then_focus() -> None:
-            try:
-                await steps
-            finally:
-                if self.screen_stack:
-                    self.prompt.focus()
-
-        self.run_worker(then_focus(), group="command", exclusive=True)
 
     async def on_unmount(self) -> None:
         self.gc.stop()

@@ -1,9 +1,11 @@
-"""AppBase: the widgets, status line and key actions of the app (AugerApp, in app.py, adds the
-session's lifecycle, turns and input handling)."""
+"""AppBase: the widgets, output, status line and key actions of the app, and the `CommandContext`
+it hands to slash commands (AugerApp, in app.py, adds the session's lifecycle, turns and input
+handling)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
@@ -47,9 +49,10 @@ class AppBase(App[int]):
         """A turn is in flight (the state machine says)."""
         return self.state.busy
 
-    def commands(self) -> CommandContext:
-        """What a slash command gets instead of the app (AugerApp builds it)."""
-        raise NotImplementedError
+    # AugerApp's (the session's lifecycle), which commands get through their context
+    redraw_thread: Callable[[str | None], Awaitable[None]]
+    refresh_agent: Callable[[], Awaitable[None]]
+    action_editor: Callable[[], Awaitable[None]]
 
     # -- widgets ---------------------------------------------------------------------------
     # They live on the main screen (the bottom of the stack): App.query only sees the active
@@ -85,6 +88,58 @@ class AppBase(App[int]):
         if self.session is not None and self.busy:
             self.session.cancel()
         self.exit(0)
+
+    # -- output ----------------------------------------------------------------------------
+    def notice(self, text: str, level: str = "info") -> None:
+        from auger.tui.widgets.messages import Notice
+
+        self.call_later(self.transcript.add, Notice(text, level))
+
+    async def write_info(self, markdown: str) -> None:
+        from auger.tui.widgets.messages import InfoBlock
+
+        await self.transcript.add(InfoBlock(markdown))
+
+    # -- what commands get ------------------------------------------------------------------
+    def commands(self) -> CommandContext:
+        """What a slash command gets instead of the app."""
+        from auger.tui.commands.context import CommandContext
+
+        return CommandContext(
+            port=self.session,
+            settings=self.settings,
+            state=self.state,
+            facts=self.facts,
+            notify=self.notice,
+            write=self.write_info,
+            show=self._show,
+            ask=self.push_screen_wait,
+            background=self._background,
+            redraw=self.redraw_thread,
+            refresh=self.refresh_agent,
+            set_prompt=self.prompt.set_text,
+            copy=self.copy_to_clipboard,
+            edit=self.action_editor,
+            exit=self.quit_app,
+        )
+
+    async def _show(self, screen: Screen[Any], then: Callable[[Any], Awaitable[None]] | None = None) -> None:
+        async def dismissed(answer: Any) -> None:
+            if then is not None:
+                await then(answer)
+            self.prompt.focus()
+
+        await self.push_screen(screen, dismissed)
+
+    def _background(self, steps: Coroutine[Any, Any, None]) -> None:
+        async def then_focus() -> None:
+            try:
+                await steps
+            finally:
+                if self.screen_stack:
+                    self.prompt.focus()
+
+        self.run_worker(then_focus(), group="command", exclusive=True)
 
     # -- status ----------------------------------------------------------------------------
     def phase_changed(self, old: Phase, new: Phase) -> None:
