@@ -72,7 +72,7 @@ def test_inputs_queue_until_idle_and_drain_in_order() -> None:
     state, _ = recorded()
     state.enqueue("first prompt", "shown-1")
     state.enqueue("/tokens")
-    assert state.must_wait() and state.queued == 2
+    assert state.must_wait() and len(state.queue) == 2
     assert state.next_input() is None  # still booting
     state.booted()
     assert state.must_wait()  # idle, but earlier inputs go first

@@ -1,13 +1,9 @@
-"""The TUI's state machine: what the app is doing now (its `Phase`) and the inputs waiting for it.
+"""The TUI's state machine: what the app is doing (its `Phase`) and the inputs waiting for it.
 
-One object (`TuiState`) owns the phase; the app asks it (`busy`, `ready`, `must_wait`) instead of
-keeping flags, and moves it only through the methods below, each one transition of `ALLOWED`.
-A move the table does not allow is a bug in the app: it is logged (with the stack) and made
-anyway, so the screen follows what really happened instead of sticking in a stale phase.
-
-Inputs typed while the agent starts or a turn runs are *queued*: that is not a phase but the
-queue (`queued`), which fills in any phase and drains, in order, only when the phase is idle.
-Plain Python: no Textual, nothing of the agent (it is imported before the first paint).
+`TuiState` owns the phase; the app asks it (`busy`, `ready`, `must_wait`) and moves it only with
+its methods, each a transition of `ALLOWED`. A move the table does not allow is a bug: it is
+logged with the stack and made anyway (the screen follows what really happened). Inputs typed
+while not idle wait in its queue, drained in order once idle. Plain Python, no Textual.
 """
 
 from __future__ import annotations
@@ -35,8 +31,7 @@ class Phase(Enum):
     COMPACTING = "compacting"  # /compact is summarising the conversation
 
 
-# What the status line's spinner says in each phase ("" = nothing).
-ACTIVITY = {
+ACTIVITY = {  # what the status line's spinner says
     Phase.SETUP: "",
     Phase.BOOTING: "starting",
     Phase.FAILED: "",
@@ -63,17 +58,15 @@ RUNNING = frozenset({Phase.TURN, Phase.WAITING, Phase.CANCELLING})  # a turn is 
 
 @dataclass
 class Queued(Generic[T]):
-    """An input that waits: `text` as typed, `shown` its transcript block (None: a command)."""
+    """An input that waits: `text` as typed, `shown` its prompt's block (None: a command)."""
 
     text: str
     shown: T | None = None
 
 
 class TuiState(Generic[T]):
-    """The phase, the open questions of the turn (approvals, forms) and the queue of inputs.
-
-    `on_change(old, new)` runs after every change of phase (the app redraws the spinner and the
-    prompt's busy look there)."""
+    """The phase, the turn's open questions (approvals, forms) and the queue of inputs;
+    `on_change(old, new)` runs after every change of phase."""
 
     def __init__(self, on_change: Callable[[Phase, Phase], None] | None = None) -> None:
         self.phase = Phase.BOOTING
@@ -82,7 +75,6 @@ class TuiState(Generic[T]):
         self.queue: deque[Queued[T]] = deque()
         self._on_change = on_change
 
-    # -- questions ---------------------------------------------------------------------------
     @property
     def busy(self) -> bool:
         """A turn is in flight (Esc cancels it; idle-only commands wait)."""
@@ -93,15 +85,10 @@ class TuiState(Generic[T]):
         """Nothing runs: the next input can go now."""
         return self.phase is Phase.IDLE
 
-    @property
-    def queued(self) -> int:
-        return len(self.queue)
-
     def must_wait(self) -> bool:
         """An input typed now queues: something runs, or earlier inputs wait before it."""
         return not self.ready or bool(self.queue)
 
-    # -- the queue ---------------------------------------------------------------------------
     def enqueue(self, text: str, shown: T | None = None) -> None:
         self.queue.append(Queued(text, shown))
 
@@ -109,9 +96,7 @@ class TuiState(Generic[T]):
         """The oldest waiting input, once the app is idle (None otherwise or when none waits)."""
         return self.queue.popleft() if self.ready and self.queue else None
 
-    # -- transitions -------------------------------------------------------------------------
-    def configure(self) -> None:
-        """The first-run screen is up (no model configured)."""
+    def configure(self) -> None:  # the first-run screen is up
         self._move(Phase.SETUP)
 
     def boot(self) -> None:
@@ -140,8 +125,7 @@ class TuiState(Generic[T]):
         if self.phase is Phase.WAITING and not self.asking:
             self._move(Phase.TURN)
 
-    def cancel(self) -> None:
-        """The user interrupted the turn (Esc, Ctrl+C)."""
+    def cancel(self) -> None:  # Esc, Ctrl+C
         self._move(Phase.CANCELLING)
 
     def turn_ended(self) -> None:
