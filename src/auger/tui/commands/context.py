@@ -1,6 +1,6 @@
 """CommandContext: all a slash command may use — the port, the settings, the app's state and
 facts, and a few actions on the screen (write, notify, show or ask a screen, redraw the thread,
-set the prompt's text, copy, edit, exit). The app builds one per command (`AugerApp.commands`);
+set the prompt's text, copy, edit, exit). The app builds one per command (`AppBase.commands`);
 a test builds one on a real Session with plain functions for the screen, so commands run
 without Textual."""
 
