@@ -74,9 +74,9 @@ async def ready(pilot: Pilot[Any]) -> AugerApp:
     """Wait for the boot worker: the Session exists."""
     app = pilot.app
     assert isinstance(app, AugerApp)
-    await wait_for(pilot, lambda: app.session is not None or app.boot_error, timeout=30)
+    await wait_for(pilot, lambda: app.session is not None or app.state.error, timeout=30)
     await app.workers.wait_for_complete()
-    assert app.session is not None, app.boot_error
+    assert app.session is not None, app.state.error
     return app
 
 

@@ -112,7 +112,7 @@ async def test_resume_shows_the_saved_conversation(tui: Tui) -> None:
         assert [r.tool_name for r in resumed.transcript.query(ToolRow)] == ["ls"]
         assert resumed.transcript.query_one(ToolRow).status == "success"
         assert replies(resumed) == ["Listed the **files**."]
-        assert resumed.last_reply == "Listed the **files**."
+        assert resumed.facts.last_reply == "Listed the **files**."
         shown = [str(n.render()) for n in resumed.transcript.query(Notice)]
         assert shown == [f"Resumed thread {thread[:8]}: 1 turn so far."]  # one notice, "1 turn"
         await turn(pilot, "again")

@@ -130,3 +130,25 @@ async def test_shift_a_saves_the_rule_to_the_project_or_user_config(tui: Tui) ->
         user = tomllib.loads((tui.env.home / "config.toml").read_text())
         assert user["permissions"]["allow"] == [rule]
         assert (tui.env.project / ".auger" / "config.toml").read_text().count("execute") == 0
+
+
+async def test_two_approvals_of_one_step_the_status_follows_each(tui: Tui) -> None:
+    """The core asks for a step's calls one after the other: waiting, working, waiting, idle."""
+    both = {"tool_calls": [*SRC_A["tool_calls"], *SRC_B["tool_calls"]]}
+    tui.llm.add(both, {"text": "Wrote both."})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "write a and b")
+        first = await _approval(pilot, app)
+        assert app.status.activity == "waiting for you" and app.state.asking == 1
+        first.action_approve()
+        await wait_for(pilot, lambda: [p for p in app.transcript.query(ApprovalPrompt) if p is not first])
+        await wait_for(pilot, lambda: app.status.activity == "waiting for you")
+        assert app.state.asking == 1  # the first was answered, the second asks
+        app.transcript.query(ApprovalPrompt).last().action_approve()
+        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: not app.busy)
+        assert replies(app)[-1] == "Wrote both."
+        assert (tui.env.project / "src" / "b.py").read_text() == "y = 2\n"
+        assert app.status.activity == "" and app.state.ready

@@ -30,7 +30,7 @@ async def test_project_servers_wait_for_trust_then_start(tui: Tui) -> None:
     tui.llm.add({"text": "hello"})
     app = tui.app(factory=local())
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, lambda: app.session is not None or app.boot_error is not None)
+        await wait_for(pilot, lambda: app.session is not None or app.state.error is not None)
         await ready(pilot)
         assert _status(app) == {"calc": "untrusted"}
         await turn(pilot, "hi")  # the first turn tells the user how to trust them
@@ -65,7 +65,7 @@ async def test_prompts_resources_and_progress_in_the_tui(tui: Tui) -> None:
         await wait_for(pilot, lambda: _status(app) == {"calc": "connected"})
 
         def labels() -> list[str]:
-            menu = completions(app, "/mcp__calc__r", len("/mcp__calc__r"))
+            menu = completions(app.facts, lambda: app.files, "/mcp__calc__r", len("/mcp__calc__r"))
             return [c.label for c in menu.items] if menu is not None else []
 
         # the catalogue is read again while a server is still starting, so its prompts join the menu

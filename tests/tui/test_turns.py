@@ -30,7 +30,7 @@ async def test_streamed_reply_renders_markdown_with_code(tui: Tui) -> None:
         reasoning = app.transcript.query_one(Collapsible)
         assert reasoning.collapsed and reasoning.title.startswith("Thought for")
         assert "The user greets me." in reasoning.body.text
-        assert app.last_reply == REPLY.strip()
+        assert app.facts.last_reply == REPLY.strip()
         assert app.status.context_tokens > 0
 
 

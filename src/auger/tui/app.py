@@ -1,10 +1,12 @@
 """AugerApp: the Textual front end. It paints first, builds the Session in a worker, and renders the
 Session's events; everything it does to the agent goes through the Session's methods.
 
-Input handling (slash commands, `!shell`, `@file`, the queue) lives in `auger.tui.inputs`; event
-rendering in `auger.tui.turn`; the commands in `auger.tui.commands`. The agent is an `AgentPort`
-(`auger.core.port`): an in-process Session or a client of `auger serve`, from the factory the CLI
-picked; the catalogue, models, `!command` and threads all come through it.
+What the app is doing (booting, a turn, waiting for the user...) is `auger.tui.state.TuiState`;
+what it knows of the agent is `auger.tui.facts.Facts`. Input handling (slash commands, `!shell`,
+`@file`, the queue) lives in `auger.tui.inputs`; event rendering in `auger.tui.turn`; the
+commands in `auger.tui.commands`, which get a `CommandContext` (`commands()`), not the app. The
+agent is an `AgentPort` (`auger.core.port`): an in-process Session or a client of `auger serve`,
+from the factory the CLI picked; the catalogue, models, `!command` and threads all come through it.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from textual.widgets import TextArea
 from auger.errors import AugerError
 from auger.tui.app_base import AppBase
 from auger.tui.bindings import APP_BINDINGS, keymap_from_settings
+from auger.tui.facts import Facts
 from auger.tui.gcpolicy import GcPolicy, end_startup
 from auger.tui.history import FILE_NAME, PromptHistory
+from auger.tui.state import TuiState
 from auger.tui.widgets.prompt import PromptInput
 from auger.tui.widgets.start_header import StartHeader
 from auger.tui.widgets.status import StatusBar
@@ -30,8 +34,9 @@ from auger.tui.widgets.todos import TodoPanel
 from auger.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from auger.core.port import AgentPort, Catalogue, LiveThread, SessionFactory
+    from auger.core.port import AgentPort, SessionFactory
     from auger.settings import Settings
+    from auger.tui.completer import CompletionSet
     from auger.tui.files import FileIndex
     from auger.tui.inputs import InputController
     from auger.tui.turn import TurnView
@@ -74,18 +79,13 @@ class AugerApp(AppBase):
         self.resume_id = thread_id
         self.first_run = first_run  # no model configured here: ask for one (not with --connect)
         self.session: AgentPort | None = None
-        self.catalogue: Catalogue | None = None  # what the agent offers: skills, subagents, tools, MCP
-        self.thread: LiveThread | None = None  # the current thread as last read (title, window)
-        self.model_choices: list[str] = []  # what /model offered last (its completions)
-        self.boot_error: str | None = None
+        self.state: TuiState[UserMessage] = TuiState(self.phase_changed)
+        self.facts = Facts()
         self.prompt_history = PromptHistory(settings.home / FILE_NAME)
         self._files: FileIndex | None = None
         self._inputs: InputController | None = None
         self._shown: UserMessage | None = None
         self.gc = GcPolicy(self.set_timer, before_collect=self._release_offscreen)
-        self.last_reply = ""
-        self.turns = 0
-        self.usage_totals = {"input": 0, "output": 0}
         self.view: TurnView | None = None
         self._quit_armed = 0.0
         theme = str(settings.get("tui.theme") or "")
@@ -123,13 +123,15 @@ class AugerApp(AppBase):
         if keymap:
             self.set_keymap(keymap)
         self.prompt.focus()
+        self.prompt.complete = self._completions
         self.refresh_status(window=False)
         if self.first_run and not self.settings.model:
             from auger.tui.screens.first_run import FirstRunScreen
 
+            self.state.configure()
             self.push_screen(FirstRunScreen(self.settings), self._configured)
         else:
-            self.set_activity("starting")
+            self.phase_changed(self.state.phase, self.state.phase)
             self.call_after_refresh(self._after_first_paint)
 
     async def _after_first_paint(self) -> None:
@@ -162,7 +164,7 @@ class AugerApp(AppBase):
             self.exit(0)
             return
         self.settings = settings
-        self.set_activity("starting")
+        self.state.boot()
         self.call_after_refresh(self._after_first_paint)
 
     def _release_offscreen(self) -> None:
@@ -173,20 +175,18 @@ class AugerApp(AppBase):
     # -- the session -----------------------------------------------------------------------
     @work(exclusive=True, group="boot")
     async def boot(self) -> None:
-        self.set_activity("starting")
         try:
             self.session = await self.session_factory(self.settings, self.resume_id)
         except AugerError as exc:
-            self.boot_error = str(exc)
+            self.state.boot_failed(str(exc))
             self.notice(f"Cannot start the agent: {exc}", "error")
             return
         except Exception as exc:
             log.exception("building the session failed")
-            self.boot_error = f"{type(exc).__name__}: {exc}"
-            self.notice(f"Cannot start the agent: {self.boot_error} (details in the log).", "error")
+            self.state.boot_failed(f"{type(exc).__name__}: {exc}")
+            self.notice(f"Cannot start the agent: {self.state.error} (details in the log).", "error")
             return
-        finally:
-            self.set_activity("")
+        self.state.booted()
         self.gc.start()
         if self.resume_id:
             await self.show_history()
@@ -197,22 +197,24 @@ class AugerApp(AppBase):
         """Read the thread again (title, model, window) and redraw the status."""
         if self.session is not None:
             try:
-                self.thread = await self.session.thread_info()
+                self.facts.thread = await self.session.thread_info()
             except AugerError as exc:
                 log.warning("reading the thread failed: %s", exc)
         self.refresh_status()
 
     async def refresh_agent(self) -> None:
-        """Read the thread and the catalogue again, then redraw the status."""
+        """Read the thread and the catalogue again (once the agent is up), then redraw the status."""
         if self.session is None:
+            self.refresh_status()
             return
+        facts = self.facts
         try:
-            self.thread = await self.session.thread_info()
-            self.catalogue = await self.session.catalogue()
-            if any(server.status in ("starting", "connecting") for server in self.catalogue.mcp or []):
+            facts.thread = await self.session.thread_info()
+            facts.catalogue = await self.session.catalogue()
+            if any(server.status in ("starting", "connecting") for server in facts.catalogue.mcp or []):
                 self.set_timer(1.0, self.refresh_agent)  # its prompts join the menu once it connects
-            if not self.model_choices:  # for `/model <Tab>`; /model reads them again
-                self.model_choices = [c.spec for c in await self.session.models()]
+            if not facts.model_choices:  # for `/model <Tab>`; /model reads them again
+                facts.model_choices = [c.spec for c in await self.session.models()]
         except AugerError as exc:
             log.warning("reading the thread or the catalogue failed: %s", exc)
         self.refresh_status()
@@ -226,15 +228,9 @@ class AugerApp(AppBase):
 
         if self.session is not None:
             turns = await replay(self, await self.session.history())
-            self.turns = max(self.turns, 1)
+            self.facts.turns = max(self.facts.turns, 1)
             if lead:
                 self.notice(f"{lead.format(id=self.session.thread_id[:8])}: {counted(turns, 'turn')} so far.")
-
-    async def switch_thread(self, thread_id: str | None, lead: str = "Resumed thread {id}") -> None:
-        """Open another thread (None: a new one) and show its conversation (see show_history)."""
-        assert self.session is not None
-        await self.session.open_thread(thread_id)
-        await self.redraw_thread(lead if thread_id is not None else None)
 
     async def redraw_thread(self, lead: str | None) -> None:
         """Show the current thread as it is saved now, from an empty transcript (after a switch, or
@@ -242,8 +238,7 @@ class AugerApp(AppBase):
         await self.transcript.clear()
         self.gc.cleared()
         self.todos.set_todos([])
-        self.last_reply = ""
-        self.turns = 0
+        self.facts.new_thread()
         if lead is not None:
             await self.show_history(lead)
         await self.refresh_agent()
@@ -251,7 +246,7 @@ class AugerApp(AppBase):
     # -- a turn ----------------------------------------------------------------------------
     def start_turn(self, prompt: str, shown: UserMessage, *, typed: str | None = None) -> None:
         """Run `prompt`; `typed`: what the user typed, when `prompt` is its expansion."""
-        self.busy = True
+        self.state.turn_started()
         self._shown = shown
         self.run_turn(prompt, None if typed == prompt else typed)
 
@@ -264,14 +259,12 @@ class AugerApp(AppBase):
         from auger.tui.turn import TurnView
 
         assert self.session is not None
-        self.busy = True
-        self.set_activity("working")
         view = self.view = TurnView(self)
         shown, self._shown = self._shown, None
         if shown is not None:
             shown.remove_class("-queued")
         del shown
-        self.turns += 1
+        self.facts.turns += 1
         self.gc.turn_started()
         try:
             async for event in self.session.send(prompt, TurnOptions(self.settings.mode, typed=typed)):
@@ -283,25 +276,20 @@ class AugerApp(AppBase):
             self.notice(f"Internal error: {type(exc).__name__}: {exc} (details in the log).", "error")
         finally:
             self.gc.turn_ended()
-            self.last_reply = view.reply or self.last_reply
+            self.facts.last_reply = view.reply or self.facts.last_reply
             self.view = None
-            self.busy = False
+            self.state.turn_ended()
             if self.screen_stack:  # not when the app is shutting down mid-turn
                 await self._after_turn(view)
 
     async def _after_turn(self, view: TurnView) -> None:
         await view.close()
-        self.set_activity("")
         await self.refresh_agent()
         self.prompt.focus()
         await self.inputs.drain()
 
-    def approval_opened(self, prompt: ApprovalPrompt) -> None:
-        self.set_activity("waiting for you")
-        prompt.focus()
-
     async def on_approval_prompt_resolved(self, message: ApprovalPrompt.Resolved) -> None:
-        self.set_activity("working" if self.busy else "")
+        self.state.ask_closed()
         self.prompt.focus()
         if self.view is not None:
             await self.view.approval_resolved(message.prompt)
@@ -322,19 +310,8 @@ class AugerApp(AppBase):
         form.sent(message.answer)
         if self.view is not None:
             self.view.input_answered(form)
-        self.set_activity("working" if self.busy else "")
+        self.state.ask_closed()
         self.prompt.focus()
-
-    # -- output ----------------------------------------------------------------------------
-    def notice(self, text: str, level: str = "info") -> None:
-        from auger.tui.widgets.messages import Notice
-
-        self.call_later(self.transcript.add, Notice(text, level))
-
-    async def write_info(self, markdown: str) -> None:
-        from auger.tui.widgets.messages import InfoBlock
-
-        await self.transcript.add(InfoBlock(markdown))
 
     # -- input -----------------------------------------------------------------------------
     @on(PromptInput.Submitted)
@@ -343,11 +320,12 @@ class AugerApp(AppBase):
 
     @on(TextArea.Changed, "#prompt")
     def _prompt_changed(self) -> None:
-        self.inputs.update_completions()
+        self.prompt.sync_menu()
 
-    def sync_completions(self) -> None:
-        """The completion menu for the prompt's text as it is now (PromptInput, before accepting)."""
-        self.inputs.update_completions()
+    def _completions(self, text: str, cursor: int) -> CompletionSet | None:
+        from auger.tui.completer import completions
+
+        return completions(self.facts, lambda: self.files, text, cursor)
 
     @on(Transcript.Pruned)
     def _pruned(self) -> None:
@@ -366,14 +344,6 @@ class AugerApp(AppBase):
             self.prompt.set_text(text)
         self.prompt.focus()
 
-    def watch_busy(self, busy: bool) -> None:
-        # on the prompt only: a class on the Screen would restyle every widget in the transcript
-        prompts: list[PromptInput] = list(self.main_screen.query(PromptInput)) if self.screen_stack else []
-        for prompt in prompts:
-            prompt.set_class(busy, "-busy")
-        if self.screen_stack:
-            self.refresh_bindings()
-
     async def on_unmount(self) -> None:
         self.gc.stop()
         await self.close_session()
@@ -381,7 +351,7 @@ class AugerApp(AppBase):
     async def close_session(self) -> None:
         session, self.session = self.session, None
         if session is not None:
-            self.exit_thread_id = session.thread_id if self.turns else None
+            self.exit_thread_id = session.thread_id if self.facts.turns else None
             try:
                 await session.aclose()
             except Exception:
@@ -390,5 +360,7 @@ class AugerApp(AppBase):
     exit_thread_id: str | None = None
 
     def resume_hint(self) -> str | None:
-        thread = self.exit_thread_id or (self.session.thread_id if self.session and self.turns else None)
+        thread = self.exit_thread_id or (
+            self.session.thread_id if self.session and self.facts.turns else None
+        )
         return f"auger -r {thread}" if thread else None

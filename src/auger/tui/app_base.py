@@ -1,28 +1,32 @@
-"""AppBase: the widgets, status line and key actions of the app (AugerApp, in app.py, adds the
-session's lifecycle, turns and input handling)."""
+"""AppBase: the widgets, output, status line and key actions of the app, and the `CommandContext`
+it hands to slash commands (AugerApp, in app.py, adds the session's lifecycle, turns and input
+handling)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
-from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import TextArea
 
-from auger.errors import UsageError
 from auger.tui import format as fmt
 from auger.tui.gitinfo import git_branch
+from auger.tui.state import ACTIVITY, RUNNING, Phase
 from auger.tui.widgets.prompt import PromptInput
 from auger.tui.widgets.status import StatusBar
 from auger.tui.widgets.todos import TodoPanel
 from auger.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from auger.core.port import AgentPort, LiveThread
+    from auger.core.port import AgentPort
     from auger.settings import Settings
+    from auger.tui.commands.context import CommandContext
+    from auger.tui.facts import Facts
     from auger.tui.history import PromptHistory
+    from auger.tui.state import TuiState
 
 MODES = ("manual", "auto-edit", "yolo", "plan")  # auger.core.port.MODES (not imported before the first paint)
 QUIT_WINDOW = 2.0  # seconds between the two Ctrl+C presses
@@ -32,14 +36,23 @@ REWIND_WINDOW = 1.0  # seconds between the two Esc presses that open /rewind
 class AppBase(App[int]):
     """What every part of the app may use: its widgets, the status line, the key actions."""
 
-    busy: reactive[bool] = reactive(False)
     settings: Settings
     session: AgentPort | None
-    thread: LiveThread | None
+    state: TuiState[Any]
+    facts: Facts
     prompt_history: PromptHistory
     _quit_armed = 0.0
     _rewind_armed = 0.0
-    last_key_at = 0.0  # when the user last typed in the prompt (streamed text yields to typing)
+
+    @property
+    def busy(self) -> bool:
+        """A turn is in flight (the state machine says)."""
+        return self.state.busy
+
+    # AugerApp's (the session's lifecycle), which commands get through their context
+    redraw_thread: Callable[[str | None], Awaitable[None]]
+    refresh_agent: Callable[[], Awaitable[None]]
+    action_editor: Callable[[], Awaitable[None]]
 
     # -- widgets ---------------------------------------------------------------------------
     # They live on the main screen (the bottom of the stack): App.query only sees the active
@@ -68,7 +81,7 @@ class AppBase(App[int]):
         if action == "cancel":
             return self.busy
         if action == "rewind_key":  # Esc on an idle, empty prompt (Esc during a turn cancels it)
-            return not self.busy and self.session is not None and self.focused is self.prompt
+            return self.state.ready and self.focused is self.prompt
         return True
 
     async def quit_app(self) -> None:
@@ -76,17 +89,76 @@ class AppBase(App[int]):
             self.session.cancel()
         self.exit(0)
 
+    # -- output ----------------------------------------------------------------------------
+    def notice(self, text: str, level: str = "info") -> None:
+        from auger.tui.widgets.messages import Notice
+
+        self.call_later(self.transcript.add, Notice(text, level))
+
+    async def write_info(self, markdown: str) -> None:
+        from auger.tui.widgets.messages import InfoBlock
+
+        await self.transcript.add(InfoBlock(markdown))
+
+    # -- what commands get ------------------------------------------------------------------
+    def commands(self) -> CommandContext:
+        """What a slash command gets instead of the app."""
+        from auger.tui.commands.context import CommandContext
+
+        return CommandContext(
+            port=self.session,
+            settings=self.settings,
+            state=self.state,
+            facts=self.facts,
+            notify=self.notice,
+            write=self.write_info,
+            show=self._show,
+            ask=self.push_screen_wait,
+            background=self._background,
+            redraw=self.redraw_thread,
+            refresh=self.refresh_agent,
+            set_prompt=self.prompt.set_text,
+            copy=self.copy_to_clipboard,
+            edit=self.action_editor,
+            exit=self.quit_app,
+        )
+
+    async def _show(self, screen: Screen[Any], then: Callable[[Any], Awaitable[None]] | None = None) -> None:
+        async def dismissed(answer: Any) -> None:
+            if then is not None:
+                await then(answer)
+            self.prompt.focus()
+
+        await self.push_screen(screen, dismissed)
+
+    def _background(self, steps: Coroutine[Any, Any, None]) -> None:
+        async def then_focus() -> None:
+            try:
+                await steps
+            finally:
+                if self.screen_stack:
+                    self.prompt.focus()
+
+        self.run_worker(then_focus(), group="command", exclusive=True)
+
     # -- status ----------------------------------------------------------------------------
+    def phase_changed(self, old: Phase, new: Phase) -> None:
+        """The state machine moved: the spinner says what the app does, the prompt looks busy
+        during a turn (a class on the prompt only: one on the Screen would restyle every widget
+        in the transcript), and the bindings that depend on it (Esc) are checked again."""
+        self.set_activity(ACTIVITY[new])
+        if not self.screen_stack:
+            return
+        for prompt in self.main_screen.query(PromptInput):
+            prompt.set_class(new in RUNNING, "-busy")
+        self.refresh_bindings()
+
     def set_activity(self, text: str) -> None:
         """What the spinner says ("" = idle); quiet when the screen is already gone (exit)."""
         if not self.screen_stack:
             return
         for bar in self.main_screen.query(StatusBar):
             bar.activity = text
-
-    def context_window(self) -> int:
-        """The window of the thread's model, as the agent reads it from its config (0: unknown)."""
-        return (self.thread.context_window if self.thread else None) or 0
 
     def refresh_status(self, window: bool = True) -> None:
         bar = self.status
@@ -95,11 +167,10 @@ class AppBase(App[int]):
         bar.model = spec or ""
         bar.mode = self.settings.mode
         if window:
-            bar.window = self.context_window()
+            bar.window = self.facts.context_window
         bar.context_tokens = session.context_tokens if session else 0
-        bar.title = (
-            self.thread.title if self.thread and session and self.thread.id == session.thread_id else ""
-        )
+        thread = self.facts.thread
+        bar.title = thread.title if thread and session and thread.id == session.thread_id else ""
         bar.branch = git_branch(self.settings.project_root) or ""
         bar.cwd = fmt.short_path(self.settings.cwd)
 
@@ -107,7 +178,7 @@ class AppBase(App[int]):
     def action_cancel(self) -> None:
         if self.session is not None and self.busy:
             self.session.cancel()
-            self.set_activity("stopping")
+            self.state.cancel()
 
     async def action_rewind_key(self) -> None:
         """Esc twice on an empty prompt opens the /rewind picker (as in Claude Code)."""
@@ -122,7 +193,7 @@ class AppBase(App[int]):
         self._rewind_armed = 0.0
         from auger.tui.commands.rewind_cmds import open_rewind
 
-        await open_rewind(self)  # type: ignore[arg-type]
+        await open_rewind(self.commands())
 
     async def action_ctrl_c(self) -> None:
         focused = self.focused
@@ -146,9 +217,8 @@ class AppBase(App[int]):
         self.set_mode(new)
 
     def set_mode(self, mode: str) -> None:
-        """The approval mode of the next turns (the front end owns it: it goes with each turn)."""
-        if mode not in MODES:
-            raise UsageError(f"Unknown approval mode {mode!r}.", hint=f"Use one of: {', '.join(MODES)}.")
+        """The approval mode of the next turns (the front end owns it: it goes with each turn);
+        `mode` is one of MODES (/mode checks what the user typed)."""
         self.settings.mode = mode
         self.refresh_status()
 

@@ -3,33 +3,50 @@ commands, MCP prompts, a command's arguments, or `@path`s from the project's fil
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from auger.tui.commands import REGISTRY
 from auger.tui.files import mention_at
-from auger.tui.widgets.completion import Completion, CompletionSet
 
 if TYPE_CHECKING:
-    from auger.tui.app import AugerApp
+    from collections.abc import Callable
+
+    from auger.tui.facts import Facts
+    from auger.tui.files import FileIndex
 
 MAX_ITEMS = 12
 
 
-def _commands(app: AugerApp, prefix: str) -> list[Completion]:
+@dataclass(frozen=True)
+class Completion:
+    value: str  # the text that replaces the typed token
+    label: str = ""  # shown (defaults to value)
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class CompletionSet:
+    start: int  # offset in the input text of the token being completed
+    end: int
+    items: list[Completion]
+
+
+def _commands(facts: Facts, prefix: str) -> list[Completion]:
     out: list[Completion] = []
     for typed, cmd in REGISTRY.matching(prefix):
         required = bool(cmd.args) and not cmd.args.startswith("[")
         label = f"/{typed} {cmd.args}".rstrip()
         out.append(Completion(f"/{typed}" + (" " if required else ""), label, cmd.help))
-    for skill in app.catalogue.skills if app.catalogue else []:
+    for skill in facts.catalogue.skills if facts.catalogue else []:
         if skill.name.startswith(prefix.lower()) and REGISTRY.get(skill.name) is None:
             label = f"/{skill.name} {skill.args_hint}".rstrip()
             out.append(Completion(f"/{skill.name} ", label, f"skill: {skill.description}"))
-    for custom in app.catalogue.commands if app.catalogue else []:
+    for custom in facts.catalogue.commands if facts.catalogue else []:
         if custom.name.lower().startswith(prefix.lower()) and REGISTRY.get(custom.name) is None:
             label = f"/{custom.name} {custom.args_hint}".rstrip()
             out.append(Completion(f"/{custom.name} ", label, f"command: {custom.description}"))
-    for server in (app.catalogue.mcp or []) if app.catalogue else []:
+    for server in (facts.catalogue.mcp or []) if facts.catalogue else []:
         for usage in server.prompts:
             command = usage.split(" ", 1)[0]
             if command[1:].startswith(prefix):
@@ -37,30 +54,22 @@ def _commands(app: AugerApp, prefix: str) -> list[Completion]:
     return out[:MAX_ITEMS]
 
 
-def skill_names(app: AugerApp) -> list[str]:
-    """The skills and custom commands the agent offers, which it expands itself (from the
-    catalogue read after boot and after every turn)."""
-    if app.catalogue is None:
-        return []
-    return [s.name for s in app.catalogue.skills] + [c.name for c in app.catalogue.commands]
-
-
-def completions(app: AugerApp, text: str, cursor: int) -> CompletionSet | None:
+def completions(facts: Facts, files: Callable[[], FileIndex], text: str, cursor: int) -> CompletionSet | None:
     before = text[:cursor]
     if before.startswith("/") and "\n" not in before:
         head, space, rest = before[1:].partition(" ")
         if not space:
             end = len(head) + 1
-            return CompletionSet(0, end, _commands(app, head))
+            return CompletionSet(0, end, _commands(facts, head))
         cmd = REGISTRY.get(head)
         if cmd is not None and cmd.complete is not None:
             start = len(head) + 2
-            items = [c for c in cmd.complete(app, rest) if c.value != rest][:MAX_ITEMS]
+            items = [c for c in cmd.complete(facts, rest) if c.value != rest][:MAX_ITEMS]
             return CompletionSet(start, len(text), items)
         return None
     found = mention_at(text, cursor)
     if found is None:
         return None
     start, partial = found
-    items = [Completion(f"@{path} ", f"@{path}") for path in app.files.match(partial, MAX_ITEMS)]
+    items = [Completion(f"@{path} ", f"@{path}") for path in files().match(partial, MAX_ITEMS)]
     return CompletionSet(start, cursor, items)

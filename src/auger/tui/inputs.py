@@ -1,29 +1,25 @@
 """What happens to a submitted input: a slash command, a `!shell` command, or a prompt (with
 `@file`s inlined and earlier `!` output prepended). Prompts typed while the agent is starting or
-a turn is running wait in a queue and are sent in order."""
+a turn is running wait in the state machine's queue (`auger.tui.state`) and are sent in order."""
 
 from __future__ import annotations
 
-import logging
-from collections import deque
 from typing import TYPE_CHECKING
 
 from auger.errors import AugerError
 from auger.tui.commands import REGISTRY, load_commands, parse
-from auger.tui.completer import completions, skill_names
+from auger.tui.commands.context import reported
 from auger.tui.files import inline_mentions
 from auger.tui.widgets.messages import ShellBlock, UserMessage
 
 if TYPE_CHECKING:
     from auger.tui.app import AugerApp
 
-log = logging.getLogger("auger.tui")
-
 
 class InputController:
     def __init__(self, app: AugerApp) -> None:
         self.app = app
-        self.queue: deque[tuple[str, UserMessage | None]] = deque()  # (text, shown) ; None = a command
+        self.state = app.state
         self.pending_context: list[str] = []  # `!command` output for the next prompt
         load_commands()
 
@@ -39,15 +35,15 @@ class InputController:
 
     async def prompt(self, text: str) -> None:
         app = self.app
-        if app.boot_error and app.session is None:
+        if self.state.error is not None:
             app.notice("The agent is not running (see the error above); fix it and restart auger.", "error")
             return
-        waiting = app.session is None or app.busy or bool(self.queue)
+        waiting = self.state.must_wait()
         shown = UserMessage(text, queued=waiting)
         await app.transcript.add(shown)
         app.transcript.scroll_end(animate=False)
         if waiting:
-            self.queue.append((text, shown))
+            self.state.enqueue(text, shown)
         else:
             self.send(text, shown)
 
@@ -63,23 +59,21 @@ class InputController:
 
     async def drain(self) -> None:
         """Send what waited: commands run in order until a prompt starts a turn."""
-        app = self.app
-        while self.queue and app.session is not None and not app.busy:
-            text, shown = self.queue.popleft()
-            if shown is None:
-                await self.submit(text)
+        while (waiting := self.state.next_input()) is not None:
+            if waiting.shown is None:
+                await self.submit(waiting.text)
             else:
-                self.send(text, shown)
+                self.send(waiting.text, waiting.shown)
 
     # -- slash commands --------------------------------------------------------------------
     async def command(self, text: str, name: str, arg: str) -> None:
-        app = self.app
+        app, state = self.app, self.state
         cmd = REGISTRY.get(name)
-        if cmd is None and app.catalogue is None and not app.boot_error:
-            self.queue.append((text, None))  # a skill, maybe: the agent says which once it is up
+        if cmd is None and app.facts.catalogue is None and state.error is None:
+            state.enqueue(text)  # a skill, maybe: the agent says which once it is up
             return
         if cmd is None:
-            skills = skill_names(app)
+            skills = app.facts.skill_names()
             if name in skills or name.startswith("mcp__"):
                 await self.prompt(text)  # the Session expands `/skill args` and `/mcp__server__prompt`
                 return
@@ -88,22 +82,16 @@ class InputController:
             app.notice(f"Unknown command /{name}.{hint}", "warning")
             return
         if cmd.needs_session and app.session is None:
-            if app.boot_error:
+            if state.error is not None:
                 app.notice(f"/{cmd.name} needs the agent, which did not start.", "error")
             else:
-                self.queue.append((text, None))
+                state.enqueue(text)
                 app.notice(f"/{cmd.name} will run when the agent is ready.")
             return
-        if cmd.idle_only and app.busy:
+        if cmd.idle_only and state.busy:
             app.notice(f"/{cmd.name} waits for the running turn: press Esc to interrupt it.", "warning")
             return
-        try:
-            await cmd.handler(app, arg)
-        except AugerError as exc:
-            app.notice(str(exc), "error")
-        except Exception as exc:
-            log.exception("/%s failed", cmd.name)
-            app.notice(f"/{cmd.name} failed: {type(exc).__name__}: {exc} (details in the log).", "error")
+        await reported(cmd.handler(app.commands(), arg), cmd.name, app.notice)
 
     # -- !shell ----------------------------------------------------------------------------
     async def shell(self, command: str) -> None:
@@ -114,10 +102,10 @@ class InputController:
             app.notice("Type a shell command after `!`, e.g. `!git status`.", "warning")
             return
         if app.session is None:
-            if app.boot_error:
+            if self.state.error is not None:
                 app.notice("`!` commands run where the agent runs, which did not start.", "error")
             else:
-                self.queue.append((f"!{command}", None))
+                self.state.enqueue(f"!{command}")
                 app.notice("The command will run when the agent is ready.")
             return
         block = ShellBlock(command)
@@ -133,9 +121,3 @@ class InputController:
             return
         block.finish(result.output, result.exit_code)
         self.pending_context.append(result.as_context())
-
-    # -- completion ------------------------------------------------------------------------
-    def update_completions(self) -> None:
-        prompt = self.app.prompt
-        if prompt.menu is not None:
-            prompt.menu.open(completions(self.app, prompt.text, prompt.cursor_offset))

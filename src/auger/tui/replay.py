@@ -45,5 +45,7 @@ async def replay(app: AugerApp, events: list[ev.Event]) -> int:
     widgets = blocks(events, app.settings.project_root, app.transcript.budget)
     if widgets:
         await app.transcript.add(*widgets)
-    app.last_reply = next((e.text for e in reversed(events) if isinstance(e, ev.TurnEnded) and e.text), "")
+    app.facts.last_reply = next(
+        (e.text for e in reversed(events) if isinstance(e, ev.TurnEnded) and e.text), ""
+    )
     return sum(isinstance(e, ev.TurnStarted) for e in events)

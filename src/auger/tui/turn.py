@@ -148,7 +148,7 @@ class TurnView:
             await self.transcript.add(prompt, after=row)
         else:
             await self.transcript.add(prompt)
-        self.app.approval_opened(prompt)
+        self.app.state.ask_opened()
 
     async def approval_resolved(self, prompt: ApprovalPrompt) -> None:
         """The user answered: the prompt goes, its row records the decision."""
@@ -171,7 +171,7 @@ class TurnView:
         else:
             self.forms[form] = None
             await self.transcript.add(form)
-        self.app.set_activity("waiting for you")
+        self.app.state.ask_opened()
 
     def input_answered(self, form: InputForm) -> None:
         row = self.forms.pop(form, None)
@@ -191,8 +191,8 @@ class TurnView:
         await self._close_text(event.call_id)
 
     async def _usage(self, event: ev.Usage) -> None:
-        self.app.usage_totals["input"] += event.input_tokens
-        self.app.usage_totals["output"] += event.output_tokens
+        self.app.facts.input_tokens += event.input_tokens
+        self.app.facts.output_tokens += event.output_tokens
         if event.parent_id is None:
             await self.app.refresh_thread()  # the context size, and the title once the thread is saved
 

@@ -10,7 +10,7 @@ from auger.tui.format import md_code, md_table, one_line
 
 if TYPE_CHECKING:
     from auger.core.port import Catalogue
-    from auger.tui.app import AugerApp
+    from auger.tui.commands.context import CommandContext
 
 KEYS_HELP = [
     ("Enter", "send"),
@@ -34,21 +34,21 @@ def _cell(text: str) -> str:
     return one_line(" ".join(text.split()), 600)
 
 
-async def _catalogue(app: AugerApp) -> Catalogue | None:
+async def _catalogue(ctx: CommandContext) -> Catalogue | None:
     """The agent's catalogue, read again (a skill added a moment ago shows)."""
-    if app.session is not None:
-        app.catalogue = await app.session.catalogue()
-    return app.catalogue
+    if ctx.port is not None:
+        ctx.facts.catalogue = await ctx.port.catalogue()
+    return ctx.facts.catalogue
 
 
 @command("help", "Commands and keys", aliases=("?",), needs_session=False)
-async def help_cmd(app: AugerApp, arg: str) -> None:
+async def help_cmd(ctx: CommandContext, arg: str) -> None:
     rows: list[list[str]] = []
     for cmd in REGISTRY.all():
         names = ", ".join(f"/{a}" for a in cmd.aliases)
         extra = f" (also {names})" if names else ""
         rows.append([md_code(cmd.usage), _cell(cmd.help) + extra])
-    catalogue = await _catalogue(app)
+    catalogue = await _catalogue(ctx)
     skills = catalogue.skills if catalogue is not None else []
     rows += [[md_code(f"/{s.name} {s.args_hint}".rstrip()), f"skill: {_cell(s.description)}"] for s in skills]
     commands = catalogue.commands if catalogue is not None else []
@@ -56,66 +56,65 @@ async def help_cmd(app: AugerApp, arg: str) -> None:
         [md_code(f"/{c.name} {c.args_hint}".rstrip()), f"command: {_cell(c.description)}"] for c in commands
     ]
     keys = md_table(["Key", "What it does"], [[k, v] for k, v in KEYS_HELP])
-    await app.write_info(md_table(["Command", "What it does"], rows) + "\n\n" + keys)
+    await ctx.write(md_table(["Command", "What it does"], rows) + "\n\n" + keys)
 
 
 @command("skills", "Skills you can invoke as /<skill-name> args")
-async def skills_cmd(app: AugerApp, arg: str) -> None:
-    catalogue = await _catalogue(app)
+async def skills_cmd(ctx: CommandContext, arg: str) -> None:
+    catalogue = await _catalogue(ctx)
     if catalogue is None or not catalogue.skills:
-        await app.write_info("No skills found. Add one as `.auger/skills/<name>/SKILL.md` in the project.")
+        await ctx.write("No skills found. Add one as `.auger/skills/<name>/SKILL.md` in the project.")
         return
     rows = [[md_code(f"/{s.name}"), s.source, _cell(s.description)] for s in catalogue.skills]
-    await app.write_info(md_table(["Skill", "Source", "Description"], rows))
+    await ctx.write(md_table(["Skill", "Source", "Description"], rows))
 
 
 @command("agents", "Subagents the agent can delegate to")
-async def agents_cmd(app: AugerApp, arg: str) -> None:
-    catalogue = await _catalogue(app)
+async def agents_cmd(ctx: CommandContext, arg: str) -> None:
+    catalogue = await _catalogue(ctx)
     rows = [
         [md_code(agent.name), agent.source, agent.model or "(same)", _cell(agent.description)]
         for agent in (catalogue.subagents if catalogue else [])
     ]
-    await app.write_info(md_table(["Subagent", "Source", "Model", "Description"], rows))
+    await ctx.write(md_table(["Subagent", "Source", "Model", "Description"], rows))
 
 
 @command("memory", "Memory files (AGENTS.md) the agent reads")
-async def memory_cmd(app: AugerApp, arg: str) -> None:
-    catalogue = await _catalogue(app)
+async def memory_cmd(ctx: CommandContext, arg: str) -> None:
+    catalogue = await _catalogue(ctx)
     files = catalogue.memory if catalogue else []
     rows = [
         [mem.scope, md_code(str(mem.path)), "loaded" if mem.exists else "missing (create it to add memory)"]
         for mem in files
     ]
-    await app.write_info(md_table(["Scope", "File", "State"], rows) if files else "No memory files.")
+    await ctx.write(md_table(["Scope", "File", "State"], rows) if files else "No memory files.")
 
 
 @command("tools", "Tools the agent is offered in the current mode")
-async def tools_cmd(app: AugerApp, arg: str) -> None:
-    catalogue = await _catalogue(app)
-    plan = app.settings.mode == PLAN_MODE
+async def tools_cmd(ctx: CommandContext, arg: str) -> None:
+    catalogue = await _catalogue(ctx)
+    plan = ctx.settings.mode == PLAN_MODE
     names = (catalogue.plan_tools if plan else catalogue.tools) if catalogue else []
     label = "Tools (plan mode: read-only)" if plan else "Tools"
-    await app.write_info(f"{label}: " + ", ".join(f"`{n}`" for n in names))
+    await ctx.write(f"{label}: " + ", ".join(f"`{n}`" for n in names))
 
 
 @command(
     "mcp", "MCP servers and their tools; `/mcp restart NAME`, `/mcp trust`", args="[restart NAME | trust]"
 )
-async def mcp_cmd(app: AugerApp, arg: str) -> None:
-    assert app.session is not None
+async def mcp_cmd(ctx: CommandContext, arg: str) -> None:
     action, _, name = arg.strip().partition(" ")
     if action == "trust":
-        await app.write_info(await app.session.mcp_trust())
+        await ctx.write(await ctx.agent.mcp_trust())
     elif action == "restart":
-        await app.write_info(await app.session.mcp_restart(name.strip()))
-    catalogue = await _catalogue(app)
+        await ctx.write(await ctx.agent.mcp_restart(name.strip()))
+    catalogue = await _catalogue(ctx)
     if catalogue is None or not catalogue.mcp:
-        await app.write_info("No MCP servers configured (`.mcp.json`, `$AUGER_HOME/mcp.json` or `[mcp]`).")
+        await ctx.write("No MCP servers configured (`.mcp.json`, `$AUGER_HOME/mcp.json` or `[mcp]`).")
         return
     rows: list[list[str]] = []
     for srv in catalogue.mcp:
         tools = ", ".join(srv.tools) or "-"
         state = srv.status + (f": {_cell(srv.error)}" if srv.error else "")
         rows.append([md_code(srv.name), state, _cell(tools)])
-    await app.write_info(md_table(["Server", "Status", "Tools"], rows))
+    await ctx.write(md_table(["Server", "Status", "Tools"], rows))

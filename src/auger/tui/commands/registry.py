@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from auger.tui.app import AugerApp
-    from auger.tui.widgets.completion import Completion
+    from auger.tui.commands.context import CommandContext
+    from auger.tui.completer import Completion
+    from auger.tui.facts import Facts
 
-Handler = Callable[["AugerApp", str], Awaitable[None]]
-ArgCompleter = Callable[["AugerApp", str], list["Completion"]]
+Handler = Callable[["CommandContext", str], Awaitable[None]]
+ArgCompleter = Callable[["Facts", str], list["Completion"]]
 
 
 @dataclass(frozen=True)

@@ -10,30 +10,27 @@ agent (no such turn, the thread busy elsewhere, snapshots missing) is one line.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from auger.core.port import counted
 from auger.errors import AugerError, UsageError
+from auger.tui.commands.context import reported
 from auger.tui.commands.registry import command
 from auger.tui.rewind_text import changed_from, files_summary, listed, rewound_line, turn_label, undone_line
 
 if TYPE_CHECKING:
     from auger.core.port import TurnChanges
-    from auger.tui.app import AugerApp
-
-log = logging.getLogger("auger.tui")
+    from auger.tui.commands.context import CommandContext
 
 BOTH, CONVERSATION, CODE = "both", "conversation", "code"
 
 
-async def _turns(app: AugerApp, doing: str) -> list[TurnChanges] | None:
+async def _turns(ctx: CommandContext, doing: str) -> list[TurnChanges] | None:
     """The thread's user turns, or None (and a line saying so) when it has none yet."""
-    assert app.session is not None
-    turns = await app.session.turns()
+    turns = await ctx.agent.turns()
     if not turns:
-        app.notice(f"No turns yet: nothing to {doing}.", "warning")
+        ctx.notify(f"No turns yet: nothing to {doing}.", "warning")
         return None
     return turns
 
@@ -53,31 +50,17 @@ def _turn_number(arg: str, turns: list[TurnChanges], name: str) -> int | None:
     return int(text)
 
 
-def _in_worker(app: AugerApp, steps: Coroutine[Any, Any, None], name: str) -> None:
-    """Run `steps` (which await screens) in a worker; its errors become one line."""
-
-    async def guarded() -> None:
-        try:
-            await steps
-        except AugerError as exc:
-            app.notice(str(exc), "error")
-        except Exception as exc:
-            log.exception("/%s failed", name)
-            app.notice(f"/{name} failed: {type(exc).__name__}: {exc} (details in the log).", "error")
-        finally:
-            if app.screen_stack:
-                app.prompt.focus()
-
-    app.run_worker(guarded(), group="rewind", exclusive=True)
+def _in_worker(ctx: CommandContext, steps: Coroutine[Any, Any, None], name: str) -> None:
+    """Run `steps` (which await screens) in the background; its errors become one line."""
+    ctx.background(reported(steps, name, ctx.notify))
 
 
-async def _overwrite(app: AugerApp, turn: int) -> bool | None:
+async def _overwrite(ctx: CommandContext, turn: int) -> bool | None:
     """Whether the rewind of files from `turn` on must force: False when nothing was changed by
     hand since the agent wrote it, True when the user says overwrite, None when they say no."""
     from auger.tui.screens.choice import ChoiceScreen
 
-    assert app.session is not None
-    preview = await app.session.rewind(turn, conversation=False, force=True, dry_run=True)
+    preview = await ctx.agent.rewind(turn, conversation=False, force=True, dry_run=True)
     forced = [f.path for f in preview.files or [] if f.forced]
     if not forced:
         return False
@@ -86,46 +69,45 @@ async def _overwrite(app: AugerApp, turn: int) -> bool | None:
         [("overwrite", "Overwrite them too"), ("keep", "Never mind: change nothing")],
         body=[listed(forced, 10), "Your own changes to them would be lost."],
     )
-    return True if await app.push_screen_wait(screen) == "overwrite" else None
+    return True if await ctx.ask(screen) == "overwrite" else None
 
 
 # -- /rewind ------------------------------------------------------------------------------------
 async def open_rewind(
-    app: AugerApp, start: int | None = None, turns: list[TurnChanges] | None = None
+    ctx: CommandContext, start: int | None = None, turns: list[TurnChanges] | None = None
 ) -> None:
     """Start a rewind: the turn picker (or, with `start`, that turn's choices)."""
-    if app.session is None or app.busy:
+    if ctx.port is None or not ctx.state.ready:
         return
     try:
-        turns = turns or await _turns(app, "rewind")
+        turns = turns or await _turns(ctx, "rewind")
     except AugerError as exc:
-        app.notice(str(exc), "error")
+        ctx.notify(str(exc), "error")
         return
     if turns:
-        _in_worker(app, _rewind(app, turns, start), "rewind")
+        _in_worker(ctx, _rewind(ctx, turns, start), "rewind")
 
 
-async def _rewind(app: AugerApp, turns: list[TurnChanges], start: int | None) -> None:
+async def _rewind(ctx: CommandContext, turns: list[TurnChanges], start: int | None) -> None:
     from auger.tui.screens.turn_picker import TurnPicker
 
-    assert app.session is not None
-    number = start or await app.push_screen_wait(TurnPicker(turns))
+    number = start or await ctx.ask(TurnPicker(turns))
     if number is None:
         return
     turn = turns[number - 1]
-    what = await app.push_screen_wait(_choices(turn, len(turns), changed_from(turns, number)))
+    what = await ctx.ask(_choices(turn, len(turns), changed_from(turns, number)))
     if what is None:
         return
     files, conversation = what in (BOTH, CODE), what in (BOTH, CONVERSATION)
-    force = await _overwrite(app, number) if files else False
+    force = await _overwrite(ctx, number) if files else False
     if force is None:
-        app.notice("Rewind cancelled; nothing was changed.")
+        ctx.notify("Rewind cancelled; nothing was changed.")
         return
-    done = await app.session.rewind(number, files=files, conversation=conversation, force=force)
+    done = await ctx.agent.rewind(number, files=files, conversation=conversation, force=force)
     if conversation:
-        await app.redraw_thread("")  # the thread as it is now
-        app.prompt.set_text(turn.prompt)  # to edit and send again
-    app.notice(rewound_line(done))
+        await ctx.redraw("")  # the thread as it is now
+        ctx.set_prompt(turn.prompt)  # to edit and send again
+    ctx.notify(rewound_line(done))
 
 
 def _choices(turn: TurnChanges, last: int, changed: list[str]) -> Any:
@@ -152,51 +134,49 @@ def _choices(turn: TurnChanges, last: int, changed: list[str]) -> Any:
     args="[N]",
     idle_only=True,
 )
-async def rewind_cmd(app: AugerApp, arg: str) -> None:
-    turns = await _turns(app, "rewind")
+async def rewind_cmd(ctx: CommandContext, arg: str) -> None:
+    turns = await _turns(ctx, "rewind")
     if turns is not None:
-        await open_rewind(app, _turn_number(arg, turns, "rewind"), turns)
+        await open_rewind(ctx, _turn_number(arg, turns, "rewind"), turns)
 
 
 # -- /undo --------------------------------------------------------------------------------------
 @command("undo", "Undo the last turn's file changes (the conversation stays)", idle_only=True)
-async def undo_cmd(app: AugerApp, arg: str) -> None:
-    turns = await _turns(app, "undo")
+async def undo_cmd(ctx: CommandContext, arg: str) -> None:
+    turns = await _turns(ctx, "undo")
     if turns is None:
         return
     last = turns[-1]
     if not last.paths:
-        app.notice(
+        ctx.notify(
             f"Turn {last.turn} changed no files: nothing to undo (/rewind goes further back).", "warning"
         )
         return
-    _in_worker(app, _undo(app, last.turn), "undo")
+    _in_worker(ctx, _undo(ctx, last.turn), "undo")
 
 
-async def _undo(app: AugerApp, turn: int) -> None:
-    assert app.session is not None
-    force = await _overwrite(app, turn)
+async def _undo(ctx: CommandContext, turn: int) -> None:
+    force = await _overwrite(ctx, turn)
     if force is None:
-        app.notice("Undo cancelled; nothing was changed.")
+        ctx.notify("Undo cancelled; nothing was changed.")
         return
-    done = await app.session.rewind(turn, conversation=False, force=force)
+    done = await ctx.agent.rewind(turn, conversation=False, force=force)
     if not done.files:
-        app.notice(f"Turn {turn}'s file changes are already undone.")
+        ctx.notify(f"Turn {turn}'s file changes are already undone.")
         return
-    app.notice(undone_line(done))
+    ctx.notify(undone_line(done))
 
 
 # -- /diff --------------------------------------------------------------------------------------
 @command("diff", "The agent's file changes as a diff: the whole thread, or turn N", args="[N]")
-async def diff_cmd(app: AugerApp, arg: str) -> None:
+async def diff_cmd(ctx: CommandContext, arg: str) -> None:
     from auger.tui.screens.diff_screen import DiffScreen
 
-    assert app.session is not None
-    turns = await _turns(app, "diff")
+    turns = await _turns(ctx, "diff")
     if turns is None:
         return
     number = _turn_number(arg, turns, "diff")
-    text = await app.session.diff(number)
+    text = await ctx.agent.diff(number)
     if number is not None:
         turn = turns[number - 1]
         title = f"Turn {number}: {turn_label(turn)} — {files_summary(turn.paths, named=4)}"
@@ -204,6 +184,6 @@ async def diff_cmd(app: AugerApp, arg: str) -> None:
         title = f"This thread's file changes — {files_summary(changed_from(turns, 1), named=4)}"
     if not text.strip():
         where = f"Turn {number}" if number is not None else "This thread"
-        app.notice(f"{where} changed no files: no diff to show.", "warning")
+        ctx.notify(f"{where} changed no files: no diff to show.", "warning")
         return
-    await app.push_screen(DiffScreen(title, text))
+    await ctx.show(DiffScreen(title, text))

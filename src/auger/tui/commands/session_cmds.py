@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from auger.errors import UsageError
 from auger.tui import format as fmt
+from auger.tui.commands.context import reported
 from auger.tui.commands.registry import command
-from auger.tui.widgets.completion import Completion
+from auger.tui.completer import Completion
 
 if TYPE_CHECKING:
-    from auger.tui.app import AugerApp
+    from auger.tui.commands.context import CommandContext
+    from auger.tui.facts import Facts
 
 MODES = ("manual", "auto-edit", "yolo", "plan")
 MODE_HELP = {
@@ -20,50 +23,50 @@ MODE_HELP = {
 }
 
 
-def _complete_model(app: AugerApp, partial: str) -> list[Completion]:
-    return [Completion(spec, spec) for spec in app.model_choices if partial in spec]
+def _complete_model(facts: Facts, partial: str) -> list[Completion]:
+    return [Completion(spec, spec) for spec in facts.model_choices if partial in spec]
 
 
-async def available_models(app: AugerApp) -> list[str]:
+async def available_models(ctx: CommandContext) -> list[str]:
     """What the agent can switch to (its config, its credentials), the current model first."""
-    assert app.session is not None
-    choices = [c.spec for c in await app.session.models()]
-    current = app.session.model_spec
-    app.model_choices = list(dict.fromkeys([*([current] if current else []), *choices]))
-    return app.model_choices
+    choices = [c.spec for c in await ctx.agent.models()]
+    current = ctx.agent.model_spec
+    ctx.facts.model_choices = list(dict.fromkeys([*([current] if current else []), *choices]))
+    return ctx.facts.model_choices
 
 
-async def switch_model(app: AugerApp, spec: str) -> None:
+async def switch_model(ctx: CommandContext, spec: str) -> None:
     """Switch where the agent runs: it resolves the spec and checks the credentials."""
-    assert app.session is not None
-    resolved = await app.session.set_model(spec)
-    await app.refresh_agent()
-    when = "from the next turn" if app.busy else "for the next turn"
-    app.notice(f"Model: {resolved} ({when} of this thread).")
+    resolved = await ctx.agent.set_model(spec)
+    await ctx.refresh()
+    when = "from the next turn" if ctx.state.busy else "for the next turn"
+    ctx.notify(f"Model: {resolved} ({when} of this thread).")
 
 
 @command("model", "Switch the model (picker without a spec)", args="[spec]", complete=_complete_model)
-async def model_cmd(app: AugerApp, arg: str) -> None:
+async def model_cmd(ctx: CommandContext, arg: str) -> None:
     if arg:
-        await switch_model(app, arg)
+        await switch_model(ctx, arg)
         return
     from auger.tui.screens.model_picker import ModelPicker
 
-    assert app.session is not None
-    models = await available_models(app)
+    models = await available_models(ctx)
 
     async def chosen(spec: str | None) -> None:
-        if spec:
-            try:
-                await switch_model(app, spec)
-            except Exception as exc:  # AugerError: shown, not raised into the screen stack
-                app.notice(str(exc), "error")
-        app.prompt.focus()
+        if spec:  # what goes wrong is shown, not raised into the screen stack
+            await reported(switch_model(ctx, spec), "model", ctx.notify)
 
-    await app.push_screen(ModelPicker(models, app.session.model_spec), chosen)
+    await ctx.show(ModelPicker(models, ctx.agent.model_spec), chosen)
 
 
-def _complete_mode(app: AugerApp, partial: str) -> list[Completion]:
+def checked_mode(mode: str) -> str:
+    """`mode` if it is an approval mode; UsageError naming the modes otherwise."""
+    if mode not in MODES:
+        raise UsageError(f"Unknown approval mode {mode!r}.", hint=f"Use one of: {', '.join(MODES)}.")
+    return mode
+
+
+def _complete_mode(facts: Facts, partial: str) -> list[Completion]:
     return [Completion(m, m, MODE_HELP[m]) for m in MODES if m.startswith(partial)]
 
 
@@ -74,28 +77,28 @@ def _complete_mode(app: AugerApp, partial: str) -> list[Completion]:
     complete=_complete_mode,
     needs_session=False,
 )
-async def mode_cmd(app: AugerApp, arg: str) -> None:
+async def mode_cmd(ctx: CommandContext, arg: str) -> None:
     if arg:
-        app.set_mode(arg.strip())
-    mode = app.settings.mode
+        ctx.settings.mode = checked_mode(arg.strip())
+        await ctx.refresh()
+    mode = ctx.settings.mode
     others = ", ".join(f"/mode {m}" for m in MODES if m != mode)
     hint = "" if arg else f" Change it with {others} or Shift+Tab."
-    app.notice(f"Approval mode: {mode} ({MODE_HELP.get(mode, '')}).{hint}")
+    ctx.notify(f"Approval mode: {mode} ({MODE_HELP.get(mode, '')}).{hint}")
 
 
 @command("tokens", "Context use: tokens in the window and this session's usage")
-async def tokens_cmd(app: AugerApp, arg: str) -> None:
-    assert app.session is not None
-    spec = app.session.model_spec
-    window = app.context_window()
-    used = app.session.context_tokens
-    totals = app.usage_totals
+async def tokens_cmd(ctx: CommandContext, arg: str) -> None:
+    spec = ctx.agent.model_spec
+    window = ctx.facts.context_window
+    used = ctx.agent.context_tokens
+    facts = ctx.facts
     rows = [
         ["Context", fmt.context_use(used, window)],
         ["Model", f"{fmt.md_code(str(spec))} (window {fmt.tokens(window)})"],
-        ["This session", f"{fmt.tokens(totals['input'])} in, {fmt.tokens(totals['output'])} out"],
+        ["This session", f"{fmt.tokens(facts.input_tokens)} in, {fmt.tokens(facts.output_tokens)} out"],
     ]
-    await app.write_info(fmt.md_table(["Tokens", "Used"], rows))
+    await ctx.write(fmt.md_table(["Tokens", "Used"], rows))
 
 
 @command(
@@ -104,20 +107,19 @@ async def tokens_cmd(app: AugerApp, arg: str) -> None:
     args="[instructions]",
     idle_only=True,
 )
-async def compact_cmd(app: AugerApp, arg: str) -> None:
-    assert app.session is not None
-    app.status.activity = "compacting"
+async def compact_cmd(ctx: CommandContext, arg: str) -> None:
+    ctx.state.compacting()
     try:
-        done = await app.session.compact(arg.strip() or None)
+        done = await ctx.agent.compact(arg.strip() or None)
     finally:
-        app.status.activity = ""
+        ctx.state.compacted()
     if done is None:
-        app.notice("Nothing to compact yet.")
+        ctx.notify("Nothing to compact yet.")
         return
     for notice in done.notices:
-        app.notice(notice.message, notice.level)
-    app.refresh_status()
-    await app.write_info(
+        ctx.notify(notice.message, notice.level)
+    await ctx.refresh()
+    await ctx.write(
         f"**Compacted** {fmt.counted(done.summarized, 'message')}: "
         f"context {fmt.tokens(done.tokens_before or 0)} → "
         f"~{fmt.tokens(done.tokens_after or 0)} tokens. The model now sees this summary:\n\n"
@@ -126,5 +128,5 @@ async def compact_cmd(app: AugerApp, arg: str) -> None:
 
 
 @command("quit", "Quit auger (prints how to resume)", aliases=("exit", "q"), needs_session=False)
-async def quit_cmd(app: AugerApp, arg: str) -> None:
-    await app.quit_app()
+async def quit_cmd(ctx: CommandContext, arg: str) -> None:
+    await ctx.exit()

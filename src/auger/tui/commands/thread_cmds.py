@@ -7,43 +7,38 @@ from typing import TYPE_CHECKING
 from auger.tui.commands.registry import command
 
 if TYPE_CHECKING:
-    from auger.tui.app import AugerApp
+    from auger.tui.commands.context import CommandContext
 
 
 @command("new", "Start a new thread (the current one stays saved)", aliases=("clear",), idle_only=True)
-async def new_cmd(app: AugerApp, arg: str) -> None:
-    await app.switch_thread(None)
-    app.notice("New thread.")
+async def new_cmd(ctx: CommandContext, arg: str) -> None:
+    await ctx.switch_thread(None)
+    ctx.notify("New thread.")
 
 
 @command("rename", "Rename this thread", args="<title>")
-async def rename_cmd(app: AugerApp, arg: str) -> None:
-    assert app.session is not None
+async def rename_cmd(ctx: CommandContext, arg: str) -> None:
     if not arg.strip():
-        app.notice("Usage: /rename <title>", "warning")
+        ctx.notify("Usage: /rename <title>", "warning")
         return
-    app.thread = await app.session.rename_thread(arg)
-    app.refresh_status()
-    app.notice(f"Thread renamed: {' '.join(arg.split())}")
+    ctx.facts.thread = await ctx.agent.rename_thread(arg)
+    await ctx.refresh()
+    ctx.notify(f"Thread renamed: {' '.join(arg.split())}")
 
 
 @command("fork", "Copy this thread into a new one and continue there", idle_only=True)
-async def fork_cmd(app: AugerApp, arg: str) -> None:
-    assert app.session is not None
-    old = app.session.thread_id
-    new_id = await app.session.fork_thread()
-    await app.switch_thread(new_id, f"Forked thread {old[:8]} into {{id}}; you are now in the fork")
+async def fork_cmd(ctx: CommandContext, arg: str) -> None:
+    old = ctx.agent.thread_id
+    new_id = await ctx.agent.fork_thread()
+    await ctx.switch_thread(new_id, f"Forked thread {old[:8]} into {{id}}; you are now in the fork")
 
 
 @command("threads", "Browse threads: search, resume, rename, delete, fork", idle_only=True)
-async def threads_cmd(app: AugerApp, arg: str) -> None:
+async def threads_cmd(ctx: CommandContext, arg: str) -> None:
     from auger.tui.screens.thread_picker import ThreadPicker
 
-    assert app.session is not None
-
     async def chosen(thread_id: str | None) -> None:
-        app.prompt.focus()
-        if thread_id and app.session is not None and thread_id != app.session.thread_id:
-            await app.switch_thread(thread_id)
+        if thread_id and thread_id != ctx.agent.thread_id:
+            await ctx.switch_thread(thread_id)
 
-    await app.push_screen(ThreadPicker(app.session, query=arg), chosen)
+    await ctx.show(ThreadPicker(ctx.agent, query=arg), chosen)

@@ -4,25 +4,11 @@ It never takes focus; the input forwards Up/Down/Tab/Enter/Esc to it while it is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-
-@dataclass(frozen=True)
-class Completion:
-    value: str  # the text that replaces the typed token
-    label: str = ""  # shown (defaults to value)
-    help: str = ""
-
-
-@dataclass(frozen=True)
-class CompletionSet:
-    start: int  # offset in the input text of the token being completed
-    end: int
-    items: list[Completion]
+from auger.tui.completer import Completion, CompletionSet
 
 
 class CompletionMenu(OptionList, can_focus=False):

@@ -11,6 +11,7 @@ from textual.widgets import Collapsible, Static
 from auger.tui.format import elapsed
 from auger.tui.markdown.blocks import BlockSplitter, Chunk
 from auger.tui.widgets.markdown_view import MarkdownLines
+from auger.tui.widgets.prompt import PromptInput
 from auger.tui.widgets.transcript import Transcript
 
 
@@ -92,7 +93,7 @@ class StreamedMarkdown(Vertical):
         if not self._scheduled:
             return
         now = time.monotonic()
-        quiet_at = float(getattr(self.app, "last_key_at", 0.0)) + self.TYPING_GRACE
+        quiet_at = PromptInput.last_key_at + self.TYPING_GRACE
         if now < quiet_at and now < self._flush_at - self._interval + self.MAX_DEFER:
             self.set_timer(quiet_at - now, self._flush)  # the user is typing: after the keys
             return

@@ -4,6 +4,7 @@ walk the persisted history (from the first/last line), Tab/Enter accept a comple
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
@@ -14,6 +15,7 @@ from textual.widgets import TextArea
 from auger.tui.history import PromptHistory
 
 if TYPE_CHECKING:
+    from auger.tui.completer import CompletionSet
     from auger.tui.widgets.completion import CompletionMenu
 
 PLACEHOLDER = "Ask anything · / for commands · @ to add a file · ! to run a shell command"
@@ -29,6 +31,8 @@ class PromptInput(TextArea):
         Binding("escape", "dismiss", "Close menu", show=False, id="prompt.dismiss"),
         Binding("ctrl+d", "eof", "Quit (on empty input)", show=False, id="prompt.eof"),
     ]
+
+    last_key_at: ClassVar[float] = 0.0  # when the user last typed (streamed text yields to typing)
 
     class Submitted(Message):
         def __init__(self, text: str) -> None:
@@ -50,6 +54,8 @@ class PromptInput(TextArea):
         )
         self.prompt_history = history
         self.menu = menu  # mounted after the first paint
+        # what the menu offers for (text, cursor offset): the app's completer
+        self.complete: Callable[[str, int], CompletionSet | None] | None = None
 
     @property
     def menu_open(self) -> bool:
@@ -59,10 +65,15 @@ class PromptInput(TextArea):
         if self.menu is not None:
             self.menu.close()
 
+    def sync_menu(self) -> None:
+        """Open the completion menu on what the text offers now (or close it)."""
+        if self.menu is not None and self.complete is not None:
+            self.menu.open(self.complete(self.text, self.cursor_offset))
+
     async def _on_key(self, event: events.Key) -> None:
         """Our bindings run here, in order with the typed characters (a priority binding would
         run before characters still queued for this widget: "abc⏎" in one burst would send "")."""
-        self.app.last_key_at = time.monotonic()  # type: ignore[attr-defined]
+        PromptInput.last_key_at = time.monotonic()
         binding = self._binding_for(event.key)
         if binding is not None and self.check_action(binding.action, ()):
             event.stop()
@@ -132,9 +143,7 @@ class PromptInput(TextArea):
         Enter on an already complete command sends it)."""
         # The menu follows the text through TextArea.Changed messages, which keys typed in one
         # burst can outrun ("/quit⏎" completed "/qui" into "/quitt"): bring it up to date first.
-        sync = getattr(self.app, "sync_completions", None)
-        if callable(sync):
-            sync()
+        self.sync_menu()
         chosen = self.menu.chosen() if self.menu is not None else None
         if chosen is None:
             return False
