@@ -238,3 +238,19 @@ def test_a_cache_far_off_its_index_writes_a_new_one(
     snap(store, root, home)
     assert index_path(store.path).read_bytes() != index
     assert store.stat_cache().unsure == set()
+
+
+def test_rows_git_cannot_vouch_for_are_written_again_once_a_second_old(
+    root: Path, home: Path, store: ObjectStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(snapshot, "REBASE_FROM", 4)
+    next_second()
+    for path in root.rglob("*.py"):
+        path.write_text(path.read_text())  # all 40 changed in the second of the first snapshot
+    time.sleep(0.06)  # a tick behind: not racy
+    snap(store, root, home)
+    next_second()
+    snap(store, root, home)  # git names all 40 (written zeroed), Python finds them unchanged
+    lstats = python_lstats(monkeypatch, root)
+    snap(store, root, home)
+    assert lstats == []

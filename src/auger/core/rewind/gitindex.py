@@ -46,6 +46,7 @@ ENTRY = struct.Struct(">10I20sH")  # ctime s, ns, mtime s, ns, dev, ino, mode, u
 MODES = {FILE: 0o100644, EXECUTABLE: 0o100755, LINK: 0o120000}
 U32 = 0xFFFFFFFF
 NAME_MAX = 0xFFF
+PADDING = [b"\0" * (8 - (ENTRY.size + n) % 8) for n in range(8)]  # 1-8 NULs: entries end on 8 bytes
 CHECKSUM = 20
 CONFIG = (
     "-c", "core.checkStat=default",
@@ -68,19 +69,20 @@ def write(path: Path, files: Mapping[str, CacheRow], started: int) -> str:
     to `path`, replacing any; returns its id (the checksum `Check` expects)."""
     second = started - started % SECOND_NS
     uid, gid = os.getuid() & U32, os.getgid() & U32
-    pack = ENTRY.pack
+    pack, unhex = ENTRY.pack, bytes.fromhex
     parts = [HEADER.pack(b"DIRC", 2, len(files))]
     for rel in sorted(files):  # str order is UTF-8 byte order, which git wants
         mode, size, mtime, ctime, ino, oid, racy = files[rel]
         name = rel.encode()
-        if racy or max(mtime, ctime) >= second:  # git compares whole seconds: always name it
-            mtime = ctime = ino = size = 0
         flags = min(len(name), NAME_MAX)
-        c_s, c_ns = divmod(ctime, SECOND_NS)
-        m_s, m_ns = divmod(mtime, SECOND_NS)
-        stat = (c_s & U32, c_ns, m_s & U32, m_ns, 0, ino & U32, MODES[mode], uid, gid, size & U32)
-        parts.append(pack(*stat, bytes.fromhex(oid), flags))
-        parts.append(name + b"\0" * (8 - (ENTRY.size + len(name)) % 8))
+        if racy or mtime >= second or ctime >= second:  # git compares whole seconds: always name it
+            entry = pack(0, 0, 0, 0, 0, 0, MODES[mode], uid, gid, 0, unhex(oid), flags)
+        else:
+            c_s, c_ns = divmod(ctime, SECOND_NS)
+            m_s, m_ns = divmod(mtime, SECOND_NS)
+            stat = (c_s & U32, c_ns, m_s & U32, m_ns, 0, ino & U32, MODES[mode], uid, gid, size & U32)
+            entry = pack(*stat, unhex(oid), flags)
+        parts.append(entry + name + PADDING[len(name) % 8])
     data = b"".join(parts)
     digest = hashlib.sha1(data).digest()
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")

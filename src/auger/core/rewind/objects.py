@@ -226,7 +226,9 @@ class ObjectStore:
                 _recent[key] = (rows[STAT_STAMP], cache)
         if cache.tree is not None and cache.tree not in self.existing([cache.tree]):
             return StatCache(None, {})
-        return StatCache(cache.tree, dict(cache.files), cache.base, cache.index, cache.base_id, set(cache.unsure))
+        return StatCache(
+            cache.tree, dict(cache.files), cache.base, cache.index, cache.base_id, set(cache.unsure)
+        )
 
     # -- writing ---------------------------------------------------------------------------
     def add(self, cur: sqlite3.Cursor, objects: Iterable[NewObject]) -> None:
@@ -243,7 +245,10 @@ class ObjectStore:
         values = []
         if not base_id or saved is None or saved[0] != base_id:
             base_id = os.urandom(16)
-            values += [(STAT_BASE, marshal.dumps((base_id, cache.index, cache.base))), (STAT_BASE_ID, base_id)]
+            values += [
+                (STAT_BASE, marshal.dumps((base_id, cache.index, cache.base))),
+                (STAT_BASE_ID, base_id),
+            ]
         changed, removed = cache.top()
         stamp = os.urandom(16)
         values += [(STAT_TOP, marshal.dumps((cache.tree, base_id, changed, removed))), (STAT_STAMP, stamp)]

@@ -24,7 +24,9 @@ from auger.errors import RewindError
 
 log = logging.getLogger("auger.rewind")
 THREADS = 4
-REBASE_FROM = 256  # rows off the git index's base, checked in Python, before it is written again
+# The git index is written again when a snapshot checked more rows than this in Python after git
+# (rows changed since it was written, or whose times lay in its snapshot's second), or a 16th.
+REBASE_FROM = 256
 PARALLEL_FROM = 32  # fewer files than this are hashed in the calling thread
 Hashed = tuple[str, CacheRow, NewObject]
 
@@ -50,7 +52,7 @@ def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> 
         cache = store.stat_cache()
         if listing.by_git and cache.index is not None and cache.index[1] == options.max_file_bytes:
             check = Check(index_path(store.path), cache.index[0], root, home)
-        known, checked = _known(root, cache, check, options.max_file_bytes)  # while git lists
+        known, in_python = _known(root, cache, check, options.max_file_bytes)  # while git lists
     except BaseException:
         listing.abandon()
         if check is not None:
@@ -83,7 +85,7 @@ def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> 
     else:
         tree_id, trees = cache.tree, {}
     new = StatCache(tree_id, files, cache.base, cache.index, cache.base_id, unsure)
-    if listing.by_git and (not checked or len(unsure) > max(REBASE_FROM, len(files) // 16)):
+    if listing.by_git and (in_python is None or in_python > max(REBASE_FROM, len(files) // 16)):
         new = _rebased(store, new, started, options)
     if tree_id == cache.tree and new.base is cache.base and files == cache.files:
         return tree_id  # nothing to save: a turn that changes nothing costs nothing
@@ -95,16 +97,17 @@ def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> 
     return tree_id
 
 
-def _known(root: Path, cache: StatCache, check: Check | None, limit: int) -> tuple[Known, bool]:
-    """The cache's rows checked against the disk, and whether git's stat compare did most of it."""
+def _known(root: Path, cache: StatCache, check: Check | None, limit: int) -> tuple[Known, int | None]:
+    """The cache's rows checked against the disk, and how many of them Python checked after git's
+    stat compare (None: git did not check them)."""
     named = check.result() if check is not None else None
     if named is None:
-        return Known(root, cache.files, limit), False
+        return Known(root, cache.files, limit), None
     suspects = named.intersection(cache.files)
     suspects.update(cache.unsure)
     known = Known(root, {rel: cache.files[rel] for rel in suspects}, limit)
     known.trust(cache.files.keys() - suspects)
-    return known, True
+    return known, len(suspects)
 
 
 def _rebased(store: ObjectStore, cache: StatCache, started: int, options: RewindOptions) -> StatCache:
