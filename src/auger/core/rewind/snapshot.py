@@ -47,24 +47,7 @@ def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> 
     """Snapshot `root` into `store`; returns the root tree id."""
     started = time.time_ns()
     listing = Listing(root, home)
-    check: Check | None = None
-    try:
-        cache = store.stat_cache()
-        if listing.by_git and cache.index is not None and cache.index[1] == options.max_file_bytes:
-            check = Check(index_path(store.path), cache.index[0], root, home)
-        known, in_python = _known(root, cache, check, options.max_file_bytes)  # while git lists
-    except BaseException:
-        listing.abandon()
-        if check is not None:
-            check.abandon()
-        raise
-    paths = listing.result(limit=options.max_files)
-    if len(paths) > options.max_files:
-        raise TooManyFiles(
-            f"{root} has more than [rewind] max_files = {options.max_files} files, so its turns are not"
-            " snapshotted.",
-            hint="Add a .gitignore for generated files, or raise [rewind] max_files.",
-        )
+    cache, paths, known, in_python = _look(store, root, home, options, listing)
     seen, todo = known.split(paths)
     files = dict(cache.files)
     for rel in files.keys() - seen:
@@ -97,10 +80,39 @@ def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> 
     return tree_id
 
 
-def _known(root: Path, cache: StatCache, check: Check | None, limit: int) -> tuple[Known, int | None]:
-    """The cache's rows checked against the disk, and how many of them Python checked after git's
-    stat compare (None: git did not check them)."""
-    named = check.result() if check is not None else None
+def _look(
+    store: ObjectStore, root: Path, home: Path, options: RewindOptions, listing: Listing
+) -> tuple[StatCache, list[str], Known, int | None]:
+    """The stat cache, the listed paths, the cache's rows checked against the disk, and how many
+    of them Python checked after git's stat compare (None: git did not check them)."""
+    check: Check | None = None
+    try:
+        cache = store.stat_cache()
+        if listing.by_git and cache.index is not None and cache.index[1] == options.max_file_bytes:
+            check = Check(index_path(store.path), cache.index[0], root, home)  # git stats, in C
+        known = Known(root, cache.files, options.max_file_bytes) if check is None else None
+        paths = listing.result(limit=options.max_files)  # read first: a full pipe would stall git
+        if len(paths) > options.max_files:
+            raise TooManyFiles(
+                f"{root} has more than [rewind] max_files = {options.max_files} files, so its turns are"
+                " not snapshotted.",
+                hint="Add a .gitignore for generated files, or raise [rewind] max_files.",
+            )
+        if known is not None:
+            return cache, paths, known, None
+        assert check is not None
+        return (cache, paths, *_checked(root, cache, check, options.max_file_bytes))
+    except BaseException:
+        listing.abandon()
+        if check is not None:
+            check.abandon()
+        raise
+
+
+def _checked(root: Path, cache: StatCache, check: Check, limit: int) -> tuple[Known, int | None]:
+    """The cache's rows checked against the disk after git's stat compare, and how many of them
+    Python checked again (None: git gave no answer, Python checked them all)."""
+    named = check.result()
     if named is None:
         return Known(root, cache.files, limit), None
     suspects = named.intersection(cache.files)
