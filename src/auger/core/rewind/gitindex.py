@@ -33,6 +33,7 @@ import logging
 import os
 import struct
 import subprocess
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -85,7 +86,7 @@ def write(path: Path, files: Mapping[str, CacheRow], started: int) -> str:
         parts.append(entry + name + PADDING[len(name) % 8])
     data = b"".join(parts)
     digest = hashlib.sha1(data).digest()
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")  # one per writer
     with open(tmp, "wb") as handle:
         handle.write(data + digest)
     os.utime(tmp, ns=(0, 0))  # no entry is ever "racily clean" to git (see the module doc)
