@@ -67,6 +67,7 @@ def test_a_same_size_write_in_the_snapshots_tick_is_seen_by_the_next_snapshot(
     assert was_racy == 1 and old_id == object_id("blob", b"value = A\n")
     # had B landed in the tick that stamped A, its stat would be the one the cache holds for A
     cache.files[REL] = (mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, old_id, was_racy)
+    cache.unsure.add(REL)
     with store.transaction() as cur:
         store.save_cache(cur, cache)
     second = snap(store, root, tmp_path)

@@ -1,10 +1,10 @@
 """Which files a snapshot must read: the stat cache against the files on disk.
 
 A file whose stat (mode, size, mtime, ctime, inode) is as the cache has it, and that was not
-racy when it was hashed, is not read again. `check_known` does the lstat and the comparison for
-every path the cache knows, while `git ls-files` lists the project in its own process (two
-processes, two cores: a later snapshot costs about the longer of the two, not their sum);
-`split` then sorts the listing, with an lstat only for paths the cache did not know.
+racy when it was hashed, is not read again. `Known` does the lstat and the comparison for every
+path the cache knows (or, when `auger.core.rewind.gitindex` ran that compare in git, for the paths
+git named and the rows it could not vouch for), while `git ls-files` lists the project in its own
+process; `split` then sorts the listing, with an lstat only for paths the cache did not know.
 
 Racily clean files (git's term): the kernel stamps a file's mtime and ctime with a clock that
 moves in ticks, so a write in the same tick as the snapshot read the file leaves its stat as
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from auger.core.rewind.objects import CacheRow
@@ -57,7 +58,7 @@ class Known:
     """The paths of the stat cache, checked against the disk: `clean` ones need no reading,
     `dirty` ones (with their stat and mode) must be hashed if they are still listed."""
 
-    def __init__(self, root: Path, cache: dict[str, CacheRow], limit: int) -> None:
+    def __init__(self, root: Path, cache: Mapping[str, CacheRow], limit: int) -> None:
         self.prefix, self.limit = os.path.join(root, ""), limit
         self.clean: set[str] = set()
         self.dirty: dict[str, Todo] = {}
@@ -84,6 +85,10 @@ class Known:
             elif (todo := self._todo(rel, st)) is not None:
                 self.dirty[rel] = todo
 
+    def trust(self, paths: Iterable[str]) -> None:
+        """Take `paths` as clean without a stat (`auger.core.rewind.gitindex` checked them)."""
+        self.clean.update(paths)
+
     def stat(self, rel: str) -> Todo | None:
         """`rel`'s stat and mode; None when it is gone, too large, or not a file or symlink."""
         try:
@@ -98,16 +103,14 @@ class Known:
             return None
         return rel, st, mode
 
-    def split(self, paths: list[str]) -> tuple[list[str], list[Todo]]:
+    def split(self, paths: list[str]) -> tuple[set[str], list[Todo]]:
         """The listed `paths` as (clean ones, ones to hash); paths that are gone, too large or
         not files or symlinks are in neither."""
-        clean, dirty = self.clean, self.dirty
-        seen = [rel for rel in paths if rel in clean]
+        listed = set(paths)
+        seen = listed & self.clean
         todo: list[Todo] = []
-        for rel in paths:
-            if rel in clean:
-                continue
-            item = dirty.get(rel) or self.stat(rel)
+        for rel in listed - seen:
+            item = self.dirty.get(rel) or self.stat(rel)
             if item is not None:
                 todo.append(item)
         return seen, todo

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auger.core.rewind import records, trees
+from auger.core.rewind.gitindex import index_path
 from auger.core.rewind.objects import ObjectStore, store_lock
 from auger.core.rewind.options import snapshots_dir
 from auger.errors import RewindError
@@ -47,9 +48,9 @@ def collect(home: Path, db: records.Db) -> Swept:
             except RewindError as exc:  # a damaged store is left for the user to look at
                 log.warning("snapshot store not swept: %s", exc)
                 continue
-            for suffix in ("", "-wal", "-shm"):
+            for gone in (*(Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm")), index_path(path)):
                 with contextlib.suppress(FileNotFoundError):
-                    Path(f"{path}{suffix}").unlink()
+                    gone.unlink()
             stores += 1
     return Swept(objects, stores)
 

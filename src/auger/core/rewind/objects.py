@@ -7,9 +7,12 @@
   are stored once, whichever turn, thread or path they belong to;
 * `meta` — the project root it belongs to, and the stat cache: per path the mode, size, mtime,
   ctime and inode seen when it was last hashed, so a snapshot reads only files whose stat changed
-  (git's index does the same); one marshal'd value, read and written whole (a few ms for 5,000
-  files, where 5,000 rows cost ten times that), and a random stamp saved with it: a process
-  keeps the cache it last read or saved and reads it again only when the stamp moved.
+  (git's index does the same). It is kept as a base (one marshal'd value: a few ms for 5,000
+  files, where 5,000 rows cost ten times that), written again only now and then, and the rows
+  that differ from it (`stat_top`, with the snapshot they describe), written by every snapshot
+  that changed something; the base's git index (`auger.core.rewind.gitindex`) is named by its id
+  in the base. A random stamp is saved with every change: a process keeps the cache it last read
+  or saved and reads it again only when the stamp moved.
 
 Nothing here touches the project's own `.git`. Writers take `store_lock(path)` shared (snapshots
 in several processes may run at once; SQLite serialises their writes); garbage collection takes it
@@ -26,7 +29,7 @@ import os
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from auger.core.sqlite_write import immediate
@@ -37,7 +40,9 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS objects (id TEXT PRIMARY KEY, size INTEGER NOT NULL, data BLOB NOT NULL);
 """
-STAT_CACHE = "stat_cache"
+STAT_BASE = "stat_base"  # marshal'd (base id, index, rows)
+STAT_BASE_ID = "stat_base_id"  # the base's random id, read without the rows
+STAT_TOP = "stat_top"  # marshal'd (tree, base id, rows that differ from the base, paths not in it)
 STAT_STAMP = "stat_cache_stamp"  # new random bytes with every save of the stat cache
 
 
@@ -54,12 +59,34 @@ def object_id(kind: str, data: bytes) -> str:
 CacheRow = tuple[str, int, int, int, int, str, int]
 
 
+Index = tuple[str, int]  # a git index's id and the [rewind] max_file_mb (bytes) it was written under
+
+
 @dataclass
 class StatCache:
-    """The stat cache and the snapshot it describes (`tree`: the root tree id of exactly these files)."""
+    """The stat cache and the snapshot it describes (`tree`: the root tree id of exactly these files).
+
+    `base` (never changed in place) is the rows last written whole, `index` the id of the git
+    index written for exactly them; `files` differs from `base` only in the paths of `unsure`
+    (whoever changes a row of `files` adds its path there).
+    """
 
     tree: str | None
     files: dict[str, CacheRow]
+    base: dict[str, CacheRow] = field(default_factory=dict)
+    index: Index | None = None
+    base_id: bytes = b""
+    unsure: set[str] = field(default_factory=set)
+
+    def top(self) -> tuple[dict[str, CacheRow], list[str]]:
+        """The rows that differ from the base, and the base's paths no longer in `files`."""
+        files = self.files
+        changed = {rel: files[rel] for rel in self.unsure if rel in files}
+        return changed, list(self.base.keys() - files.keys())
+
+    def rebased(self, index: Index | None) -> StatCache:
+        """These files as a new base, described by the git index `index`."""
+        return StatCache(self.tree, self.files, self.files, index)
 
 
 @dataclass(frozen=True)
@@ -182,27 +209,26 @@ class ObjectStore:
         return total
 
     def stat_cache(self) -> StatCache:
-        """The stat cache (a copy: the caller may change it)."""
+        """The stat cache (`files` is a copy: the caller may change it)."""
         key = str(self.path)
         stamp = self.conn.execute("SELECT value FROM meta WHERE key = ?", (STAT_STAMP,)).fetchone()
         held = _recent.get(key)
         if held is not None and stamp is not None and held[0] == stamp[0]:
-            tree, files = held[1].tree, held[1].files
+            cache = held[1]
         else:
-            rows = dict(
-                self.conn.execute("SELECT key, value FROM meta WHERE key IN (?, ?)", (STAT_CACHE, STAT_STAMP))
-            )
+            keys = (STAT_BASE, STAT_TOP, STAT_STAMP)
+            rows = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN (?, ?, ?)", keys))
             try:
-                tree, files = marshal.loads(rows[STAT_CACHE]) if STAT_CACHE in rows else (None, {})
+                cache = _loads(rows.get(STAT_BASE), rows.get(STAT_TOP))
             except (EOFError, ValueError, TypeError):  # damaged: it is a cache, start over
                 return StatCache(None, {})
-            if not isinstance(files, dict):
-                return StatCache(None, {})
             if STAT_STAMP in rows:
-                _recent[key] = (rows[STAT_STAMP], StatCache(tree, files))
-        if tree is not None and tree not in self.existing([tree]):
+                _recent[key] = (rows[STAT_STAMP], cache)
+        if cache.tree is not None and cache.tree not in self.existing([cache.tree]):
             return StatCache(None, {})
-        return StatCache(tree, dict(files))
+        return StatCache(
+            cache.tree, dict(cache.files), cache.base, cache.index, cache.base_id, set(cache.unsure)
+        )
 
     # -- writing ---------------------------------------------------------------------------
     def add(self, cur: sqlite3.Cursor, objects: Iterable[NewObject]) -> None:
@@ -212,14 +238,39 @@ class ObjectStore:
         )
 
     def save_cache(self, cur: sqlite3.Cursor, cache: StatCache) -> None:
-        data, stamp = marshal.dumps((cache.tree, cache.files)), os.urandom(16)
-        cur.executemany(
-            "INSERT OR REPLACE INTO meta VALUES (?, ?)", [(STAT_CACHE, data), (STAT_STAMP, stamp)]
-        )
-        _recent[str(self.path)] = (
-            stamp,
-            StatCache(cache.tree, dict(cache.files)),
-        )  # a rollback: stamps differ
+        """Save `cache`: its rows that differ from its base, and the base itself when it is new or
+        another process saved another one since (a few rows, not the whole cache, most times)."""
+        base_id = cache.base_id
+        saved = cur.execute("SELECT value FROM meta WHERE key = ?", (STAT_BASE_ID,)).fetchone()
+        values = []
+        if not base_id or saved is None or saved[0] != base_id:
+            base_id = os.urandom(16)
+            values += [
+                (STAT_BASE, marshal.dumps((base_id, cache.index, cache.base))),
+                (STAT_BASE_ID, base_id),
+            ]
+        changed, removed = cache.top()
+        stamp = os.urandom(16)
+        values += [(STAT_TOP, marshal.dumps((cache.tree, base_id, changed, removed))), (STAT_STAMP, stamp)]
+        cur.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values)
+        cur.execute("DELETE FROM meta WHERE key = 'stat_cache'")  # the whole-cache row of earlier versions
+        held = StatCache(cache.tree, dict(cache.files), cache.base, cache.index, base_id, set(changed))
+        _recent[str(self.path)] = (stamp, held)  # a rollback: stamps differ
+
+
+def _loads(base_data: bytes | None, top_data: bytes | None) -> StatCache:
+    """The stat cache from its two rows; an empty one when they are missing or do not match."""
+    if base_data is None or top_data is None:
+        return StatCache(None, {})
+    base_id, index, base = marshal.loads(base_data)
+    tree, top_base, changed, removed = marshal.loads(top_data)
+    if top_base != base_id or not isinstance(base, dict) or not isinstance(changed, dict):
+        return StatCache(None, {})
+    files = dict(base)
+    files.update(changed)
+    for rel in removed:
+        files.pop(rel, None)
+    return StatCache(tree, files, base, tuple(index) if index else None, base_id, set(changed))
 
 
 def pack(kind: str, data: bytes) -> NewObject:

@@ -57,13 +57,18 @@ class Listing:
             self.proc = subprocess.Popen(
                 ["git", "ls-files", "-z", "--others", "--exclude-standard", *excludes],
                 cwd=root,
-                env=git_env(_empty_git_dir(home), root),
+                env=git_env(empty_git_dir(home), root),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=self._err,
             )
         except FileNotFoundError:  # no git program
             log.warning("git not found: snapshots of %s ignore .gitignore", root)
+
+    @property
+    def by_git(self) -> bool:
+        """Whether git lists the project (there is a `git` program)."""
+        return self.proc is not None
 
     def abandon(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -122,7 +127,11 @@ def _paths(out: bytes) -> list[str]:
                 names.append(raw.decode("utf-8"))
             except UnicodeDecodeError:
                 log.warning("not snapshotted (name is not UTF-8): %r", raw)
-    return [n for n in names if n and not n.endswith("/")]
+    if names and not names[-1]:
+        names.pop()  # after the last NUL
+    if "" in names or b"/\0" in out:
+        return [n for n in names if n and not n.endswith("/")]
+    return names
 
 
 def _virtualenvs(root: Path) -> list[str]:
@@ -145,7 +154,7 @@ def _inside(root: Path, home: Path) -> list[str]:
     return [f"/{rel.as_posix()}/"] if rel.parts else []
 
 
-def _empty_git_dir(home: Path) -> Path:
+def empty_git_dir(home: Path) -> Path:
     """A git folder with nothing in it: `ls-files` needs a repository, and must not use theirs."""
     git_dir = home / "snapshots" / "git-empty"
     if not (git_dir / "HEAD").is_file():
