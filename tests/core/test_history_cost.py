@@ -1,0 +1,113 @@
+"""What a turn costs as the thread grows (issue 16 item 2): work that was O(history) per turn or
+per model call is done once per message — the thread's messages decoded once per process, the
+unsupported-content check and the summarization trigger's token count once per message."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import BaseMessage, HumanMessage
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from auger.core.agent.context import AugerContext
+from auger.core.threads.message_serde import MessageMemoSerializer
+from auger.settings import Settings, load_settings
+from scripted_model import ScriptedChatModel
+
+
+@pytest.fixture
+def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    home, project = tmp_path / "auger-home", tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[providers.local]\nbase_url = "http://127.0.0.1:9/v1"\nmodels = ["small"]\n'
+    )
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return load_settings(cwd=project, env={"AUGER_HOME": str(home), "HOME": str(tmp_path)})
+
+
+class CountingSerializer(MessageMemoSerializer):
+    """Counts the messages really decoded (not answered from the memo)."""
+
+    decoded = 0
+
+    def _memo_hook(self, decode: Callable[[int, bytes], Any]) -> Callable[[int, bytes], Any]:
+        def counting(code: int, data: bytes) -> Any:
+            value = decode(code, data)
+            if isinstance(value, BaseMessage):
+                type(self).decoded += 1
+            return value
+
+        return super()._memo_hook(counting)
+
+
+async def test_a_reloaded_thread_decodes_only_the_messages_it_has_not_met(
+    settings: Settings, tmp_path: Path
+) -> None:
+    from auger.core.agent.graph import create_cli_agent
+    from auger.core.threads.checkpointer import open_checkpointer
+
+    saver, conn = await open_checkpointer(tmp_path / "threads.db")
+    assert isinstance(saver.serde, MessageMemoSerializer)  # what auger runs with
+    saver.serde = CountingSerializer()
+    turns = 8
+    graph = create_cli_agent(
+        settings,
+        model=ScriptedChatModel(script=[f"answer {i}" for i in range(turns + 1)]),
+        checkpointer=saver,
+    )
+    cfg = {"configurable": {"thread_id": "t"}}
+    ctx = AugerContext(mode="yolo")
+    try:
+        for i in range(turns):
+            await graph.ainvoke({"messages": [HumanMessage(f"question {i}")]}, cfg, context=ctx)
+        first = (await graph.aget_state(cfg)).values["messages"]
+        assert len(first) == 2 * turns
+        CountingSerializer.decoded = 0
+        again = (await graph.aget_state(cfg)).values["messages"]
+        assert CountingSerializer.decoded == 0  # without the memo: every message again, each time
+        assert all(a is b for a, b in zip(again, first, strict=True))
+        await graph.ainvoke({"messages": [HumanMessage("one more")]}, cfg, context=ctx)
+        CountingSerializer.decoded = 0
+        grown = (await graph.aget_state(cfg)).values["messages"]
+        assert len(grown) == 2 * turns + 2
+        assert CountingSerializer.decoded <= 2  # the new question and answer at most
+        plain = AsyncSqliteSaver(conn, serde=JsonPlusSerializer())  # the same thread, decoded afresh
+        fresh = (await graph.with_config(checkpointer=plain).aget_state(cfg)).values["messages"]
+        assert [m.model_dump() for m in fresh] == [m.model_dump() for m in grown]
+    finally:
+        await conn.close()
+
+
+def test_the_memo_starts_over_past_its_limit() -> None:
+    serde = MessageMemoSerializer(limit=2_000)
+    for i in range(40):
+        serde.loads_typed(serde.dumps_typed([HumanMessage(f"message {i} " + "x" * 100, id=str(i))]))
+    assert 0 < sum(len(data) for _, data in serde.memo) <= 2_000
+    values = serde.loads_typed(serde.dumps_typed({"s": {1, 2}, "d": {"k": [1]}}))
+    assert values == {"s": {1, 2}, "d": {"k": [1]}} and all(
+        isinstance(m, BaseMessage) for m in serde.memo.values()
+    )
+
+
+def test_the_messages_of_a_delta_snapshot_are_remembered_too() -> None:
+    """A delta channel's snapshot (written every 100 updates) holds the whole message list."""
+    from langgraph.checkpoint.serde.types import _DeltaSnapshot
+
+    CountingSerializer.decoded = 0
+    serde = CountingSerializer()
+    blob = serde.dumps_typed(
+        {"messages": _DeltaSnapshot([HumanMessage(f"m{i}", id=str(i)) for i in range(5)])}
+    )
+    first = serde.loads_typed(blob)["messages"]
+    assert isinstance(first, _DeltaSnapshot) and CountingSerializer.decoded == 5
+    again = serde.loads_typed(blob)["messages"]
+    assert CountingSerializer.decoded == 5 and all(
+        a is b for a, b in zip(again.value, first.value, strict=True)
+    )
+    assert [m.content for m in again.value] == [f"m{i}" for i in range(5)]
