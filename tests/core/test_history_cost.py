@@ -111,3 +111,75 @@ def test_the_messages_of_a_delta_snapshot_are_remembered_too() -> None:
         a is b for a, b in zip(again.value, first.value, strict=True)
     )
     assert [m.content for m in again.value] == [f"m{i}" for i in range(5)]
+
+
+def _request(model: Any, messages: list[Any]) -> Any:
+    from langchain.agents.middleware import ModelRequest
+
+    return ModelRequest(
+        model=model,
+        messages=messages,
+        system_message=None,
+        tool_choice=None,
+        tools=[],
+        response_format=None,
+        state={"messages": messages},
+        runtime=None,  # type: ignore[arg-type]
+    )
+
+
+def test_unsupported_content_converts_only_the_messages_that_are_not_plain_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from deepagents.middleware.unsupported_content import UnsupportedContentMiddleware
+    from langchain_core.messages import ToolMessage
+
+    from auger.core.middleware.model.unsupported_content import TextAwareUnsupportedContent
+
+    model = ScriptedChatModel(script=[])
+    model.profile = {"image_inputs": False, "image_tool_message": False}
+    image = {"type": "image", "base64": "iVBORw0KGgo=", "mime_type": "image/png"}
+    history: list[Any] = []
+    for i in range(100):
+        history += [HumanMessage(f"question {i}"), ToolMessage(f"result {i}", tool_call_id=f"c{i}")]
+    history += [
+        HumanMessage([{"type": "text", "text": "and this"}, image]),
+        ToolMessage([image], tool_call_id="img", additional_kwargs={"read_file_path": "/a.png"}),
+        HumanMessage([{"type": "text", "text": "text blocks only"}, "and a string"]),
+    ]
+    converted: list[Any] = []
+    blocks = BaseMessage.content_blocks
+    monkeypatch.setattr(
+        BaseMessage, "content_blocks", property(lambda m: converted.append(m) or blocks.fget(m))
+    )
+    sdk = UnsupportedContentMiddleware()._filter_request(_request(model, history)).messages
+    assert len(converted) == len(history)  # the SDK: every human and tool message, every call
+    converted.clear()
+    ours = TextAwareUnsupportedContent()
+    assert ours.name == "UnsupportedContentMiddleware"  # takes the SDK's slot
+    shaped = ours._filter_request(_request(model, history)).messages
+    assert converted == history[-3:-1]  # the two with an image only
+    assert [m.model_dump() for m in shaped] == [m.model_dump() for m in sdk]  # the same request
+    assert "does not support image" in str(shaped[-2].content) and shaped[:-3] == history[:-3]
+
+
+def test_the_main_graph_runs_the_text_aware_check_in_the_sdk_slot(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deepagents.middleware.unsupported_content import UnsupportedContentMiddleware
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from auger.core.agent.graph import create_cli_agent
+    from auger.core.middleware.model.unsupported_content import TextAwareUnsupportedContent
+
+    ran: list[type] = []
+    inner = UnsupportedContentMiddleware._filter_request
+    monkeypatch.setattr(
+        UnsupportedContentMiddleware,
+        "_filter_request",
+        lambda self, r: ran.append(type(self)) or inner(self, r),
+    )
+    graph = create_cli_agent(settings, model=ScriptedChatModel(script=["ok"]), checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"messages": [HumanMessage("hi")]}, cfg, context=AugerContext(mode="yolo"))
+    assert ran == [TextAwareUnsupportedContent]  # one check per call, ours
