@@ -183,3 +183,80 @@ def test_the_main_graph_runs_the_text_aware_check_in_the_sdk_slot(
     cfg = {"configurable": {"thread_id": "t"}}
     graph.invoke({"messages": [HumanMessage("hi")]}, cfg, context=AugerContext(mode="yolo"))
     assert ran == [TextAwareUnsupportedContent]  # one check per call, ours
+
+
+def _varied_history(n: int) -> list[Any]:
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    out: list[Any] = []
+    for i in range(n):
+        out.append(HumanMessage(f"question {i} " * (i % 7), name="ann" if i % 5 == 0 else None))
+        out.append(
+            AIMessage(
+                "" if i % 2 else f"thinking {i}",
+                tool_calls=[{"name": "ls", "args": {"path": f"/d{i}"}, "id": f"c{i}"}] if i % 2 else [],
+                response_metadata={"model_provider": "openai"},
+                usage_metadata={"input_tokens": 10 * i, "output_tokens": 5, "total_tokens": 10 * i + 5 + 300}
+                if i % 3 == 0
+                else None,
+            )
+        )
+        if i % 2:
+            out.append(ToolMessage(f"out {i}", tool_call_id=f"c{i}"))
+        if i % 11 == 0:
+            out.append(
+                HumanMessage([{"type": "text", "text": "look"}, {"type": "image_url", "image_url": "u"}])
+            )
+    return out
+
+
+def test_the_token_estimate_is_langchains_with_each_message_counted_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import langchain_core.messages.utils as lc_utils
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+
+    import auger.core.middleware.model.token_count as token_count
+
+    @tool
+    def ls(path: str) -> str:
+        """List a folder."""
+        return path
+
+    tools: list[Any] = [ls, {"name": "raw", "description": "a provider tool", "parameters": {}}]
+    history = _varied_history(120)
+    for cpt in (4.0, 3.3):
+        for scaling in (True, False):
+            ours = token_count.ApproximateTokens(cpt, scaling=scaling)
+            for messages in (history, history[:1], history[50:], []):
+                for with_tools in (None, tools):
+                    expected = lc_utils.count_tokens_approximately(
+                        messages, chars_per_token=cpt, use_usage_metadata_scaling=scaling, tools=with_tools
+                    )
+                    assert ours(messages, tools=with_tools) == expected
+    mixed = [*history, AIMessage("x", response_metadata={"model_provider": "anthropic"})]
+    assert token_count.ApproximateTokens()(mixed) == lc_utils.count_tokens_approximately(
+        mixed, use_usage_metadata_scaling=True
+    )
+    counted: list[Any] = []
+    inner = token_count.count_tokens_approximately
+    monkeypatch.setattr(
+        token_count, "count_tokens_approximately", lambda m, **k: counted.append(m) or inner(m, **k)
+    )
+    counter = token_count.ApproximateTokens()
+    counter(history, tools=tools)
+    assert len(counted) == len(history)
+    counted.clear()
+    grown = [*history, HumanMessage("next"), AIMessage("reply")]
+    counter(grown, tools=tools)
+    assert len(counted) == 2  # only the new messages (was: the whole history, every model call)
+
+
+def test_auto_summarization_counts_with_it() -> None:
+    from auger.core.middleware.model.pre_compact import summarization
+    from auger.core.middleware.model.token_count import ApproximateTokens
+
+    middleware = summarization(ScriptedChatModel(script=[]), None)
+    assert isinstance(middleware.token_counter, ApproximateTokens) and middleware.token_counter.scaling
+    assert middleware._lc_helper._partial_token_counter is middleware.token_counter.unscaled
