@@ -25,7 +25,7 @@ from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.serde.jsonplus import EXT_DELTA_SNAPSHOT, JsonPlusSerializer
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 
-MEMO_BYTES = 64 * 1024 * 1024  # keys held at most, then the memo starts over
+MEMO_BYTES = 16 * 1024 * 1024  # keys held at most (~16k messages), then the memo starts over
 
 
 class MessageMemoSerializer(JsonPlusSerializer):
