@@ -249,7 +249,7 @@ def test_the_token_estimate_is_langchains_with_each_message_counted_once(
     assert len(counted) == len(history)
     counted.clear()
     grown = [*history, HumanMessage("next"), AIMessage("reply")]
-    counter(grown, tools=tools)
+    assert counter(grown, tools=tools) == inner(grown, use_usage_metadata_scaling=True, tools=tools)
     assert len(counted) == 2  # only the new messages (was: the whole history, every model call)
 
 

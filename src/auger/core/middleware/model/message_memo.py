@@ -5,11 +5,14 @@ would otherwise redo the whole history on every step of a turn: O(history) per s
 turn. LangGraph keeps the same message objects in state from step to step, so the result for a
 message object is kept (by identity) for as long as that message is in the requests; what left
 the request is forgotten at the next call. Messages are not changed in place (middleware copies
-them), which is what makes identity a safe key.
+them), which is what makes identity a safe key. The usual request is the last one plus the
+messages of the step since: that case is recognised by identity in one C-level pass
+(`operator.is_` over the old list) and only the new tail is looked at in Python.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,9 +21,26 @@ class MessageMemo:
     def __init__(self, transform: Callable[[Any], Any]) -> None:
         self._transform = transform
         self._kept: dict[int, tuple[Any, Any]] = {}  # id(message) -> (message, its result)
+        self._last: tuple[list[Any], list[Any]] = ([], [])  # the last call's messages and results
 
     def map(self, messages: Sequence[Any]) -> list[Any]:
         """`transform(m)` for each message, computed only for messages not seen at the last call."""
+        before, results = self._last
+        if before and len(messages) >= len(before) and all(map(operator.is_, before, messages)):
+            out = results + [self._one(m) for m in messages[len(before) :]]  # the last request, grown
+        else:
+            out = self._remap(messages)
+        self._last = (list(messages), out)
+        return list(out)
+
+    def _one(self, message: Any) -> Any:
+        hit = self._kept.get(id(message))
+        if hit is None or hit[0] is not message:
+            hit = (message, self._transform(message))
+            self._kept[id(message)] = hit
+        return hit[1]
+
+    def _remap(self, messages: Sequence[Any]) -> list[Any]:
         kept: dict[int, tuple[Any, Any]] = {}
         out: list[Any] = []
         for message in messages:

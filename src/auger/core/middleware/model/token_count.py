@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+import operator
+from collections.abc import Iterable
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -30,6 +31,7 @@ class ApproximateTokens:
         self.scaling = scaling
         self._shares = MessageMemo(lambda m: count_tokens_approximately([m], chars_per_token=chars_per_token))
         self._tools = MessageMemo(_tool_chars)  # tool objects are kept from call to call too
+        self._running = _Running()
         self.unscaled = self if not scaling else ApproximateTokens(chars_per_token, scaling=False)
 
     @classmethod
@@ -53,30 +55,46 @@ class ApproximateTokens:
         shares = self._shares.map(messages)
         if not self.scaling:
             return math.ceil(total + sum(shares))
-        return math.ceil(_scaled(messages, shares, total))
+        run = self._running = self._running.over(messages, shares)
+        total += run.shares  # integer-valued floats: the same sum in any order
+        at_last = total - run.shares + run.at_last  # the estimate up to the last reported usage
+        known = run.provider is not None and run.last_total is not None and not run.mixed
+        if known and len(messages) > 1 and at_last > 0 and run.last_total is not None:
+            total *= min(1.25, max(1.0, run.last_total / at_last))
+        return math.ceil(total)
 
 
-def _scaled(messages: Sequence[BaseMessage], shares: list[int], total: float) -> float:
-    """`total` plus the shares, scaled by the most recent reported usage as langchain does."""
-    provider: str | None = None
-    mixed = False
-    last_total: int | None = None
-    at_last = 0.0
-    for message, share in zip(messages, shares, strict=True):
-        total += share
-        if not isinstance(message, AIMessage):
-            continue
+class _Running:
+    """The sums over a message list that the scaling needs, resumable when the list only grew."""
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+        self.shares = 0.0  # the shares summed
+        self.provider: str | None = None  # the first AI message's provider (as langchain keeps it)
+        self.mixed = False  # AI messages of more than one provider
+        self.last_total: int | None = None  # the most recent reported total
+        self.at_last = 0.0  # the shares summed up to that message
+
+    def over(self, messages: list[Any], shares: list[int]) -> _Running:
+        before = self.messages
+        grown = bool(before) and len(messages) >= len(before) and all(map(operator.is_, before, messages))
+        run = self if grown else _Running()
+        for message, share in zip(messages[len(run.messages) :], shares[len(run.messages) :], strict=True):
+            run.shares += share
+            if isinstance(message, AIMessage):
+                run._note(message)
+        run.messages = messages
+        return run
+
+    def _note(self, message: AIMessage) -> None:
         named = message.response_metadata.get("model_provider")
-        if provider is None:
-            provider = named
-        elif named != provider:
-            mixed = True
+        if self.provider is None:
+            self.provider = named
+        elif named != self.provider:
+            self.mixed = True
         usage = message.usage_metadata
         if usage and isinstance(reported := usage.get("total_tokens"), int):
-            last_total, at_last = reported, total
-    if len(messages) > 1 and not mixed and provider is not None and last_total is not None and at_last > 0:
-        total *= min(1.25, max(1.0, last_total / at_last))
-    return total
+            self.last_total, self.at_last = reported, self.shares
 
 
 def _tool_chars(tool: Any) -> int:
