@@ -251,6 +251,10 @@ def test_the_token_estimate_is_langchains_with_each_message_counted_once(
     grown = [*history, HumanMessage("next"), AIMessage("reply")]
     assert counter(grown, tools=tools) == inner(grown, use_usage_metadata_scaling=True, tools=tools)
     assert len(counted) == 2  # only the new messages (was: the whole history, every model call)
+    counted.clear()
+    reread = [*grown[:-2], *(m.model_copy() for m in grown[-2:]), HumanMessage("a new turn")]  # read back
+    assert counter(reread, tools=tools) == inner(reread, use_usage_metadata_scaling=True, tools=tools)
+    assert len(counted) == 3
 
 
 def test_auto_summarization_counts_with_it() -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import operator
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,7 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.utils.pydantic import model_json_schema
 
-from auger.core.middleware.model.message_memo import MessageMemo
+from auger.core.middleware.model.message_memo import MessageMemo, common_prefix
 
 
 class ApproximateTokens:
@@ -55,46 +54,50 @@ class ApproximateTokens:
         shares = self._shares.map(messages)
         if not self.scaling:
             return math.ceil(total + sum(shares))
-        run = self._running = self._running.over(messages, shares)
-        total += run.shares  # integer-valued floats: the same sum in any order
-        at_last = total - run.shares + run.at_last  # the estimate up to the last reported usage
-        known = run.provider is not None and run.last_total is not None and not run.mixed
-        if known and len(messages) > 1 and at_last > 0 and run.last_total is not None:
-            total *= min(1.25, max(1.0, run.last_total / at_last))
+        shares_sum, provider, mixed, last_total, at_shares = self._running.over(messages, shares)
+        at_last = total + at_shares  # the estimate up to the last reported usage
+        total += shares_sum  # integer-valued floats: the same sum in any order
+        if (
+            len(messages) > 1
+            and not mixed
+            and provider is not None
+            and last_total is not None
+            and at_last > 0
+        ):
+            total *= min(1.25, max(1.0, last_total / at_last))
         return math.ceil(total)
 
 
 class _Running:
-    """The sums over a message list that the scaling needs, resumable when the list only grew."""
+    """The sums over a message list that the scaling needs, after each message: resumable at the
+    prefix a new list shares with the last one."""
 
     def __init__(self) -> None:
         self.messages: list[Any] = []
-        self.shares = 0.0  # the shares summed
-        self.provider: str | None = None  # the first AI message's provider (as langchain keeps it)
-        self.mixed = False  # AI messages of more than one provider
-        self.last_total: int | None = None  # the most recent reported total
-        self.at_last = 0.0  # the shares summed up to that message
+        # after each message: (shares summed, first AI provider, mixed providers, last reported
+        # total, shares summed up to it), as langchain tracks them
+        self.states: list[tuple[float, str | None, bool, int | None, float]] = [(0.0, None, False, None, 0.0)]
 
-    def over(self, messages: list[Any], shares: list[int]) -> _Running:
-        before = self.messages
-        grown = bool(before) and len(messages) >= len(before) and all(map(operator.is_, before, messages))
-        run = self if grown else _Running()
-        for message, share in zip(messages[len(run.messages) :], shares[len(run.messages) :], strict=True):
-            run.shares += share
+    def over(
+        self, messages: list[Any], shares: list[int]
+    ) -> tuple[float, str | None, bool, int | None, float]:
+        keep = common_prefix(self.messages, messages)
+        del self.states[keep + 1 :]
+        total, provider, mixed, last_total, at_last = self.states[-1]
+        for message, share in zip(messages[keep:], shares[keep:], strict=True):
+            total += share
             if isinstance(message, AIMessage):
-                run._note(message)
-        run.messages = messages
-        return run
-
-    def _note(self, message: AIMessage) -> None:
-        named = message.response_metadata.get("model_provider")
-        if self.provider is None:
-            self.provider = named
-        elif named != self.provider:
-            self.mixed = True
-        usage = message.usage_metadata
-        if usage and isinstance(reported := usage.get("total_tokens"), int):
-            self.last_total, self.at_last = reported, self.shares
+                named = message.response_metadata.get("model_provider")
+                if provider is None:
+                    provider = named
+                elif named != provider:
+                    mixed = True
+                usage = message.usage_metadata
+                if usage and isinstance(reported := usage.get("total_tokens"), int):
+                    last_total, at_last = reported, total
+            self.states.append((total, provider, mixed, last_total, at_last))
+        self.messages = messages
+        return self.states[-1]
 
 
 def _tool_chars(tool: Any) -> int:
