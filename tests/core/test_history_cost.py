@@ -214,7 +214,7 @@ def test_the_token_estimate_is_langchains_with_each_message_counted_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import langchain_core.messages.utils as lc_utils
-    from langchain_core.messages import AIMessage
+    from langchain_core.messages import AIMessage, SystemMessage
     from langchain_core.tools import tool
 
     import auger.core.middleware.model.token_count as token_count
@@ -229,7 +229,8 @@ def test_the_token_estimate_is_langchains_with_each_message_counted_once(
     for cpt in (4.0, 3.3):
         for scaling in (True, False):
             ours = token_count.ApproximateTokens(cpt, scaling=scaling)
-            for messages in (history, history[:1], history[50:], []):
+            prompt = SystemMessage("the system prompt")
+            for messages in (history, history[:1], history[50:], [], [prompt, *history], [prompt]):
                 for with_tools in (None, tools):
                     expected = lc_utils.count_tokens_approximately(
                         messages, chars_per_token=cpt, use_usage_metadata_scaling=scaling, tools=with_tools
@@ -255,6 +256,10 @@ def test_the_token_estimate_is_langchains_with_each_message_counted_once(
     reread = [*grown[:-2], *(m.model_copy() for m in grown[-2:]), HumanMessage("a new turn")]  # read back
     assert counter(reread, tools=tools) == inner(reread, use_usage_metadata_scaling=True, tools=tools)
     assert len(counted) == 3
+    counted.clear()
+    prompted = [SystemMessage("the system prompt, rebuilt for each call"), *reread]
+    assert counter(prompted, tools=tools) == inner(prompted, use_usage_metadata_scaling=True, tools=tools)
+    assert len(counted) == 1  # the system message only
 
 
 def test_auto_summarization_counts_with_it() -> None:

@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.utils.pydantic import model_json_schema
 
@@ -51,19 +51,17 @@ class ApproximateTokens:
         total = 0.0
         if tools:
             total += math.ceil(sum(self._tools.map(tools)) / self.chars_per_token)
+        count = len(messages)
+        if messages and isinstance(messages[0], SystemMessage):  # rebuilt for every call: counted apart
+            total += count_tokens_approximately(messages[:1], chars_per_token=self.chars_per_token)
+            messages = messages[1:]
         shares = self._shares.map(messages)
         if not self.scaling:
             return math.ceil(total + sum(shares))
         shares_sum, provider, mixed, last_total, at_shares = self._running.over(messages, shares)
         at_last = total + at_shares  # the estimate up to the last reported usage
         total += shares_sum  # integer-valued floats: the same sum in any order
-        if (
-            len(messages) > 1
-            and not mixed
-            and provider is not None
-            and last_total is not None
-            and at_last > 0
-        ):
+        if count > 1 and not mixed and provider is not None and last_total is not None and at_last > 0:
             total *= min(1.25, max(1.0, last_total / at_last))
         return math.ceil(total)
 
