@@ -29,6 +29,17 @@ def test_each_message_is_transformed_once_while_it_stays() -> None:
     assert memo.map([again, *history[1:]]) == ["A", "B", "C"] and len(seen) == 4
 
 
+def test_a_request_whose_tail_was_read_back_reworks_only_the_tail() -> None:
+    seen: list[Any] = []
+    memo = MessageMemo(lambda m: seen.append(m) or str(m.content))
+    history: list[Any] = [HumanMessage(str(i)) for i in range(50)]
+    assert memo.map(history) == [str(i) for i in range(50)]
+    reread = [*history[:-2], *(m.model_copy() for m in history[-2:]), AIMessage("new")]
+    seen.clear()
+    assert memo.map(reread) == [*(str(i) for i in range(50)), "new"]
+    assert seen == reread[-3:]  # the two read back (new objects) and the new one
+
+
 def test_wire_content_through_the_memo_still_cleans() -> None:
     memo = MessageMemo(wire_message)
     bad = HumanMessage("broken \udcff byte")

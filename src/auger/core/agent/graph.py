@@ -59,6 +59,8 @@ outermost first):
                                  so refused or rejected calls cost nothing.
 12. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
 13. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
+14. TextAwareUnsupportedContent — named "UnsupportedContentMiddleware": the SDK's last slot, the
+                                 same check without converting plain-text messages on each call.
 
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
@@ -280,6 +282,7 @@ def create_cli_agent(
     from auger.core.backends.factory import make_backend
     from auger.core.backends.mounts import with_mounts
     from auger.core.catalog.memory import memory_sources
+    from auger.core.middleware.model.unsupported_content import TextAwareUnsupportedContent
     from auger.core.middleware.tools.rewind import RewindMiddleware
 
     inline_when_untraced()
@@ -311,7 +314,7 @@ def create_cli_agent(
         model=model,
         tools=list(tools),
         system_prompt=SYSTEM_PROMPT,
-        middleware=[*middleware, stack.skills, stack.memory],
+        middleware=[*middleware, stack.skills, stack.memory, TextAwareUnsupportedContent()],
         subagents=subagents,  # type: ignore[arg-type]
         memory=memory_sources(settings),
         backend=backend,

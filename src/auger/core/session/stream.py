@@ -1,4 +1,7 @@
-"""Translate LangGraph stream chunks (`messages` + `updates`, with subgraphs) into IR events.
+"""Translate LangGraph stream chunks (`updates` + `custom`, with subgraphs) into IR events.
+
+The model's tokens come as custom events of `TokenRelay` (in process) or as `messages` chunks
+(a LangGraph server's stream, `auger.remote.langgraph`): both go through `_on_message`.
 
 One `StreamTranslator` per turn. Events from a subagent carry `parent_id`: the id of the
 `task` call that spawned it, matched by subgraph namespace.
@@ -16,6 +19,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Remo
 
 from auger.core import events as ev
 from auger.core.middleware.model.turn_limit import TURN_LIMIT_FLAG
+from auger.core.session.token_relay import TOKEN_EVENT
 
 
 def _text_and_reasoning(msg: AIMessage | AIMessageChunk) -> tuple[str, str]:
@@ -108,7 +112,7 @@ class StreamTranslator:
 
     def _on_custom(self, ns: tuple[str, ...], data: dict[str, Any]) -> Iterator[ev.Event]:
         """Events middleware sends through the stream writer: notices (permission refusals, hook
-        problems) and tool progress (MCP `notifications/progress`)."""
+        problems), tool progress (MCP `notifications/progress`), the model's tokens (TokenRelay)."""
         kind = data.get("auger_event")
         if kind == "notice":
             level: Literal["info", "warning"] = "warning" if data.get("level") == "warning" else "info"
@@ -124,6 +128,8 @@ class StreamTranslator:
             )
         elif kind == "acp_subagent":
             yield from self._on_acp_subagent(data)
+        elif kind == TOKEN_EVENT:  # a model node's chunk (TokenRelay), as the "messages" mode gave it
+            yield from self._on_message(ns, data.get("chunk"), {"langgraph_node": "model"})
 
     def _on_acp_subagent(self, data: dict[str, Any]) -> Iterator[ev.Event]:
         """An event of an ACP agent working on a `task` call (auger.core.agent.acp_subagent),

@@ -172,12 +172,15 @@ class Turn:
         return "turn_limit" if translator.hit_turn_limit else "done"
 
     async def _stream(self, payload: Any) -> None:
+        from auger.core.session.token_relay import TokenRelay
+
         session = self.session
+        config = {**session.config(self.max_turns), "callbacks": [TokenRelay()]}  # the model's tokens
         stream = session.runtime.graph.astream(
             payload,
-            session.config(self.max_turns),
+            config,  # type: ignore[arg-type]
             context=self._context(),
-            stream_mode=["messages", "updates", "custom"],
+            stream_mode=["updates", "custom"],
             subgraphs=True,
             durability="sync",  # each step is on disk before the next starts: kill -9 loses one step at most
         )

@@ -19,6 +19,8 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from auger.core.threads.message_serde import MessageMemoSerializer
+
 
 def version_number(version: str | int | float | None) -> int:
     """The counter of a version in either format (None: 0)."""
@@ -37,5 +39,10 @@ def next_version(current: str | int | float | None) -> str:
 
 
 class CompactSqliteSaver(AsyncSqliteSaver):
+    """Also: messages decoded once per process (`auger.core.threads.message_serde`)."""
+
+    def __init__(self, conn: Any, *, serde: Any = None) -> None:
+        super().__init__(conn, serde=serde if serde is not None else MessageMemoSerializer())
+
     def get_next_version(self, current: Any, channel: None) -> str:  # type: ignore[override]
         return next_version(current)

@@ -19,12 +19,23 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 
 from auger.core.agent.context import AugerContext
+from auger.core.middleware.model.token_count import ApproximateTokens
 from auger.core.safety.hook_runner import HookResult, HookRunner
 
 
 def summarization(model: BaseChatModel, backend: Any) -> Any:
-    """deepagents' summarization middleware for `model`, its summaries written after PreCompact."""
-    return create_summarization_middleware(model, backend, summarizer=PreCompactModel(inner=model))
+    """deepagents' summarization middleware for `model`, its summaries written after PreCompact,
+    its size estimate counting each message once (`auger.core.middleware.model.token_count`)."""
+    counter = ApproximateTokens.for_model(model)
+    middleware = create_summarization_middleware(
+        model, backend, summarizer=PreCompactModel(inner=model), token_counter=counter
+    )
+    # langchain searches the cut-off with the unscaled count when it picks the counter itself;
+    # so does this one (left as it is if the SDK's helper changes shape)
+    helper = getattr(middleware, "_lc_helper", None)
+    if getattr(helper, "_partial_token_counter", None) is counter:
+        helper._partial_token_counter = counter.unscaled  # type: ignore[union-attr]
+    return middleware
 
 
 def _runner() -> tuple[HookRunner, dict[str, Any]] | None:
