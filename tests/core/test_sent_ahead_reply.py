@@ -66,7 +66,9 @@ async def test_a_sent_ahead_reply_lets_the_loop_turn_every_few_milliseconds(
     assert max(gaps) < 0.035, f"the loop went {max(gaps) * 1000:.0f} ms of CPU without a turn"
 
 
-async def test_a_long_streamed_reply_is_merged_as_it_arrives(tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
+async def test_a_long_streamed_reply_is_merged_as_it_arrives(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
     """langchain-core kept every chunk of a call (~2.5 KB each) until it ended: ~6,750 here,
     ~9,000 for a 70 KB reply, whose peak the allocator kept after /clear. Now at most a fold's."""
     counts = itertools.count()

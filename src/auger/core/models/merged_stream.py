@@ -44,7 +44,9 @@ class RunningReply:
     def _fold(self) -> None:
         if not self._pending:
             return
-        head, rest = (self._pending[0], self._pending[1:]) if self._merged is None else (self._merged, self._pending)
+        head, rest = (
+            (self._pending[0], self._pending[1:]) if self._merged is None else (self._merged, self._pending)
+        )
         self._merged = head + rest if rest else head
         self._pending = []
 
@@ -53,7 +55,9 @@ class RunningReply:
         if self._merged is None:
             raise ValueError("No generations found in stream.")
         message = message_chunk_to_message(self._merged.message)
-        return ChatResult(generations=[ChatGeneration(message=message, generation_info=self._merged.generation_info)])
+        return ChatResult(
+            generations=[ChatGeneration(message=message, generation_info=self._merged.generation_info)]
+        )
 
 
 def _metadata(chunk: ChatGenerationChunk) -> dict[str, Any]:
