@@ -11,6 +11,7 @@ partial answer is kept) or fails (one `Error` line; the traceback goes to the lo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 from typing import TYPE_CHECKING, Any
@@ -184,15 +185,18 @@ class Turn:
         )
         self.translator.note_input(payload)
         share = LoopShare()
-        async for ns, mode, data in stream:
-            for event in self.translator.feed(tuple(ns), mode, data):
-                if isinstance(event, ev.Usage) and event.parent_id is None:
-                    session.context_tokens = event.context_tokens or session.context_tokens
-                self.put(event)
-            # The stream hands over what the model call queued without suspending: a turn of the
-            # loop every few ms (a front end in this loop, the TUI's keys, runs), not per chunk, so
-            # this keeps up with the call and LangGraph's queue does not hold the reply's chunks.
-            await share.turn()
+        # closed on the way out: a cancelled `async for` leaves the generator suspended, and its
+        # tasks (the model call) ran on, streaming the rest of the reply, until it was collected
+        async with contextlib.aclosing(stream):
+            async for ns, mode, data in stream:
+                for event in self.translator.feed(tuple(ns), mode, data):
+                    if isinstance(event, ev.Usage) and event.parent_id is None:
+                        session.context_tokens = event.context_tokens or session.context_tokens
+                    self.put(event)
+                # The stream hands over what the model call queued without suspending: a turn of
+                # the loop every few ms (a front end in this loop, the TUI's keys, runs), not per
+                # chunk, so this keeps up with the call and LangGraph's queue holds no backlog.
+                await share.turn()
 
     def _context(self) -> AugerContext:
         session, runtime = self.session, self.session.runtime
