@@ -81,3 +81,48 @@ async def test_a_long_streamed_reply_is_merged_as_it_arrives(
     streamed, kept, seen = await _long_turn(tmp_path, scripted_llm, live_chunks)
     assert streamed == kept == REPLY
     assert 0 < max(seen) <= KEPT_AT_MOST, f"{max(seen)} chunks of the reply were alive at once"  # type: ignore[type-var]
+
+
+def _awaiting(task: asyncio.Task[object]) -> list[str]:
+    """The coroutines `task` is suspended in, outermost first."""
+    names: list[str] = []
+    coro: object = task.get_coro()
+    while coro is not None:
+        names.append(str(getattr(coro, "__qualname__", "")))
+        coro = getattr(coro, "cr_await", None)
+    return names
+
+
+async def test_a_cancel_while_the_turn_yields_stops_the_model_call_before_the_answer_is_saved(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    """Esc lands while the Turn gives the loop its turn between stream items (where a key is
+    handled): the graph's stream was left suspended, not closed, so the model call went on
+    streaming the reply while the Turn saved the partial answer (and until the generator was
+    collected), competing with the TUI for the CPU (~1 s in the profile, 169 of its samples)."""
+    scripted_llm.add({"text": REPLY})
+    session = await open_local(scripted_settings(tmp_path, scripted_llm))
+    seen = {"deltas": 0, "cancelled": False, "streamed_while_saving": 0}
+
+    async def user() -> None:  # presses Esc when the Turn is in its own yield, then watches
+        while True:
+            chains = [_awaiting(task) for task in asyncio.all_tasks()]
+            names = [name for chain in chains for name in chain]
+            yielding = any({"Turn._stream", "LoopShare.turn"} <= set(chain) for chain in chains)
+            if not seen["cancelled"] and seen["deltas"] >= 50 and yielding:
+                seen["cancelled"] = True
+                session.cancel()
+            elif "Turn._cut_short" in names and any(n.endswith("_agenerate_with_cache") for n in names):
+                seen["streamed_while_saving"] += 1
+            await asyncio.sleep(0)
+
+    watcher = asyncio.create_task(user())
+    try:
+        async for event in session.send("go", options(session)):
+            seen["deltas"] += isinstance(event, ev.TextDelta)
+        watcher.cancel()
+        history = await session.messages()
+    finally:
+        await session.aclose()
+    assert seen["cancelled"] and "[interrupted]" in str(history[-1].content)
+    assert not seen["streamed_while_saving"], "the model call streamed on while the answer was saved"
