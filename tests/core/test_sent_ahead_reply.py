@@ -54,7 +54,7 @@ async def test_a_sent_ahead_reply_lets_the_loop_turn_every_few_milliseconds(
 ) -> None:
     """Measured in CPU time of the loop's thread, so a loaded machine does not move it: before,
     each 64 KB socket read was parsed whole (50-60 ms of CPU without a turn here, 200-900 ms
-    wall under load, keys echoing at p95 832 ms); now a turn comes every ~4 ms of work."""
+    wall under load, keys echoing at p95 832 ms); now a turn comes every ~2 ms of work."""
     gc.disable()  # the TUI's gcpolicy keeps full collections out of a reply; this measures the core
     try:
         streamed, kept, ticks = await _long_turn(tmp_path, scripted_llm, time.thread_time)
