@@ -1,12 +1,12 @@
 """Long real-markdown replies in a real terminal (tmux): auger vs a bare Textual app streaming the
 same text into `MarkdownStream`, in the same run.
 
-    python bench/bench_markdown.py [--rounds N] [--only long mixed echo] [--baseline OTHER/bin/auger]
+    python bench/bench_markdown.py [--rounds N] [--only long echo esc mixed] [--baseline OTHER/bin/auger]
 
-`--rounds N`: the long reply N times (each paired with a bare round), echo and mixed N auger
-rounds against one bare round each (the bare app takes minutes). `--baseline` (repeatable)
-measures another build first in `echo` and `mixed` (e.g. main's
-venv against this branch's), so before and after come from the same run on the same load.
+`--rounds N`: the long reply N times (each round: a bare round, then each build), echo, esc and
+mixed N auger rounds per build against one bare round each (the bare app takes minutes).
+`--baseline` (repeatable) measures another build first in every section (e.g. main's venv
+against this branch's), so before and after come from the same run on the same load.
 
 The replies are real files from bench/corpus/ (see SOURCES.md), streamed by the scripted server in
 its usual 8-character chunks:
@@ -20,7 +20,9 @@ its usual 8-character chunks:
 2. `echo`: the same reply while a key is typed every 100 ms (for at most `ECHO_SECONDS`): the
    time until each key shows in the input box (target p95 ≤ 50 ms); the bare app typed at the
    same way first.
-3. `mixed`: 20,000 tokens of mixed markdown (rich's, fastapi's and axios's READMEs: HTML, tables,
+3. `esc`: the same reply, Esc pressed once its first "Preview style" heading is on screen: the
+   time until the turn is over and the TUI idle (target ≤ 0.3 s).
+4. `mixed`: 20,000 tokens of mixed markdown (rich's, fastapi's and axios's READMEs: HTML, tables,
    code, lists) in 16-character chunks (~4 tokens, as bench_tui.py's lorem reply), paced at
    3,000 tok/s; rendered end to end at ≥ 2,000 tok/s. Tokens are the scripted server's count
    (⌈characters / 4⌉ per chunk, what its usage reports); a real tokenizer (o200k_base) counts
@@ -51,6 +53,7 @@ from llm_server import CHUNK_CHARS, ScriptedLLM, _pieces, _tokens  # noqa: E402
 CORPUS = HERE / "corpus"
 END = "Reply complete: 7f3a9c."
 ECHO_SECONDS = 60  # keys are typed for at most this long (or until the reply is done)
+ESC_AFTER = "Preview style"  # a heading ~10 KB into black's CHANGES.md: Esc goes in once it shows
 BARE_MARKDOWN_APP = """
 import asyncio, sys
 from textual.app import App
@@ -138,11 +141,13 @@ def bare_round(env: Env, text_file: Path, n: int, chunk: int = CHUNK_CHARS, rate
         term.kill()
 
 
-def auger_round(env: Env, llm: ScriptedLLM, text: str, n: int, *, clear: bool = True) -> dict[str, float]:
+def auger_round(
+    env: Env, llm: ScriptedLLM, text: str, n: int, *, clear: bool = True, auger: str = AUGER
+) -> dict[str, float]:
     llm.add({"text": text})
     term = Term(f"bench-md-auger-{os.getpid()}-{n}")
     try:
-        term.start(AUGER, env.project, env.env)
+        term.start(auger, env.project, env.env)
         term.wait(ready)
         pid = term.pid()
         before = rss_mb(pid)
@@ -162,25 +167,36 @@ def auger_round(env: Env, llm: ScriptedLLM, text: str, n: int, *, clear: bool = 
         term.kill()
 
 
-def long_reply(env: Env, llm: ScriptedLLM, rounds: int) -> dict[str, object]:
+def long_reply(env: Env, llm: ScriptedLLM, rounds: int, augers: list[str]) -> dict[str, object]:
+    """Each round: the bare app, then each build (`augers`, the last one this branch's)."""
     text = reply_text("black-CHANGES-70k.md")
     text_file = env.tmp / "long.md"
     text_file.write_text(text, encoding="utf-8")
     bare: list[float] = []
-    augers: list[dict[str, float]] = []
+    builds: list[list[dict[str, float]]] = [[] for _ in augers]
     for n in range(rounds):
         bare.append(bare_round(env, text_file, n))
-        augers.append(auger_round(env, llm, text, n))
+        for runs, auger in zip(builds, augers, strict=True):
+            runs.append(auger_round(env, llm, text, n, auger=auger))
+    out: dict[str, object] = {
+        "corpus": "black-CHANGES-70k.md",
+        "chars": len(text),
+        "rounds": rounds,
+        "bare_markdownstream_s": statistics.median(bare),
+    }
+    for index, runs in enumerate(builds):
+        label = "" if index == len(augers) - 1 else f"baseline{index}_"
+        out.update({f"{label}{key}": value for key, value in _long_figures(runs, bare).items()})
+    return out
+
+
+def _long_figures(augers: list[dict[str, float]], bare: list[float]) -> dict[str, object]:
     ratios = [a["seconds"] / b for a, b in zip(augers, bare, strict=True)]
 
     def med(key: str) -> float:
         return statistics.median(a[key] for a in augers)
 
     return {
-        "corpus": "black-CHANGES-70k.md",
-        "chars": len(text),
-        "rounds": rounds,
-        "bare_markdownstream_s": statistics.median(bare),
         "auger_s": med("seconds"),
         "ratio_auger_over_bare": statistics.median(ratios),
         "ratios": " ".join(f"{r:.2f}" for r in ratios),
@@ -280,6 +296,37 @@ def echo(env: Env, llm: ScriptedLLM, augers: list[str], rounds: int = 1) -> dict
     return out
 
 
+def esc_round(env: Env, llm: ScriptedLLM, auger: str) -> float:
+    """Esc once the 70 KB reply shows on screen: seconds until the turn is over and the TUI idle."""
+    text = reply_text("black-CHANGES-70k.md")
+    llm.add({"text": text})
+    term = Term(f"bench-md-esc-{os.getpid()}")
+    try:
+        term.start(auger, env.project, env.env)
+        term.wait(ready)
+        term.type_line("show me the changelog")
+        term.wait(lambda s: ESC_AFTER in s and not idle(s), pause=0.02)
+        t0 = time.perf_counter()
+        term.keys("Escape")
+        t1, screen = term.wait(idle, 60, pause=0.01)
+        if end_shown(screen):
+            raise RuntimeError("the reply ended before Esc was pressed: nothing was measured")
+        return t1 - t0
+    finally:
+        term.kill()
+
+
+def esc(env: Env, llm: ScriptedLLM, augers: list[str], rounds: int) -> dict[str, object]:
+    """Esc while the 70 KB reply streams, `rounds` times per build: median and worst."""
+    out: dict[str, object] = {"corpus": "black-CHANGES-70k.md", "rounds": rounds}
+    for index, auger in enumerate(augers):
+        label = "" if index == len(augers) - 1 else f"baseline{index}_"
+        took = sorted(esc_round(env, llm, auger) for _ in range(rounds))
+        out[f"{label}esc_median_s"] = statistics.median(took)
+        out[f"{label}esc_max_s"] = took[-1]
+    return out
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of process `pid` so far (load on the machine barely changes it)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -337,25 +384,25 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--tokens", type=int, default=20_000)
     ap.add_argument("--rate", type=float, default=3_000)
-    ap.add_argument("--only", nargs="+", choices=("long", "echo", "mixed"), default=["long", "echo", "mixed"])
-    ap.add_argument(
-        "--baseline", action="append", default=[], help="another build's auger to measure first (mixed, echo)"
-    )
+    sections = ("long", "echo", "esc", "mixed")
+    ap.add_argument("--only", nargs="+", choices=sections, default=list(sections))
+    ap.add_argument("--baseline", action="append", default=[], help="another build's auger to measure first")
     args = ap.parse_args()
     results: dict[str, dict[str, object]] = {}
     with ScriptedLLM() as llm:
         env = Env(llm)
-        for name, section in (("long", "long_reply"), ("echo", "echo"), ("mixed", "mixed")):
+        builds = [*args.baseline, AUGER]
+        for name, section in (("long", "long_reply"), ("echo", "echo"), ("esc", "esc"), ("mixed", "mixed")):
             if name not in args.only:
                 continue
             if name == "long":
-                results[section] = long_reply(env, llm, args.rounds)
+                results[section] = long_reply(env, llm, args.rounds, builds)
             elif name == "echo":
-                results[section] = echo(env, llm, [*args.baseline, AUGER], args.rounds)
+                results[section] = echo(env, llm, builds, args.rounds)
+            elif name == "esc":
+                results[section] = esc(env, llm, builds, args.rounds)
             else:
-                results[section] = mixed(
-                    env, llm, args.tokens, args.rate, [*args.baseline, AUGER], rounds=args.rounds
-                )
+                results[section] = mixed(env, llm, args.tokens, args.rate, builds, rounds=args.rounds)
             show(section, results[section])
     print("targets:")
     for check, ok in checks(results).items():
@@ -383,6 +430,8 @@ def checks(results: dict[str, dict[str, object]]) -> dict[str, bool]:
         out["RSS after /clear within 20 MB"] = figure("long_reply", "rss_after_clear_over_start_mb") <= 20
     if "echo" in results and "echo_p95_ms" in results["echo"]:
         out["key echo p95 ≤ 50 ms"] = figure("echo", "echo_p95_ms") <= 50
+    if "esc" in results:
+        out["Esc ends the turn within 0.3 s"] = figure("esc", "esc_max_s") <= 0.3
     if "mixed" in results:
         out["mixed 20k tokens ≥ 2000 tok/s"] = figure("mixed", "rendered_tok_per_s") >= 2000
     return out

@@ -41,6 +41,9 @@ Faults (for the turn-fault tests; each works on both wire formats):
     ``200`` and the SSE headers, then silence until the client disconnects.
 ``"stall": true``
     The scripted deltas (e.g. half a reply), then silence until the client disconnects.
+``"at_once": true``
+    The whole streamed body in one write, as a fast model's reply is when the client reads it
+    late (a sent-ahead backlog): one socket read on the client returns as much as it can hold.
 ``"keepalive": s``
     After the headers, an SSE comment (``: keep-alive``) every ``keepalive_every`` seconds
     (default 0.5) for ``s`` seconds — a slow server processing the prompt — then the answer.
@@ -71,6 +74,7 @@ In-process: ``with ScriptedLLM(script=[...]) as llm: llm.base_url; llm.requests;
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import select
 import socket
@@ -98,7 +102,7 @@ WORDS_PER_CHUNK = 4
 KNOWN_KEYS = {
     "text", "reasoning", "tool_calls", "text_tokens", "rate", "error", "message", "retry_after",
     "garbage", "delay", "hang", "repeat", "finish_reason", "prompt_tokens", "when", "exhausted",
-    "cut", "stall", "keepalive", "keepalive_every", "chunk_chars",
+    "cut", "stall", "keepalive", "keepalive_every", "chunk_chars", "at_once",
 }
 # fmt: on
 WHEN_KEYS = {"model", "last_user_contains", "system_contains"}
@@ -355,14 +359,19 @@ class Handler(BaseHTTPRequestHandler):
             self._wait_for_disconnect()
             self.close_connection = True
             return None
+        wire, self.wfile = self.wfile, (io.BytesIO() if resp.get("at_once") else self.wfile)
         try:
             if route == "/v1/messages":
                 calls = _tool_calls(resp)
                 anthropic_wire.answer(self, body, resp, calls, _usage(resp, calls, len(raw)))
             else:
                 self._answer(body, resp, len(raw))
+            if self.wfile is not wire:  # `at_once`: the whole answer, headers included, in one write
+                wire.write(self.wfile.getvalue())
         except (ConnectionError, OSError):  # the client went away mid-answer
             self.close_connection = True
+        finally:
+            self.wfile = wire
         return None
 
     # ---- answering --------------------------------------------------------------------

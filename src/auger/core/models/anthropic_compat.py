@@ -2,7 +2,8 @@
 
 langchain-anthropic builds its own httpx2 client and takes none from outside; this subclass
 builds the async client (what auger calls) on `auger.core.models.provider_http.TimeoutClient`.
-Imported only when an Anthropic model is used.
+Its streamed replies merge as they arrive (auger.core.models.merged_stream). Imported only
+when an Anthropic model is used.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import anthropic
 from langchain_anthropic import ChatAnthropic
 from pydantic import Field
 
+from auger.core.models.merged_stream import MergedStream
 from auger.core.models.provider_http import RequestTimeout, TimeoutClient
 
 
@@ -22,7 +24,7 @@ class AnthropicRequestTimeout(RequestTimeout, anthropic.AnthropicError):
     exception its HTTP client raises, but not its own `AnthropicError`s."""
 
 
-class ChatAnthropicTimed(ChatAnthropic):
+class ChatAnthropicTimed(MergedStream, ChatAnthropic):
     auger_timeout: tuple[str, float, str] = Field(exclude=True)
     """(provider name, seconds, the setting that set them) for `TimeoutClient`."""
 

@@ -106,14 +106,21 @@ def _reply(response: Any) -> AIMessage | None:
     return next((m for m in getattr(inner, "result", []) if isinstance(m, AIMessage)), None)
 
 
-def watch(model: Any) -> tuple[Any, StreamedToolCalls]:
-    """A copy of `model` (sharing its clients) whose calls report their chunks to the collector."""
+def watch(model: Any, *, share_loop: bool = False) -> tuple[Any, StreamedToolCalls]:
+    """A copy of `model` (sharing its clients) whose calls report their chunks to the collector;
+    `share_loop` (an async call): and give the event loop turns while they stream
+    (auger.core.models.loop_share)."""
     streamed = StreamedToolCalls()
     if not isinstance(model, BaseChatModel):
         return model, streamed
     callbacks = model.callbacks
     handlers = list(callbacks) if isinstance(callbacks, list) else list(getattr(callbacks, "handlers", []))
-    return model.model_copy(update={"callbacks": [*handlers, streamed]}), streamed
+    handlers.append(streamed)
+    if share_loop:
+        from auger.core.models.loop_share import YieldingStream
+
+        handlers.append(YieldingStream())
+    return model.model_copy(update={"callbacks": handlers}), streamed
 
 
 def ensure_complete(response: Any, streamed: StreamedToolCalls, spec: str | None) -> Any:

@@ -3,6 +3,8 @@
 Those servers stream the model's reasoning as `delta.reasoning_content` (or `delta.reasoning`),
 which langchain-openai drops; keep it in `additional_kwargs["reasoning_content"]` so the session
 can show it. Imported only when such a provider is used.
+
+Both classes merge a streamed reply as it arrives (auger.core.models.merged_stream).
 """
 
 from __future__ import annotations
@@ -12,8 +14,14 @@ from typing import Any
 from langchain_core.outputs import ChatGenerationChunk
 from langchain_openai import ChatOpenAI
 
+from auger.core.models.merged_stream import MergedStream
 
-class ChatOpenAICompatible(ChatOpenAI):
+
+class ChatOpenAIStreamed(MergedStream, ChatOpenAI):
+    """ChatOpenAI (OpenAI itself) with its streamed replies merged as they arrive."""
+
+
+class ChatOpenAICompatible(ChatOpenAIStreamed):
     def _convert_chunk_to_generation_chunk(
         self, chunk: dict[str, Any], default_chunk_class: type, base_generation_info: dict[str, Any] | None
     ) -> ChatGenerationChunk | None:

@@ -49,7 +49,7 @@ def _openai(ms: ModelSpec, params: dict[str, Any], env: Mapping[str, str], timeo
     if ms.base_url is not None:
         from auger.core.models.openai_compat import ChatOpenAICompatible as cls
     else:
-        from langchain_openai import ChatOpenAI as cls
+        from auger.core.models.openai_compat import ChatOpenAIStreamed as cls
 
     api_key = env.get(ms.api_key_env) if ms.api_key_env else None
     extra: dict[str, Any] = {}

@@ -11,12 +11,14 @@ partial answer is kept) or fails (one `Error` line; the traceback goes to the lo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 from typing import TYPE_CHECKING, Any
 
 from auger.core import events as ev
 from auger.core.agent.context import MODES, AugerContext
+from auger.core.models.loop_share import LoopShare
 from auger.core.models.provider_errors import describe_error
 from auger.core.rewind.recorder import TurnRecorder, finish_turn, turn_recorder
 from auger.core.safety.redaction import StreamRedactor
@@ -185,14 +187,19 @@ class Turn:
             durability="sync",  # each step is on disk before the next starts: kill -9 loses one step at most
         )
         self.translator.note_input(payload)
-        async for ns, mode, data in stream:
-            for event in self.translator.feed(tuple(ns), mode, data):
-                if isinstance(event, ev.Usage) and event.parent_id is None:
-                    session.context_tokens = event.context_tokens or session.context_tokens
-                self.put(event)
-            # One socket read can hold hundreds of chunks, which the stream hands over without
-            # suspending: yield, so a front end in this event loop (the TUI's keys) runs between them.
-            await asyncio.sleep(0)
+        share = LoopShare()
+        # closed on the way out: a cancelled `async for` leaves the generator suspended, and its
+        # tasks (the model call) ran on, streaming the rest of the reply, until it was collected
+        async with contextlib.aclosing(stream):
+            async for ns, mode, data in stream:
+                for event in self.translator.feed(tuple(ns), mode, data):
+                    if isinstance(event, ev.Usage) and event.parent_id is None:
+                        session.context_tokens = event.context_tokens or session.context_tokens
+                    self.put(event)
+                # The stream hands over what the model call queued without suspending: a turn of
+                # the loop every few ms (a front end in this loop, the TUI's keys, runs), not per
+                # chunk, so this keeps up with the call and LangGraph's queue holds no backlog.
+                await share.turn()
 
     def _context(self) -> AugerContext:
         session, runtime = self.session, self.session.runtime

@@ -80,9 +80,11 @@ class ConfigurableModelMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             self._cache[key] = self._factory(spec, params)
         return self._cache[key], spec
 
-    def _prepare(self, request: ModelRequest) -> tuple[ModelRequest, str | None, StreamedToolCalls]:
+    def _prepare(
+        self, request: ModelRequest, *, share_loop: bool = False
+    ) -> tuple[ModelRequest, str | None, StreamedToolCalls]:
         model, spec = self.model_for(request)
-        watched, streamed = watch(model if model is not None else request.model)
+        watched, streamed = watch(model if model is not None else request.model, share_loop=share_loop)
         return request.override(model=watched), spec, streamed
 
     def wrap_model_call(
@@ -95,6 +97,6 @@ class ConfigurableModelMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelResponse:
-        call, spec, streamed = self._prepare(request)
+        call, spec, streamed = self._prepare(request, share_loop=True)
         response = ensure_complete(await handler(call), streamed, spec)
         return tag_response(response, spec)  # type: ignore[no-any-return]
