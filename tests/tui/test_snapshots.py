@@ -23,9 +23,9 @@ TOKENS = 4000
 @pytest.fixture
 def still(monkeypatch: pytest.MonkeyPatch) -> None:
     """No clock and no random ids on screen."""
-    import auger.core.session.session as session_mod
     from textual.widgets import Input
 
+    import auger.core.session.session as session_mod
     from auger.tui import format as fmt
     from auger.tui.widgets import status
 
