@@ -42,6 +42,7 @@ from llm_server import ScriptedLLM  # noqa: E402
 
 AUGER = str(Path(sys.executable).with_name("auger"))
 TARGETS = {"first": 1000.0, "later": 50.0, "rewind": 200.0}
+FIRSTS = 3
 WORDS = [
     "def",
     "class",
@@ -105,15 +106,18 @@ def engine(tmp: Path, count: int, runs: int) -> bool:
     home.mkdir()
     generate(root, count)
     options = RewindOptions()
-    store = ObjectStore.open(home / "store.db", root, create=True)
     print(
         f"snapshot engine, {count} files ({sum(p.stat().st_size for p in root.rglob('*.py')) / 1e6:.1f} MB):"
     )
-    c, t = cpu(), time.perf_counter()
-    take(store, root, home, options)
-    ok = report(
-        "first snapshot (fresh store)", (time.perf_counter() - t) * 1000, (cpu() - c) * 1000, TARGETS["first"]
-    )
+    # A first snapshot into each of FIRSTS fresh stores (one sample was mostly noise on a shared box);
+    # the later snapshots go on in the first of them.
+    stores = [ObjectStore.open(home / f"store{i}.db", root, create=True) for i in range(FIRSTS)]
+    fresh = iter(stores)
+    wall, cpu_ms = timed(lambda: take(next(fresh), root, home, options), FIRSTS)
+    ok = report(f"first snapshot (fresh store, median of {FIRSTS})", wall, cpu_ms, TARGETS["first"])
+    store = stores[0]
+    for other in stores[1:]:
+        other.close()
     targets = sorted(root.rglob("*.py"))
     for changed in (0, 1, 10):
 

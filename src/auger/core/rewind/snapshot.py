@@ -35,12 +35,23 @@ class TooManyFiles(RewindError):
     """The project has more files than `[rewind] max_files`."""
 
 
-def read_content(path: str, mode: str) -> bytes:
-    """What a snapshot stores for a file: its bytes, or a symlink's target."""
+def read_content(path: str, mode: str, size: int = 0) -> bytes:
+    """What a snapshot stores for a file: its bytes, or a symlink's target. `size` (as listed)
+    sizes the first read: one unbuffered read for a file that did not grow, a third of the CPU
+    of a buffered `open().read()` on a project's small files."""
     if mode == LINK:
         return os.fsencode(os.readlink(path))
-    with open(path, "rb") as handle:
-        return handle.read()
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        data = os.read(fd, size + 1)
+        if len(data) <= size:
+            return data  # all of it (or less: it shrank since it was listed)
+        parts = [data]
+        while chunk := os.read(fd, 1 << 20):
+            parts.append(chunk)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
 
 
 def take(store: ObjectStore, root: Path, home: Path, options: RewindOptions) -> str:
@@ -140,7 +151,7 @@ def _hash_all(root: Path, todo: list[Todo], started: int) -> Iterable[Hashed]:
     def one(item: Todo) -> Hashed | None:
         rel, st, mode = item
         try:
-            data = read_content(os.path.join(root, rel), mode)
+            data = read_content(os.path.join(root, rel), mode, st.st_size)
         except OSError:  # gone or unreadable since it was listed: not in this snapshot
             return None
         obj = pack("blob", data)
