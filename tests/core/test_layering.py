@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = (
     "textual", "langchain", "langchain_core", "langgraph", "langgraph_sdk", "langgraph_api", "deepagents",
@@ -54,3 +55,17 @@ def test_the_snapshot_store_does_not_load_the_thread_stack() -> None:
     mods = _modules_after("import auger.core.rewind.objects, auger.core.rewind.snapshot")
     assert "auger.core.sqlite_write" in mods
     assert not {m for m in mods if m.startswith("auger.core.threads")}
+
+
+def test_version_is_answered_before_the_parser_is_imported() -> None:
+    code = (
+        "import sys\nsys.argv = ['auger', '--version']\nfrom auger.cli import main\n"
+        "assert main() == 0\nsys.stdout.flush()"
+    )
+    mods = _modules_after(code)
+    assert not {"argparse", "auger.cli.command", "typing"} & mods
+    from auger import __version__
+
+    exe = Path(sys.executable).parent / "auger"  # the console script itself
+    out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=True)
+    assert out.stdout == f"auger {__version__}\n"
