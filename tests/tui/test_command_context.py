@@ -41,6 +41,8 @@ class Screenless:
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     prompt: str = ""
     copied: list[str] = field(default_factory=list)
+    statuses: int = 0  # status-line redraws
+    reads: int = 0  # thread and catalogue reads through the port
 
     def context(self) -> CommandContext:
         return CommandContext(
@@ -55,6 +57,7 @@ class Screenless:
             background=self.background,
             redraw=self.redraw,
             refresh=self.refresh,
+            status=self.status,
             set_prompt=self.set_prompt,
             copy=self.copied.append,
             edit=self.nothing,
@@ -95,8 +98,12 @@ class Screenless:
         self.redraws.append(lead)
 
     async def refresh(self) -> None:
+        self.reads += 2
         self.facts.thread = await self.session.thread_info()
         self.facts.catalogue = await self.session.catalogue()
+
+    def status(self) -> None:
+        self.statuses += 1
 
     def set_prompt(self, text: str) -> None:
         self.prompt = text
@@ -124,6 +131,7 @@ async def test_mode_model_tokens_and_help_run_on_a_real_session(screenless: Scre
     assert s.last_note[0].startswith("Approval mode: manual (ask before file edits and shell commands).")
     await s.run("/mode yolo")
     assert s.session.runtime.settings.mode == "yolo"
+    assert (s.reads, s.statuses) == (0, 1)  # the status line is redrawn; nothing is read again
     assert s.last_note == ("Approval mode: yolo (never ask).", "info")
     with pytest.raises(UsageError, match="Unknown approval mode 'bogus'"):
         await s.run("/mode bogus")
@@ -169,8 +177,10 @@ async def test_thread_and_rewind_commands_run_on_a_real_session(
     assert s.last_note == ("Turn 1 changed no files: nothing to undo (/rewind goes further back).", "warning")
     await s.run("/diff")
     assert s.last_note == ("This thread changed no files: no diff to show.", "warning")
+    reads = s.reads
     await s.run("/rename  A   greeting ")
     assert s.facts.thread is not None and s.facts.thread.title == "A greeting"
+    assert s.reads == reads  # the renamed thread came back from the rename itself
     assert s.last_note == ("Thread renamed: A greeting", "info")
 
     await s.run("/new")

@@ -117,6 +117,7 @@ class AppBase(App[int]):
             background=self._background,
             redraw=self.redraw_thread,
             refresh=self.refresh_agent,
+            status=self.refresh_status,
             set_prompt=self.prompt.set_text,
             copy=self.copy_to_clipboard,
             edit=self.action_editor,

@@ -49,6 +49,7 @@ class CommandContext:
     background: Callable[[Coroutine[Any, Any, None]], None]  # run steps that `ask`, then focus the prompt
     redraw: Callable[[str | None], Awaitable[None]]  # the thread from an empty transcript (App.redraw_thread)
     refresh: Callable[[], Awaitable[None]]  # read the thread and catalogue again, redraw the status line
+    status: Callable[[], None]  # redraw the status line from what the app knows (no port call)
     set_prompt: Callable[[str], None]
     copy: Callable[[str], None]  # to the clipboard
     edit: Callable[[], Awaitable[None]]  # the prompt in $EDITOR

@@ -80,7 +80,7 @@ def _complete_mode(facts: Facts, partial: str) -> list[Completion]:
 async def mode_cmd(ctx: CommandContext, arg: str) -> None:
     if arg:
         ctx.settings.mode = checked_mode(arg.strip())
-        await ctx.refresh()
+        ctx.status()
     mode = ctx.settings.mode
     others = ", ".join(f"/mode {m}" for m in MODES if m != mode)
     hint = "" if arg else f" Change it with {others} or Shift+Tab."
@@ -118,7 +118,7 @@ async def compact_cmd(ctx: CommandContext, arg: str) -> None:
         return
     for notice in done.notices:
         ctx.notify(notice.message, notice.level)
-    await ctx.refresh()
+    ctx.status()
     await ctx.write(
         f"**Compacted** {fmt.counted(done.summarized, 'message')}: "
         f"context {fmt.tokens(done.tokens_before or 0)} → "

@@ -22,7 +22,7 @@ async def rename_cmd(ctx: CommandContext, arg: str) -> None:
         ctx.notify("Usage: /rename <title>", "warning")
         return
     ctx.facts.thread = await ctx.agent.rename_thread(arg)
-    await ctx.refresh()
+    ctx.status()
     ctx.notify(f"Thread renamed: {' '.join(arg.split())}")
 
 
