@@ -69,7 +69,9 @@ async def test_the_approval_shows_the_edit_in_its_file_and_folds_a_long_one(tui:
         await ready(pilot)
         await submit(pilot, "greet the world")
         await wait_for(pilot, lambda: app.transcript.query(ApprovalPrompt))
-        view = app.transcript.query_one(ApprovalPrompt).query_one(DiffView)
+        approval = app.transcript.query_one(ApprovalPrompt)
+        await wait_for(pilot, lambda: approval.has_focus)  # else "y" may land in the input box
+        view = approval.query_one(DiffView)
         shown = str(view.render()).splitlines()
         assert "32 -     print('hello')" in shown and "32 +     print('hello, world')" in shown
         assert "31   def main():" in shown  # context, numbered
