@@ -69,15 +69,3 @@ class RewindConflict(AugerError):
     """Files changed by hand since the agent last wrote them; rewind stops unless --force (exit 2)."""
 
     exit_code = 2
-
-
-class TurnLimitError(AugerError):
-    """A turn hit its step cap (exit 3)."""
-
-    exit_code = 3
-
-
-class TurnTimeoutError(AugerError):
-    """A headless run hit --timeout (exit 124, like coreutils timeout)."""
-
-    exit_code = 124

@@ -582,14 +582,14 @@ def _literal(hint: Any, data: Any, where: str) -> Any:
 
 def _array(hint: Any, data: Any, where: str) -> Any:
     if not isinstance(data, list):
-        raise WireError(f"{where} must be an array, not {_kind(data)}")
+        raise WireError(f"{where} must be an array, not {kind_of(data)}")
     item = (typing.get_args(hint) or (Any,))[0]
     return [_decode(item, value, f"{where}[{i}]") for i, value in enumerate(data)]
 
 
 def _object(hint: Any, data: Any, where: str) -> Any:
     if not isinstance(data, dict):
-        raise WireError(f"{where} must be an object, not {_kind(data)}")
+        raise WireError(f"{where} must be an object, not {kind_of(data)}")
     return dict(data)
 
 
@@ -602,13 +602,13 @@ def _scalar(hint: Any, data: Any, where: str) -> Any:
     if hint is float and isinstance(data, int) and not isinstance(data, bool):
         return float(data)
     if not isinstance(data, hint) or (hint is not bool and isinstance(data, bool)):
-        raise WireError(f"{where} must be {_EXPECTED[hint]}, not {_kind(data)}")
+        raise WireError(f"{where} must be {_EXPECTED[hint]}, not {kind_of(data)}")
     return data
 
 
 def _dataclass(cls: Any, data: Any, where: str) -> Any:
     if not isinstance(data, dict):
-        raise WireError(f"{where} must be a JSON object, not {_kind(data)}")
+        raise WireError(f"{where} must be a JSON object, not {kind_of(data)}")
     hints = typing.get_type_hints(cls)
     values: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
@@ -628,7 +628,7 @@ def _nullable(hint: Any) -> bool:
     return type(None) in typing.get_args(hint)
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
     for cls, name in names.items():
         if type(value) is cls:

@@ -11,9 +11,9 @@ and headless).
   `TurnOptions` carries what the front end decides per turn (approval mode, a policy that
   answers approvals without a human, a turn cap). Approvals come as `ApprovalRequested` events
   with a future (`event.respond(...)`) or through `resolve_approval`; `cancel()` stops the turn.
-* Everything else is an operation of `auger.core.operations`: `call(op, request)`, with the
-  typed shortcuts of `PortCalls` (catalogue, models, run_shell, thread operations, history as
-  the same events a live turn emits, MCP actions). They run where the agent runs: a remote
+* Everything else is an operation of `auger.core.operations`: `call(op, request)`, with typed
+  shortcuts written once in `AgentPort` (catalogue, models, run_shell, thread operations, history
+  as the same events a live turn emits, MCP actions). They run where the agent runs: a remote
   client asks the server, so skills, models, credentials and `!command` are the server's.
 """
 
@@ -63,7 +63,6 @@ __all__ = [
     "LiveThread",
     "McpServerInfo",
     "ModelChoice",
-    "PortCalls",
     "Rewound",
     "SessionFactory",
     "ShellResult",
@@ -134,7 +133,8 @@ class ClientTerminal(Protocol):
 
 
 class AgentPort(Protocol):
-    """One conversation with the agent, on one thread at a time."""
+    """One conversation with the agent, on one thread at a time. The local Session and the remote
+    clients subclass it: the typed shortcuts over `call` below are written once for all of them."""
 
     thread_id: str
     model_spec: str | None
@@ -145,54 +145,9 @@ class AgentPort(Protocol):
     def send(self, prompt: str, options: TurnOptions) -> AsyncIterator[ev.Event]: ...
     def cancel(self) -> None: ...
     async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None: ...
-    async def resolve_input(self, request_id: str, answer: ev.InputAnswer) -> None: ...
     async def open_thread(self, thread_id: str | None) -> None: ...
     async def call(self, op: Operation[Req, Res], request: Req) -> Res: ...
     async def aclose(self) -> None: ...
-
-    # PortCalls
-    async def catalogue(self) -> Catalogue: ...
-    async def models(self) -> list[ModelChoice]: ...
-    async def capabilities(self) -> Capabilities: ...
-    async def set_model(self, spec: str, params: dict[str, Any] | None = None) -> str: ...
-    async def run_shell(self, command: str) -> ShellResult: ...
-    async def compact(self, instructions: str | None = None) -> Compacted | None: ...
-    async def history(self) -> list[ev.Event]: ...
-    async def transcript(self, fmt: str = "markdown") -> str: ...
-    async def thread_info(self, thread_id: str | None = None) -> LiveThread | None: ...
-    async def list_threads(
-        self, *, search: str | None = None, all_projects: bool = False, limit: int = 100
-    ) -> list[LiveThread]: ...
-    async def rename_thread(self, title: str, thread_id: str | None = None) -> LiveThread: ...
-    async def fork_thread(self, thread_id: str | None = None, at: int | None = None) -> str: ...
-    async def delete_thread(self, thread_id: str) -> None: ...
-    async def rewind(
-        self,
-        to: int,
-        *,
-        files: bool = True,
-        conversation: bool = True,
-        force: bool = False,
-        dry_run: bool = False,
-    ) -> Rewound: ...
-    async def diff(self, turn: int | None = None) -> str: ...
-    async def turns(self) -> list[TurnChanges]: ...
-    async def mcp_trust(self) -> str: ...
-    async def mcp_restart(self, name: str) -> str: ...
-
-
-SessionFactory = Callable[["Settings", "str | None"], Awaitable[AgentPort]]  # (settings, thread_id)
-
-
-class PortCalls:
-    """The typed shortcuts over `call`, written once for every implementation of the port."""
-
-    thread_id: str
-    model_spec: str | None
-    context_tokens: int
-
-    async def call(self, op: Operation[Req, Res], request: Req) -> Res:
-        raise NotImplementedError
 
     async def catalogue(self) -> Catalogue:
         return await self.call(ops.CATALOGUE, ops.NoArgs())
@@ -288,3 +243,6 @@ class PortCalls:
 
     async def mcp_restart(self, name: str) -> str:
         return (await self.call(ops.MCP_RESTART, ops.McpServer(name))).text
+
+
+SessionFactory = Callable[["Settings", "str | None"], Awaitable[AgentPort]]  # (settings, thread_id)

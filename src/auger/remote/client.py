@@ -88,16 +88,6 @@ class RemoteSession(RemoteControls):
     async def _answered(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
         await self._answer(request, decision)
 
-    async def open_thread(self, thread_id: str | None) -> None:
-        """Switch to `thread_id` (None: a new thread on the server, with the current model)."""
-        if thread_id is None:
-            thread = await self.call(ops.NEW_THREAD, ops.NewThread(model=self.model_spec))
-        else:
-            thread = await self.call(ops.GET_THREAD, ops.ThreadRef(thread_id))
-        self.thread_id = thread.id
-        self.model_spec = thread.model or self.model_spec
-        self.context_tokens = thread.context_tokens or 0
-
     async def _close(self) -> None:
         await self.client.aclose()
 

@@ -15,14 +15,15 @@ from collections.abc import Awaitable
 from typing import Any
 
 from auger.core import events as ev
-from auger.core.port import PortCalls
+from auger.core import operations as ops
+from auger.core.port import AgentPort
 from auger.errors import UsageError
 
 log = logging.getLogger("auger.remote")
 CANCELLED = "Cancelled by the user."
 
 
-class RemoteControls(PortCalls):
+class RemoteControls(AgentPort):
     server_name = "the server"  # for the log line of a failed background request
 
     def __init__(self) -> None:
@@ -49,6 +50,16 @@ class RemoteControls(PortCalls):
 
     def _stop(self) -> None:
         raise NotImplementedError
+
+    async def open_thread(self, thread_id: str | None) -> None:
+        """Switch to `thread_id` (None: a new thread on the server, with the current model)."""
+        if thread_id is None:
+            thread = await self.call(ops.NEW_THREAD, ops.NewThread(model=self.model_spec))
+        else:
+            thread = await self.call(ops.GET_THREAD, ops.ThreadRef(thread_id))
+        self.thread_id = thread.id
+        self.model_spec = thread.model or self.model_spec
+        self.context_tokens = thread.context_tokens or 0
 
     async def resolve_approval(self, request_id: str, decision: ev.ApprovalDecision) -> None:
         request = self._pending.pop(request_id, None)

@@ -111,10 +111,7 @@ class LangGraphSession(RemoteControls):
             self._spawn(self.client.runs.cancel(self.thread_id, self._run_id))
 
     async def open_thread(self, thread_id: str | None) -> None:
-        thread = await (self._new_thread(None) if thread_id is None else self._get_thread(thread_id))
-        self.thread_id = thread.id
-        self.model_spec = thread.model or self.model_spec
-        self.context_tokens = thread.context_tokens or 0
+        await super().open_thread(thread_id)
         self.grants.clear()
 
     async def _close(self) -> None:

@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from auger.core import operations
+from auger.core.operations import kind_of
+
 if TYPE_CHECKING:
     from auger.core.port import PromptImage
 
@@ -60,16 +63,8 @@ async def read_json(request: Request, limit: int = MAX_BODY, *, optional: bool =
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ApiError(400, f"Request body is not valid JSON: {exc}.") from None
     if not isinstance(data, dict):
-        raise ApiError(400, f"Request body must be a JSON object, not {_kind(data)}.")
+        raise ApiError(400, f"Request body must be a JSON object, not {kind_of(data)}.")
     return data
-
-
-def _kind(value: Any) -> str:
-    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
-    for cls, name in names.items():
-        if type(value) is cls:
-            return name
-    return "a number" if isinstance(value, int | float) else type(value).__name__
 
 
 def field(body: dict[str, Any], name: str, kind: type, *, required: bool = False) -> Any:
@@ -80,7 +75,7 @@ def field(body: dict[str, Any], name: str, kind: type, *, required: bool = False
         return None
     value = body[name]
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise ApiError(400, f"Field {name!r} must be {EXPECTED[kind]}, not {_kind(value)}.")
+        raise ApiError(400, f"Field {name!r} must be {EXPECTED[kind]}, not {kind_of(value)}.")
     return value
 
 
@@ -108,9 +103,7 @@ def thread_id_field(body: dict[str, Any], name: str = "thread_id") -> str | None
 
 
 def check_thread_id(value: str) -> str:
-    from auger.core.operations import check_thread_id as check
-
     try:
-        return check(value)
+        return operations.check_thread_id(value)
     except ValueError as exc:
         raise ApiError(400, f"{exc}.") from None

@@ -10,10 +10,11 @@ from typing import Any
 
 from auger.core import events as ev
 from auger.core import operations as ops
+from auger.core.port import MODES
 from auger.core.threads.store import LiveThread
 
 SCALARS = {str: "string", int: "integer", bool: "boolean", float: "number"}
-MODE = {"enum": ["manual", "auto-edit", "yolo", "plan"]}
+MODE = {"enum": list(MODES)}
 _ERROR = {
     "description": "What is wrong",
     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},

@@ -30,21 +30,10 @@ from auger.core.catalog.frontmatter import (
     read_frontmatter,
     text_field,
 )
+from auger.core.safety.claude_tools import auger_tool
 
 if TYPE_CHECKING:
     from auger.settings import Settings
-
-CLAUDE_TOOL_NAMES = {
-    "Read": "read_file",
-    "Write": "write_file",
-    "Edit": "edit_file",
-    "MultiEdit": "edit_file",
-    "Bash": "execute",
-    "Grep": "grep",
-    "Glob": "glob",
-    "LS": "ls",
-    "TodoWrite": "write_todos",
-}
 
 
 @dataclass(frozen=True)
@@ -112,7 +101,7 @@ def load_definition(label: str, path: Path, settings: Settings, warnings: list[s
         raise FrontmatterError("the body (the subagent's system prompt) is empty")
     tools = name_list(data.get("tools"))
     if tools is not None:
-        tools = list(dict.fromkeys(CLAUDE_TOOL_NAMES.get(t, t) for t in tools))
+        tools = list(dict.fromkeys(auger_tool(t) for t in tools))
     model = _model(data.get("model"), settings, path, warnings)
     return SubagentDef(
         name, description, body.strip(), label, path, model, tuple(tools) if tools is not None else None

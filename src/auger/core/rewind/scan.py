@@ -37,11 +37,6 @@ EXCLUDED_DIRS = (
 GIT_TIMEOUT_S = 120
 
 
-def list_files(root: Path, home: Path) -> list[str]:
-    """Relative posix paths of the files (and symlinks) a snapshot of `root` covers."""
-    return Listing(root, home).result()
-
-
 class Listing:
     """The listing of a project, started at once (`git ls-files` runs while the caller reads its
     stat cache), collected by `result()`."""

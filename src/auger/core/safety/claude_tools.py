@@ -7,6 +7,7 @@ Users bring matchers, permission rules and `allowed-tools` lists written for Cla
 * hook matchers (`auger.core.safety.hook_config`): a tool call is matched against its auger name and
   the Claude names of that tool (`claude_names("edit_file")` = Edit, MultiEdit), so `Edit|Write`
   fires for `edit_file` and `write_file`;
+* a subagent's `tools` list (`auger.core.catalog.subagents`): `auger_tool("Read")` = read_file;
 * permission rules and `allowed-tools` (`auger.core.safety.rules`): a Claude rule names the
   tools Claude Code applies it to (`rule_tools`): `Edit(...)` covers every tool that edits files,
   `Read(...)` every tool that reads them (Claude Code: "Read rules apply to Grep, Glob and LS").
@@ -32,6 +33,9 @@ _HOOK_NAMES: dict[str, tuple[str, ...]] = {
     "write_todos": ("TodoWrite",),
 }
 
+# Claude Code name in a subagent's `tools` list -> the one auger tool it is
+_AUGER_TOOL = {claude: tool for tool, names in _HOOK_NAMES.items() for claude in names}
+
 # Claude Code name in a permission rule / allowed-tools -> the auger tools it applies to
 _RULE_TOOLS: dict[str, tuple[str, ...]] = {
     "Bash": ("execute",),
@@ -54,6 +58,11 @@ _MCP = re.compile(r"mcp__([A-Za-z0-9_.-]+?)(?:__([A-Za-z0-9_.*-]+))?\Z")
 def claude_names(tool: str) -> tuple[str, ...]:
     """The Claude Code names hook matchers may use for the auger tool `tool`."""
     return _HOOK_NAMES.get(tool, ())
+
+
+def auger_tool(name: str) -> str:
+    """The auger tool a Claude Code name stands for in a subagent's `tools` (others: as given)."""
+    return _AUGER_TOOL.get(name, name)
 
 
 def rule_tools(name: str) -> tuple[str, ...] | None:

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from auger.core import events as ev
-from auger.core.port import PortCalls
+from auger.core.port import AgentPort
 from auger.core.session.inputs import PendingInputs
 from auger.core.session.lifecycle import LifecycleHooks
 from auger.core.threads.writer_lease import WriterLease
@@ -42,7 +42,7 @@ def new_thread_id() -> str:
     return uuid.uuid4().hex
 
 
-class Session(PortCalls):
+class Session(AgentPort):
     def __init__(
         self,
         runtime: Runtime,

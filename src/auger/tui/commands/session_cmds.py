@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from auger.core.port import MODES
 from auger.errors import UsageError
 from auger.tui import format as fmt
 from auger.tui.commands.context import reported
@@ -14,7 +15,6 @@ if TYPE_CHECKING:
     from auger.tui.commands.context import CommandContext
     from auger.tui.facts import Facts
 
-MODES = ("manual", "auto-edit", "yolo", "plan")
 MODE_HELP = {
     "manual": "ask before file edits and shell commands",
     "auto-edit": "edit files freely, ask before shell commands",

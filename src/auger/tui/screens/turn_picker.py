@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 class TurnPicker(FilterPicker[int]):
     TITLE = "Rewind: go back to before which turn?"
     PLACEHOLDER = "Filter by prompt"
-    HINT = "Enter choose · Esc close"
 
     def __init__(self, turns: list[TurnChanges]) -> None:
         super().__init__()
