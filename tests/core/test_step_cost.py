@@ -29,7 +29,7 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     return load_settings(cwd=project, env={"AUGER_HOME": str(home), "HOME": str(tmp_path)})
 
 
-def test_the_main_graph_has_two_hook_nodes_before_each_model_call(settings: Settings) -> None:
+def test_the_main_graph_has_one_hook_node_before_each_model_call(settings: Settings) -> None:
     from langgraph.checkpoint.memory import InMemorySaver
 
     from auger.core.agent.graph import create_cli_agent
@@ -39,9 +39,9 @@ def test_the_main_graph_has_two_hook_nodes_before_each_model_call(settings: Sett
     nodes = list(graph.get_graph().nodes)
     before = sorted(n for n in nodes if n.endswith(".before_model"))
     after = sorted(n for n in nodes if n.endswith(".after_model"))
-    # the turn limit (which also ends a turn after an unaccepted plan) and deepagents' pinned skills;
-    # the project-facts note and the resume state ride on the model call itself
-    assert before == ["SkillsMiddleware.before_model", "TurnLimitMiddleware.before_model"]
+    # the turn limit (which also ends a turn after an unaccepted plan); skills are pinned once per
+    # run (before_agent); the project-facts note and the resume state ride on the model call itself
+    assert before == ["TurnLimitMiddleware.before_model"]
     assert after == ["HumanInTheLoopMiddleware.after_model", "TodoListMiddleware.after_model"]
     cfg = {"configurable": {"thread_id": "t"}}
     out = graph.invoke({"messages": [HumanMessage("hi")]}, cfg, context=AugerContext(mode="yolo"))
@@ -101,3 +101,23 @@ def test_data_block_types_are_computed_once_with_the_same_answer() -> None:
         assert 0 < calls <= 10  # one pass over the block TypedDicts, not one per block (500 without)
     finally:
         content._get_data_content_block_types = before
+
+
+def test_a_pinned_skill_is_in_the_thread_before_the_first_model_call(settings: Settings) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from auger.core.agent.graph import create_cli_agent
+
+    skill = settings.home / "skills" / "house-style" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: house-style\ndescription: How we write.\n---\n\nTabs, never spaces.\n")
+    model = ScriptedChatModel(script=["first", "second"])
+    graph = create_cli_agent(settings, model=model, checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    ctx = AugerContext(mode="yolo")
+    graph.invoke({"messages": [HumanMessage("hi")], "pinned_skills": ["house-style"]}, cfg, context=ctx)
+    graph.invoke({"messages": [HumanMessage("again")]}, cfg, context=ctx)
+    first, second = ([str(m.content) for m in call["messages"] if m.type == "human"] for call in model.calls)
+    assert [m for m in first if "Tabs, never spaces." in m] and "hi" in first[0]
+    assert sum("Tabs, never spaces." in m for m in second) == 1  # pinned once, kept in the thread
+    assert graph.get_state(cfg).values.get("pinned_skills") == []
