@@ -71,6 +71,11 @@ allow rules > approval mode), unsupported content. Subagents get 1 (or a pinned 
 general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
 PreCompact) — see `_subagents()`.
 
+Each run of consecutive auger middlewares without graph-node hooks (0b-4 and 6b-11 in the main
+agent; 1-2c and 7-10b' in a subagent) runs as ONE wrapper layer around the model call and the tool
+call (`auger.core.middleware.layers.layered`): the same hooks in the same order, one langsmith
+`traceable` instead of one per middleware.
+
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.backends.mounts`
 (`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
 """
@@ -158,8 +163,12 @@ class Stack:
         return [*head, self.turn_limit, self.todos, self.compact, *self.safety]
 
     def subagent(self, model: Any) -> list[AgentMiddleware[Any, Any, Any]]:
+        from auger.core.middleware.layers import layered
+
         roles = [getattr(self, role) for role in SUBAGENT_ROLES]
-        return [model, *(m for role in roles for m in (role if isinstance(role, tuple) else (role,)))]
+        return layered(
+            [model, *(m for role in roles for m in (role if isinstance(role, tuple) else (role,)))]
+        )
 
 
 SUBAGENT_ROLES = ("history", "wire", "images", "turn_limit", "safety", "plan")
@@ -282,6 +291,7 @@ def create_cli_agent(
     from auger.core.backends.factory import make_backend
     from auger.core.backends.mounts import with_mounts
     from auger.core.catalog.memory import memory_sources
+    from auger.core.middleware.layers import layered
     from auger.core.middleware.model.unsupported_content import TextAwareUnsupportedContent
     from auger.core.middleware.tools.rewind import RewindMiddleware
 
@@ -314,7 +324,7 @@ def create_cli_agent(
         model=model,
         tools=list(tools),
         system_prompt=SYSTEM_PROMPT,
-        middleware=[*middleware, stack.skills, stack.memory, TextAwareUnsupportedContent()],
+        middleware=layered([*middleware, stack.skills, stack.memory, TextAwareUnsupportedContent()]),
         subagents=subagents,  # type: ignore[arg-type]
         memory=memory_sources(settings),
         backend=backend,
