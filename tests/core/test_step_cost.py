@@ -14,7 +14,9 @@ from langchain_core.messages import HumanMessage
 
 from auger.core.agent.context import AugerContext
 from auger.settings import Settings, load_settings
+from llm_server import ScriptedLLM
 from scripted_model import ScriptedChatModel
+from session_helpers import scripted_settings
 
 
 @pytest.fixture
@@ -121,3 +123,32 @@ def test_a_pinned_skill_is_in_the_thread_before_the_first_model_call(settings: S
     assert [m for m in first if "Tabs, never spaces." in m] and "hi" in first[0]
     assert sum("Tabs, never spaces." in m for m in second) == 1  # pinned once, kept in the thread
     assert graph.get_state(cfg).values.get("pinned_skills") == []
+
+
+async def test_file_tools_where_no_folder_memory_is_look_up_no_memory_slots(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    from unittest import mock
+
+    from auger.core.middleware.tools import folder_memory
+    from auger.core.port import TurnOptions
+    from auger.core.runtime import open_session
+
+    settings = scripted_settings(tmp_path, scripted_llm)
+    (settings.project_root / "plain").mkdir()
+    (settings.project_root / "sub").mkdir()
+    (settings.project_root / "sub" / "AGENTS.md").write_text("Sub rule.\n")
+    calls = [("/", "c1"), ("/plain", "c2"), ("/", "c3"), ("/sub", "c4")]
+    scripted_llm.add(
+        *[{"tool_calls": [{"name": "ls", "args": {"path": p}, "id": i}]} for p, i in calls], "done"
+    )
+    session = await open_session(settings)
+    try:
+        with mock.patch.object(folder_memory, "memory_files", wraps=folder_memory.memory_files) as slots:
+            async for _ in session.send("go", TurnOptions("yolo")):
+                pass
+    finally:
+        await session.aclose()
+    assert slots.call_count == 1  # only for the folder that has a memory file
+    last, earlier = scripted_llm.bodies[-1], scripted_llm.bodies[-2]
+    assert b"Sub rule." in last and b"Sub rule." not in earlier
