@@ -43,24 +43,30 @@ def _main_stack(settings: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return seen[-1]  # the subagents' graphs are built first
 
 
-def test_each_step_runs_eleven_model_call_and_four_tool_call_layers(
+def test_each_step_runs_ten_model_call_and_four_tool_call_layers(
     tmp_path: Path, scripted_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stack = _main_stack(scripted_settings(tmp_path, scripted_llm), monkeypatch)
     model_layers = [m.name for m in stack if _overrides(m, "wrap_model_call")]
     tool_layers = [m.name for m in stack if _overrides(m, "wrap_tool_call")]
-    # before: 20 and 11 (auger's own 13 + 8 of them, one each)
-    assert len(model_layers) == 11 and len(tool_layers) == 4
+    # before: 20 and 11 (auger's own 13 + 8 of them and the todo list, one each)
+    assert len(model_layers) == 10 and len(tool_layers) == 4
     merged = [m for m in stack if isinstance(m, Layers)]
     assert [m.name for m in merged] == [
         "Layers[ResumeStateMiddleware..LocalContextMiddleware]",
-        "Layers[CompactPromptMiddleware..RewindMiddleware]",
+        "Layers[TodoListMiddleware..RewindMiddleware]",
     ]
     members = [type(m).__name__ for layer in merged for m in layer.members]
     assert members == [  # the documented order (auger.core.agent.graph), unchanged
         *("ResumeStateMiddleware", "ConfigurableModelMiddleware", "ProviderHistoryMiddleware"),
         *("WireContentMiddleware", "ImageInputsMiddleware", "LocalContextMiddleware"),
-        *("CompactPromptMiddleware", "HooksMiddleware", "PermissionMiddleware", "RedactionMiddleware"),
+        *(
+            "TodoListInCall",
+            "CompactPromptMiddleware",
+            "HooksMiddleware",
+            "PermissionMiddleware",
+            "RedactionMiddleware",
+        ),
         *("ToolResultsMiddleware", "ClientToolsMiddleware", "TurnToolsMiddleware", "PlanModeMiddleware"),
         *("FolderMemoryMiddleware", "RewindMiddleware"),
     ]

@@ -31,7 +31,7 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     return load_settings(cwd=project, env={"AUGER_HOME": str(home), "HOME": str(tmp_path)})
 
 
-def test_the_main_graph_has_one_hook_node_before_each_model_call(settings: Settings) -> None:
+def test_the_main_graph_has_one_hook_node_before_and_one_after_each_model_call(settings: Settings) -> None:
     from langgraph.checkpoint.memory import InMemorySaver
 
     from auger.core.agent.graph import create_cli_agent
@@ -44,7 +44,7 @@ def test_the_main_graph_has_one_hook_node_before_each_model_call(settings: Setti
     # the turn limit (which also ends a turn after an unaccepted plan); skills are pinned once per
     # run (before_agent); the project-facts note and the resume state ride on the model call itself
     assert before == ["TurnLimitMiddleware.before_model"]
-    assert after == ["HumanInTheLoopMiddleware.after_model", "TodoListMiddleware.after_model"]
+    assert after == ["HumanInTheLoopMiddleware.after_model"]  # the todo check rides on the model call
     cfg = {"configurable": {"thread_id": "t"}}
     out = graph.invoke({"messages": [HumanMessage("hi")]}, cfg, context=AugerContext(mode="yolo"))
     assert out["messages"][-1].content == "ok"
@@ -152,3 +152,32 @@ async def test_file_tools_where_no_folder_memory_is_look_up_no_memory_slots(
     assert slots.call_count == 1  # only for the folder that has a memory file
     last, earlier = scripted_llm.bodies[-1], scripted_llm.bodies[-2]
     assert b"Sub rule." in last and b"Sub rule." not in earlier
+
+
+def test_parallel_write_todos_calls_are_refused_right_after_the_reply(settings: Settings) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from auger.core.agent.graph import create_cli_agent
+
+    todo = {"todos": [{"content": "x", "status": "pending"}]}
+    calls = [
+        {"name": "write_todos", "args": todo, "id": "t1"},
+        {"name": "ls", "args": {"path": "/"}, "id": "l1"},
+        {"name": "write_todos", "args": todo, "id": "t2"},
+    ]
+    model = ScriptedChatModel(script=[{"tool_calls": calls}, "done"])
+    graph = create_cli_agent(settings, model=model, checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    out = graph.invoke({"messages": [HumanMessage("hi")]}, cfg, context=AugerContext(mode="yolo"))
+    after = [
+        (m.type, getattr(m, "tool_call_id", None), getattr(m, "status", None)) for m in out["messages"][1:]
+    ]
+    assert after == [
+        ("ai", None, None),
+        ("tool", "t1", "error"),
+        ("tool", "t2", "error"),
+        ("tool", "l1", "success"),
+        ("ai", None, None),
+    ]
+    assert "never be called multiple times in parallel" in str(out["messages"][2].content)
+    assert not out.get("todos")

@@ -27,7 +27,9 @@ outermost first):
                                  state, refreshed after a summarization.
 5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`); end the turn
                                  after a plan nobody accepted (10b's check, run in this step).
-6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
+6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default); its
+                                 check of parallel calls rides on the model call
+                                 (`middleware/prompt/todos.py`), no graph step of its own.
 6b. CompactPromptMiddleware    — a model with a window ≤ 16k tokens gets the compact profile:
                                  short system prompt, one-line tool descriptions, same tools
                                  (`auger.core.agent.prompt_compact`).
@@ -175,8 +177,6 @@ SUBAGENT_ROLES = ("history", "wire", "images", "turn_limit", "safety", "plan")
 
 
 def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
-    from langchain.agents.middleware import TodoListMiddleware
-
     from auger.core.middleware.model.configurable_model import ConfigurableModelMiddleware
     from auger.core.middleware.model.image_inputs import ImageInputsMiddleware
     from auger.core.middleware.model.provider_history import ProviderHistoryMiddleware
@@ -189,6 +189,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
     from auger.core.middleware.prompt.memory import AugerMemoryMiddleware
     from auger.core.middleware.prompt.plan_mode import PlanModeMiddleware
     from auger.core.middleware.prompt.skills import AugerSkillsMiddleware
+    from auger.core.middleware.prompt.todos import TodoListInCall
     from auger.core.middleware.tools.client_tools import ClientToolsMiddleware
     from auger.core.middleware.tools.hooks import HooksMiddleware
     from auger.core.middleware.tools.permissions import PermissionMiddleware
@@ -206,7 +207,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
         resume=ResumeStateMiddleware(),
         local_context=LocalContextMiddleware(backend, str(settings.project_root)),
         turn_limit=TurnLimitMiddleware(),
-        todos=TodoListMiddleware(),
+        todos=TodoListInCall(),
         compact=compact,
         # tool-call safety, outermost first: hooks (may change or block the input), permission rules
         # (deny; on the final input), redaction (secrets out of results and replies),

@@ -37,7 +37,6 @@ SLOT_NAMES = frozenset(
         "FilesystemMiddleware",
         "SubAgentMiddleware",
         "PatchToolCallsMiddleware",
-        "TodoListMiddleware",
         "AnthropicPromptCachingMiddleware",
         "HumanInTheLoopMiddleware",
     }
@@ -61,8 +60,8 @@ def mergeable(middleware: Any) -> bool:
     )
 
 
-def _split(result: Any) -> tuple[Any, list[Command[Any]]]:
-    """A member's result as langchain normalises it between layers: the response and its command."""
+def split_response(result: Any) -> tuple[Any, list[Command[Any]]]:
+    """A hook's result as langchain normalises it between layers: the response and its command."""
     if isinstance(result, ExtendedModelResponse):
         return result.model_response, [result.command] if result.command is not None else []
     if isinstance(result, AIMessage):
@@ -70,7 +69,8 @@ def _split(result: Any) -> tuple[Any, list[Command[Any]]]:
     return result, []
 
 
-def _joined(response: Any, commands: list[Command[Any]]) -> Any:
+def with_commands(response: Any, commands: list[Command[Any]]) -> Any:
+    """`response` with `commands` (their writes in order as one `Command`, if more than one)."""
     if not commands:
         return response
     if len(commands) == 1:
@@ -110,7 +110,7 @@ class Layers(AgentMiddleware):  # type: ignore[type-arg]
         self, i: int, request: ModelRequest, handler: Callable[..., Any]
     ) -> tuple[Any, list[Any]]:
         if i == len(self._model):
-            return _split(handler(request))
+            return split_response(handler(request))
         inner: list[Command[Any]] = []
 
         def call_inner(req: ModelRequest) -> Any:
@@ -118,14 +118,14 @@ class Layers(AgentMiddleware):  # type: ignore[type-arg]
             inner[:] = commands  # the last call's (a member may call again: a retry)
             return response
 
-        response, own = _split(self._model[i].wrap_model_call(request, call_inner))
+        response, own = split_response(self._model[i].wrap_model_call(request, call_inner))
         return response, [*inner, *own]
 
     async def _amodel_call(
         self, i: int, request: ModelRequest, handler: Callable[..., Awaitable[Any]]
     ) -> tuple[Any, list[Any]]:
         if i == len(self._model):
-            return _split(await handler(request))
+            return split_response(await handler(request))
         inner: list[Command[Any]] = []
 
         async def call_inner(req: ModelRequest) -> Any:
@@ -133,7 +133,7 @@ class Layers(AgentMiddleware):  # type: ignore[type-arg]
             inner[:] = commands
             return response
 
-        response, own = _split(await self._model[i].awrap_model_call(request, call_inner))
+        response, own = split_response(await self._model[i].awrap_model_call(request, call_inner))
         return response, [*inner, *own]
 
     def _tool_call(self, i: int, request: Any, execute: Callable[[Any], Any]) -> Any:
@@ -149,12 +149,12 @@ class Layers(AgentMiddleware):  # type: ignore[type-arg]
 
 class _ModelLayers(Layers):
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
-        return _joined(*self._model_call(0, request, handler))
+        return with_commands(*self._model_call(0, request, handler))
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> Any:
-        return _joined(*await self._amodel_call(0, request, handler))
+        return with_commands(*await self._amodel_call(0, request, handler))
 
 
 class _ToolLayers(Layers):
