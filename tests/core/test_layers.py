@@ -43,19 +43,18 @@ def _main_stack(settings: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return seen[-1]  # the subagents' graphs are built first
 
 
-def test_each_step_runs_ten_model_call_and_four_tool_call_layers(
+def test_each_step_runs_nine_model_call_and_four_tool_call_layers(
     tmp_path: Path, scripted_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stack = _main_stack(scripted_settings(tmp_path, scripted_llm), monkeypatch)
     model_layers = [m.name for m in stack if _overrides(m, "wrap_model_call")]
     tool_layers = [m.name for m in stack if _overrides(m, "wrap_tool_call")]
     # before: 20 and 11 (auger's own 13 + 8 of them and the todo list, one each)
-    assert len(model_layers) == 10 and len(tool_layers) == 4
+    assert len(model_layers) == 9 and len(tool_layers) == 4
     merged = [m for m in stack if isinstance(m, Layers)]
-    assert [m.name for m in merged] == [
-        "Layers[ResumeStateMiddleware..LocalContextMiddleware]",
-        "Layers[TodoListMiddleware..RewindMiddleware]",
-    ]
+    assert [m.name for m in merged] == ["Layers[ResumeStateMiddleware..RewindMiddleware]"]
+    names = [m.name for m in stack]  # the turn limit (a node only) follows the run it sat in
+    assert names.index("TurnLimitMiddleware") == names.index(merged[0].name) + 1
     members = [type(m).__name__ for layer in merged for m in layer.members]
     assert members == [  # the documented order (auger.core.agent.graph), unchanged
         *("ResumeStateMiddleware", "ConfigurableModelMiddleware", "ProviderHistoryMiddleware"),
@@ -70,7 +69,7 @@ def test_each_step_runs_ten_model_call_and_four_tool_call_layers(
         *("ToolResultsMiddleware", "ClientToolsMiddleware", "TurnToolsMiddleware", "PlanModeMiddleware"),
         *("FolderMemoryMiddleware", "RewindMiddleware"),
     ]
-    assert "present_plan" in [t.name for t in merged[1].tools]  # the members' tools stay offered
+    assert "present_plan" in [t.name for t in merged[0].tools]  # the members' tools stay offered
 
 
 SCRIPT: list[dict[str, Any]] = [
@@ -140,11 +139,15 @@ async def test_merged_layers_send_the_same_requests_and_keep_the_same_state(
     assert b"Folder rule." in scripted_llm.bodies[3] and b"Local context" in scripted_llm.bodies[0]
 
 
-def test_a_run_of_one_or_of_node_hooks_stays_as_it_is() -> None:
+def test_a_run_of_one_stays_and_a_node_only_middleware_follows_its_run() -> None:
     from langchain.agents.middleware import TodoListMiddleware
 
+    from auger.core.middleware.model.image_inputs import ImageInputsMiddleware
     from auger.core.middleware.model.turn_limit import TurnLimitMiddleware
     from auger.core.middleware.model.wire_content import WireContentMiddleware
 
     todos, limit, wire = TodoListMiddleware(), TurnLimitMiddleware(), WireContentMiddleware()
     assert layered([todos, wire, limit]) == [todos, wire, limit]
+    images = ImageInputsMiddleware()
+    merged, after = layered([wire, limit, images])
+    assert isinstance(merged, Layers) and merged.members == (wire, images) and after is limit

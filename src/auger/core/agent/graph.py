@@ -73,10 +73,11 @@ allow rules > approval mode), unsupported content. Subagents get 1 (or a pinned 
 general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
 PreCompact) — see `_subagents()`.
 
-Each run of consecutive auger middlewares without graph-node hooks (0b-4 and 6b-11 in the main
-agent; 1-2c and 7-10b' in a subagent) runs as ONE wrapper layer around the model call and the tool
-call (`auger.core.middleware.layers.layered`): the same hooks in the same order, one langsmith
-`traceable` instead of one per middleware.
+Each run of consecutive auger middlewares without graph-node hooks (0b-11 in the main agent, 1-10b'
+in a subagent) runs as ONE wrapper layer around the model call and the tool call
+(`auger.core.middleware.layers.layered`): the same hooks in the same order, one langsmith
+`traceable` instead of one per middleware; 5, a graph node only (no wrapper, tools or state of its
+own), follows the run it sits in.
 
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.backends.mounts`
 (`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).

@@ -20,12 +20,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, get_type_hints
 
-from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain_core.messages import AIMessage
 from langgraph.types import Command
 from typing_extensions import TypedDict
 
+DEFAULT_STATE: Any = AgentMiddleware.state_schema  # type: ignore[misc]  # no state of its own
 NODE_HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
 # names deepagents matches to put a middleware in (or keep it out of) one of its own slots
 SLOT_NAMES = frozenset(
@@ -83,9 +84,9 @@ def with_commands(response: Any, commands: list[Command[Any]]) -> Any:
 
 
 def _merged_schema(members: Sequence[Any]) -> type:
-    schemas = [m.state_schema for m in members if m.state_schema is not AgentState]
+    schemas = [m.state_schema for m in members if m.state_schema is not DEFAULT_STATE]
     if not schemas:
-        return AgentState
+        return DEFAULT_STATE  # type: ignore[no-any-return]
     fields = {k: v for schema in schemas for k, v in get_type_hints(schema, include_extras=True).items()}
     return TypedDict("LayersState", fields)  # type: ignore[operator,no-any-return]
 
@@ -176,16 +177,33 @@ def _layers(members: list[Any]) -> Any:
     return cls(members)
 
 
+def _node_only(middleware: Any) -> bool:
+    """Only graph-node hooks: no wrapper layer, no tools, no state of its own. Where it stands among
+    wrapper layers changes nothing, so it does not break a run (it follows the run instead)."""
+    return (
+        middleware.name not in SLOT_NAMES
+        and not any(_overrides(middleware, h) for h in ("wrap_model_call", "wrap_tool_call"))
+        and not getattr(middleware, "tools", None)
+        and middleware.state_schema is DEFAULT_STATE
+    )
+
+
 def layered(middleware: Sequence[Any]) -> list[Any]:
-    """`middleware` with each run of ≥ 2 consecutive `mergeable` ones as one `Layers`."""
+    """`middleware` with each run of ≥ 2 consecutive `mergeable` ones as one `Layers` (a node-only
+    middleware inside a run moves to just after it, keeping its order among node hooks)."""
     out: list[Any] = []
     run: list[Any] = []
+    held: list[Any] = []
     for m in [*middleware, None]:
         if m is not None and mergeable(m):
             run.append(m)
             continue
+        if m is not None and run and _node_only(m):
+            held.append(m)
+            continue
         out.extend([_layers(run)] if len(run) > 1 else run)
-        run = []
+        out.extend(held)
+        run, held = [], []
         if m is not None:
             out.append(m)
     return out
