@@ -15,7 +15,7 @@ auger's own work plus the SDKs it drives, never the model's.
   (medians). Target: ≤ 1.25× apart.
 
 `--profile FILE` writes a cProfile of the 20-call turns (pstats; read it with
-`python -m pstats FILE`).
+`python -m pstats FILE`), timed in CPU seconds, so waiting for the server counts for nothing.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ async def per_step(rounds: int, profile: str | None) -> dict[str, float]:
     tmp = Path(tempfile.mkdtemp(prefix="auger-steps-"))
     script = [item for _ in range(rounds + 1) for item in (*_turn_script(1), *_turn_script(20))]
     server = Server(script, tmp)
-    prof = cProfile.Profile() if profile else None
+    prof = cProfile.Profile(time.process_time) if profile else None
     session = await _session(tmp, server.port)
     try:
         one, twenty = [], []

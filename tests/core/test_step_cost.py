@@ -14,7 +14,9 @@ from langchain_core.messages import HumanMessage
 
 from auger.core.agent.context import AugerContext
 from auger.settings import Settings, load_settings
+from llm_server import ScriptedLLM
 from scripted_model import ScriptedChatModel
+from session_helpers import scripted_settings
 
 
 @pytest.fixture
@@ -29,7 +31,7 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     return load_settings(cwd=project, env={"AUGER_HOME": str(home), "HOME": str(tmp_path)})
 
 
-def test_the_main_graph_has_two_hook_nodes_before_each_model_call(settings: Settings) -> None:
+def test_the_main_graph_has_one_hook_node_before_and_one_after_each_model_call(settings: Settings) -> None:
     from langgraph.checkpoint.memory import InMemorySaver
 
     from auger.core.agent.graph import create_cli_agent
@@ -39,10 +41,10 @@ def test_the_main_graph_has_two_hook_nodes_before_each_model_call(settings: Sett
     nodes = list(graph.get_graph().nodes)
     before = sorted(n for n in nodes if n.endswith(".before_model"))
     after = sorted(n for n in nodes if n.endswith(".after_model"))
-    # the turn limit (which also ends a turn after an unaccepted plan) and deepagents' pinned skills;
-    # the project-facts note and the resume state ride on the model call itself
-    assert before == ["SkillsMiddleware.before_model", "TurnLimitMiddleware.before_model"]
-    assert after == ["HumanInTheLoopMiddleware.after_model", "TodoListMiddleware.after_model"]
+    # the turn limit (which also ends a turn after an unaccepted plan); skills are pinned once per
+    # run (before_agent); the project-facts note and the resume state ride on the model call itself
+    assert before == ["TurnLimitMiddleware.before_model"]
+    assert after == ["HumanInTheLoopMiddleware.after_model"]  # the todo check rides on the model call
     cfg = {"configurable": {"thread_id": "t"}}
     out = graph.invoke({"messages": [HumanMessage("hi")]}, cfg, context=AugerContext(mode="yolo"))
     assert out["messages"][-1].content == "ok"
@@ -101,3 +103,81 @@ def test_data_block_types_are_computed_once_with_the_same_answer() -> None:
         assert 0 < calls <= 10  # one pass over the block TypedDicts, not one per block (500 without)
     finally:
         content._get_data_content_block_types = before
+
+
+def test_a_pinned_skill_is_in_the_thread_before_the_first_model_call(settings: Settings) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from auger.core.agent.graph import create_cli_agent
+
+    skill = settings.home / "skills" / "house-style" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: house-style\ndescription: How we write.\n---\n\nTabs, never spaces.\n")
+    model = ScriptedChatModel(script=["first", "second"])
+    graph = create_cli_agent(settings, model=model, checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    ctx = AugerContext(mode="yolo")
+    graph.invoke({"messages": [HumanMessage("hi")], "pinned_skills": ["house-style"]}, cfg, context=ctx)
+    graph.invoke({"messages": [HumanMessage("again")]}, cfg, context=ctx)
+    first, second = ([str(m.content) for m in call["messages"] if m.type == "human"] for call in model.calls)
+    assert [m for m in first if "Tabs, never spaces." in m] and "hi" in first[0]
+    assert sum("Tabs, never spaces." in m for m in second) == 1  # pinned once, kept in the thread
+    assert graph.get_state(cfg).values.get("pinned_skills") == []
+
+
+async def test_file_tools_where_no_folder_memory_is_look_up_no_memory_slots(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    from unittest import mock
+
+    from auger.core.middleware.tools import folder_memory
+    from auger.core.port import TurnOptions
+    from auger.core.runtime import open_session
+
+    settings = scripted_settings(tmp_path, scripted_llm)
+    (settings.project_root / "plain").mkdir()
+    (settings.project_root / "sub").mkdir()
+    (settings.project_root / "sub" / "AGENTS.md").write_text("Sub rule.\n")
+    calls = [("/", "c1"), ("/plain", "c2"), ("/", "c3"), ("/sub", "c4")]
+    scripted_llm.add(
+        *[{"tool_calls": [{"name": "ls", "args": {"path": p}, "id": i}]} for p, i in calls], "done"
+    )
+    session = await open_session(settings)
+    try:
+        with mock.patch.object(folder_memory, "memory_files", wraps=folder_memory.memory_files) as slots:
+            async for _ in session.send("go", TurnOptions("yolo")):
+                pass
+    finally:
+        await session.aclose()
+    assert slots.call_count == 1  # only for the folder that has a memory file
+    last, earlier = scripted_llm.bodies[-1], scripted_llm.bodies[-2]
+    assert b"Sub rule." in last and b"Sub rule." not in earlier
+
+
+def test_parallel_write_todos_calls_are_refused_right_after_the_reply(settings: Settings) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from auger.core.agent.graph import create_cli_agent
+
+    todo = {"todos": [{"content": "x", "status": "pending"}]}
+    calls = [
+        {"name": "write_todos", "args": todo, "id": "t1"},
+        {"name": "ls", "args": {"path": "/"}, "id": "l1"},
+        {"name": "write_todos", "args": todo, "id": "t2"},
+    ]
+    model = ScriptedChatModel(script=[{"tool_calls": calls}, "done"])
+    graph = create_cli_agent(settings, model=model, checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    out = graph.invoke({"messages": [HumanMessage("hi")]}, cfg, context=AugerContext(mode="yolo"))
+    after = [
+        (m.type, getattr(m, "tool_call_id", None), getattr(m, "status", None)) for m in out["messages"][1:]
+    ]
+    assert after == [
+        ("ai", None, None),
+        ("tool", "t1", "error"),
+        ("tool", "t2", "error"),
+        ("tool", "l1", "success"),
+        ("ai", None, None),
+    ]
+    assert "never be called multiple times in parallel" in str(out["messages"][2].content)
+    assert not out.get("todos")

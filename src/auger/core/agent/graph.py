@@ -27,7 +27,9 @@ outermost first):
                                  state, refreshed after a summarization.
 5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`); end the turn
                                  after a plan nobody accepted (10b's check, run in this step).
-6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default).
+6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default); its
+                                 check of parallel calls rides on the model call
+                                 (`middleware/prompt/todos.py`), no graph step of its own.
 6b. CompactPromptMiddleware    — a model with a window ≤ 16k tokens gets the compact profile:
                                  short system prompt, one-line tool descriptions, same tools
                                  (`auger.core.agent.prompt_compact`).
@@ -70,6 +72,12 @@ allow rules > approval mode), unsupported content. Subagents get 1 (or a pinned 
 `SUBAGENT_ROLES`: 2, 2b, 2c, 5, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the
 general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
 PreCompact) — see `_subagents()`.
+
+Each run of consecutive auger middlewares without graph-node hooks (0b-11 in the main agent, 1-10b'
+in a subagent) runs as ONE wrapper layer around the model call and the tool call
+(`auger.core.middleware.layers.layered`): the same hooks in the same order, one langsmith
+`traceable` instead of one per middleware; 5, a graph node only (no wrapper, tools or state of its
+own), follows the run it sits in.
 
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.backends.mounts`
 (`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
@@ -158,16 +166,18 @@ class Stack:
         return [*head, self.turn_limit, self.todos, self.compact, *self.safety]
 
     def subagent(self, model: Any) -> list[AgentMiddleware[Any, Any, Any]]:
+        from auger.core.middleware.layers import layered
+
         roles = [getattr(self, role) for role in SUBAGENT_ROLES]
-        return [model, *(m for role in roles for m in (role if isinstance(role, tuple) else (role,)))]
+        return layered(
+            [model, *(m for role in roles for m in (role if isinstance(role, tuple) else (role,)))]
+        )
 
 
 SUBAGENT_ROLES = ("history", "wire", "images", "turn_limit", "safety", "plan")
 
 
 def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
-    from langchain.agents.middleware import TodoListMiddleware
-
     from auger.core.middleware.model.configurable_model import ConfigurableModelMiddleware
     from auger.core.middleware.model.image_inputs import ImageInputsMiddleware
     from auger.core.middleware.model.provider_history import ProviderHistoryMiddleware
@@ -180,6 +190,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
     from auger.core.middleware.prompt.memory import AugerMemoryMiddleware
     from auger.core.middleware.prompt.plan_mode import PlanModeMiddleware
     from auger.core.middleware.prompt.skills import AugerSkillsMiddleware
+    from auger.core.middleware.prompt.todos import TodoListInCall
     from auger.core.middleware.tools.client_tools import ClientToolsMiddleware
     from auger.core.middleware.tools.hooks import HooksMiddleware
     from auger.core.middleware.tools.permissions import PermissionMiddleware
@@ -197,7 +208,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
         resume=ResumeStateMiddleware(),
         local_context=LocalContextMiddleware(backend, str(settings.project_root)),
         turn_limit=TurnLimitMiddleware(),
-        todos=TodoListMiddleware(),
+        todos=TodoListInCall(),
         compact=compact,
         # tool-call safety, outermost first: hooks (may change or block the input), permission rules
         # (deny; on the final input), redaction (secrets out of results and replies),
@@ -282,6 +293,7 @@ def create_cli_agent(
     from auger.core.backends.factory import make_backend
     from auger.core.backends.mounts import with_mounts
     from auger.core.catalog.memory import memory_sources
+    from auger.core.middleware.layers import layered
     from auger.core.middleware.model.unsupported_content import TextAwareUnsupportedContent
     from auger.core.middleware.tools.rewind import RewindMiddleware
 
@@ -314,7 +326,7 @@ def create_cli_agent(
         model=model,
         tools=list(tools),
         system_prompt=SYSTEM_PROMPT,
-        middleware=[*middleware, stack.skills, stack.memory, TextAwareUnsupportedContent()],
+        middleware=layered([*middleware, stack.skills, stack.memory, TextAwareUnsupportedContent()]),
         subagents=subagents,  # type: ignore[arg-type]
         memory=memory_sources(settings),
         backend=backend,

@@ -2,7 +2,8 @@
 
 langchain-anthropic builds its own httpx2 client and takes none from outside; this subclass
 builds the async client (what auger calls) on `auger.core.models.provider_http.TimeoutClient`.
-Its streamed replies merge as they arrive (auger.core.models.merged_stream). Imported only
+Its streamed replies merge as they arrive (auger.core.models.merged_stream) and its tool schemas
+are converted once per tool set (auger.core.models.tool_schemas). Imported only
 when an Anthropic model is used.
 """
 
@@ -17,6 +18,7 @@ from pydantic import Field
 
 from auger.core.models.merged_stream import MergedStream
 from auger.core.models.provider_http import RequestTimeout, TimeoutClient
+from auger.core.models.tool_schemas import CachedToolBinding
 
 
 class AnthropicRequestTimeout(RequestTimeout, anthropic.AnthropicError):
@@ -24,7 +26,7 @@ class AnthropicRequestTimeout(RequestTimeout, anthropic.AnthropicError):
     exception its HTTP client raises, but not its own `AnthropicError`s."""
 
 
-class ChatAnthropicTimed(MergedStream, ChatAnthropic):
+class ChatAnthropicTimed(CachedToolBinding, MergedStream, ChatAnthropic):
     auger_timeout: tuple[str, float, str] = Field(exclude=True)
     """(provider name, seconds, the setting that set them) for `TimeoutClient`."""
 

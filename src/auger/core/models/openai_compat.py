@@ -4,7 +4,8 @@ Those servers stream the model's reasoning as `delta.reasoning_content` (or `del
 which langchain-openai drops; keep it in `additional_kwargs["reasoning_content"]` so the session
 can show it. Imported only when such a provider is used.
 
-Both classes merge a streamed reply as it arrives (auger.core.models.merged_stream).
+Both classes merge a streamed reply as it arrives (auger.core.models.merged_stream) and convert
+a tool set's schemas once (auger.core.models.tool_schemas).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from langchain_core.outputs import ChatGenerationChunk
 from langchain_openai import ChatOpenAI
 
 from auger.core.models.merged_stream import MergedStream
+from auger.core.models.tool_schemas import CachedToolBinding
 
 
-class ChatOpenAIStreamed(MergedStream, ChatOpenAI):
-    """ChatOpenAI (OpenAI itself) with its streamed replies merged as they arrive."""
+class ChatOpenAIStreamed(CachedToolBinding, MergedStream, ChatOpenAI):
+    """ChatOpenAI (OpenAI itself) with its streamed replies merged as they arrive and its tool
+    schemas converted once per tool set (auger.core.models.tool_schemas)."""
 
 
 class ChatOpenAICompatible(ChatOpenAIStreamed):

@@ -7,6 +7,10 @@ loading: skills are discovered at the start of every run (a user turn), so a ski
 a conversation is offered on the next turn. The catalogue lives in *untracked* state channels
 (LangGraph never checkpoints them: it was ~1.9 KB in every checkpoint of every turn); a run that
 resumes mid-turn (after an approval) gets the last catalogue this middleware loaded.
+Skills named in `pinned_skills` (a run's input) are pinned where the catalogue is loaded, at the
+start of the run, before its first model call: the SDK does it in a `before_model` hook, a graph
+step of its own (a task and a checkpoint) before every model call of every turn, for a key only
+a run's input sets (subagents are never handed it).
 Its `name` is "SkillsMiddleware", so `create_deep_agent` puts it in the SDK's slot.
 """
 
@@ -16,6 +20,7 @@ import asyncio
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, get_type_hints
 
 from deepagents.middleware.skills import SkillMetadata, SkillsMiddleware, SkillsState
+from langchain.agents.middleware import AgentMiddleware
 from langchain.agents.middleware.types import OmitFromOutput, PrivateStateAttr
 from langgraph.channels.untracked_value import UntrackedValue
 from typing_extensions import TypedDict
@@ -51,6 +56,12 @@ _FIELDS: dict[str, Any] = {
     "skills_load_errors": NotRequired[Annotated[list[str], PrivateStateAttr, UntrackedValue]],
 }
 AugerSkillsState: Any = TypedDict("AugerSkillsState", _FIELDS)  # type: ignore[misc]
+
+
+def _merged(*updates: dict[str, Any] | None) -> dict[str, Any] | None:
+    """One state update of several (their keys do not overlap), None if all are None."""
+    merged = {key: value for update in updates if update for key, value in update.items()}
+    return merged or None
 
 
 def skill_metadata(catalog: SkillCatalog) -> list[SkillMetadata]:
@@ -99,17 +110,21 @@ class AugerSkillsMiddleware(SkillsMiddleware):  # type: ignore[type-arg]
             return state
         return {**state, **(self._catalogue or self._load({}) or {})}
 
+    def _loaded(self, state: Any) -> Any:
+        """`state` with the catalogue just loaded (the SDK's pinning reads the skills from it)."""
+        return {**state, **self._catalogue}
+
     def before_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> Any:  # type: ignore[override]
-        return self._load(state)
+        loaded = self._load(state)
+        return _merged(loaded, super().before_model(self._loaded(state), runtime))
 
     async def abefore_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> Any:  # type: ignore[override]
-        return await asyncio.to_thread(self._load, state)  # file I/O: off the event loop
+        loaded = await asyncio.to_thread(self._load, state)  # file I/O: off the event loop
+        return _merged(loaded, await super().abefore_model(self._loaded(state), runtime))
 
-    def before_model(self, state: Any, runtime: Any) -> Any:
-        return super().before_model(self._state(state), runtime)
-
-    async def abefore_model(self, state: Any, runtime: Any) -> Any:
-        return await super().abefore_model(self._state(state), runtime)
+    # no hook before each model call (a graph node per step): pinning happens in before_agent
+    before_model = AgentMiddleware.before_model
+    abefore_model = AgentMiddleware.abefore_model
 
     def modify_request(self, request: ModelRequest) -> ModelRequest:  # type: ignore[type-arg]
         state = self._state(request.state)

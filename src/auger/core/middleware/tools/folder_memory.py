@@ -62,10 +62,11 @@ class FolderMemoryMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         host = paths.host(str(value)) if paths is not None and isinstance(value, str) and value else None
         if host is None:
             return []
-        slots = {str(m.path) for m in memory_files(self.settings)}
-        done = _added(request.state) | slots
-        found = [folder_memory(f) for f in _folders(Path(host), self.root)]
-        return [f for f in found if f is not None and str(f) not in done]
+        found = [f for f in map(folder_memory, _folders(Path(host), self.root)) if f is not None]
+        if not found:  # most calls (a path at the root, a folder without memory): no slot lookups
+            return []  # (a dozen stats) and no walk over the thread's messages
+        done = _added(request.state) | {str(m.path) for m in memory_files(self.settings)}
+        return [f for f in found if str(f) not in done]
 
     def _attach(self, request: Any, result: Any) -> Any:
         if str(request.tool_call["name"]) not in FILE_TOOLS:

@@ -1,0 +1,45 @@
+"""TodoListMiddleware with its one check riding on the model call, not in a graph node of its own.
+
+langchain's TodoListMiddleware (`write_todos`, its system-prompt section) refuses a reply that calls
+`write_todos` more than once in parallel, in an `after_model` hook: a graph step (a task and a
+checkpoint) after every model call, to find nothing on almost all of them. `TodoListInCall` runs the
+same check (the SDK's own `after_model`) on the reply inside its `wrap_model_call` and returns the
+refusals as a state update next to the reply (an `ExtendedModelResponse` command), so they enter the
+thread right after the reply, where the hook put them; the reply the outer middlewares see is the
+model's. The one difference: deepagents' human-in-the-loop hook (which ran before it) now sees the
+refusals already in state when it asks about the same calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse, TodoListMiddleware
+from langgraph.types import Command
+
+from auger.core.middleware.layers import split_response, with_commands
+
+
+class TodoListInCall(TodoListMiddleware):  # type: ignore[type-arg]
+    @property
+    def name(self) -> str:
+        return "TodoListMiddleware"
+
+    after_model = AgentMiddleware.after_model  # no graph node after each model call
+    aafter_model = AgentMiddleware.aafter_model
+
+    def _checked(self, request: ModelRequest, response: Any) -> Any:
+        reply, commands = split_response(response)
+        refused = TodoListMiddleware.after_model(self, {"messages": list(reply.result)}, request.runtime)  # type: ignore[arg-type]
+        if not refused:
+            return response
+        return with_commands(reply, [*commands, Command(update=refused)])
+
+    def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
+        return self._checked(request, super().wrap_model_call(request, handler))
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> Any:
+        return self._checked(request, await super().awrap_model_call(request, handler))
