@@ -4,7 +4,8 @@ Those servers stream the model's reasoning as `delta.reasoning_content` (or `del
 which langchain-openai drops; keep it in `additional_kwargs["reasoning_content"]` so the session
 can show it. Imported only when such a provider is used.
 
-Both classes merge a streamed reply as it arrives (auger.core.models.merged_stream).
+Both classes merge a streamed reply as it arrives (auger.core.models.merged_stream) and convert
+each message of a request to its dict once (auger.core.models.message_dicts).
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.outputs import ChatGenerationChunk
-from langchain_openai import ChatOpenAI
 
 from auger.core.models.merged_stream import MergedStream
+from auger.core.models.message_dicts import ChatOpenAIMessageMemo
 
 
-class ChatOpenAIStreamed(MergedStream, ChatOpenAI):
+class ChatOpenAIStreamed(MergedStream, ChatOpenAIMessageMemo):
     """ChatOpenAI (OpenAI itself) with its streamed replies merged as they arrive."""
 
 
