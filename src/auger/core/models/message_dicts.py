@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterator
+from itertools import repeat
 from typing import Any
 
 from langchain_core.language_models import LanguageModelInput
@@ -99,7 +100,10 @@ class ChatOpenAIMessageMemo(ChatOpenAI):
     def _get_request_payload(
         self, input_: LanguageModelInput, *, stop: list[str] | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        messages = self._convert_input(input_).to_messages()
+        if isinstance(input_, list) and all(map(isinstance, input_, repeat(BaseMessage))):
+            messages: list[BaseMessage] = input_  # already messages: no per-message conversion pass
+        else:
+            messages = self._convert_input(input_).to_messages()
         if self._use_responses_api({**self._default_params, **kwargs}):
             return super()._get_request_payload(messages, stop=stop, **kwargs)  # Responses API items
         built: dict[str, Any] = {}

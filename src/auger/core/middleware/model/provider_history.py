@@ -17,6 +17,7 @@ Replies are tagged with their family in `response_metadata["auger_provider"]`.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -145,7 +146,7 @@ class ProviderHistoryMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         if memo is None:
             memo = self._memos[family] = MessageMemo(lambda msg: sanitize_message(msg, family))
         messages = memo.map(request.messages)
-        if any(a is not b for a, b in zip(messages, request.messages, strict=True)):
+        if not all(map(operator.is_, messages, request.messages)):  # C-level: no per-message Python
             request = request.override(messages=messages)  # type: ignore[arg-type]
         return request, family
 
