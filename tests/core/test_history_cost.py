@@ -4,6 +4,7 @@ unsupported-content check and the summarization trigger's token count once per m
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,9 +12,9 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from auger.core.agent.context import AugerContext
+from auger.core.threads.backend import ThreadDatabase
 from auger.core.threads.message_serde import MessageMemoSerializer
 from auger.settings import Settings, load_settings
 from scripted_model import ScriptedChatModel
@@ -46,14 +47,21 @@ class CountingSerializer(MessageMemoSerializer):
         return super()._memo_hook(counting)
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> ThreadDatabase:
+    url = request.getfixturevalue("pg_url") if request.param == "postgres" else ""
+    return ThreadDatabase(tmp_path / "threads", url)
+
+
 async def test_a_reloaded_thread_decodes_only_the_messages_it_has_not_met(
-    settings: Settings, tmp_path: Path
+    settings: Settings, database: ThreadDatabase
 ) -> None:
     from auger.core.agent.graph import create_cli_agent
-    from auger.core.threads.checkpointer import open_checkpointer
+    from auger.core.threads.checkpointer import open_saver
 
-    saver, conn = await open_checkpointer(tmp_path / "threads.db")
-    assert isinstance(saver.serde, MessageMemoSerializer)  # what auger runs with
+    database.home.mkdir()
+    saver, closer = await open_saver(database)
+    assert isinstance(saver.serde, MessageMemoSerializer)  # what auger runs with, on both databases
     saver.serde = CountingSerializer()
     turns = 8
     graph = create_cli_agent(
@@ -77,11 +85,12 @@ async def test_a_reloaded_thread_decodes_only_the_messages_it_has_not_met(
         grown = (await graph.aget_state(cfg)).values["messages"]
         assert len(grown) == 2 * turns + 2
         assert CountingSerializer.decoded <= 2  # the new question and answer at most
-        plain = AsyncSqliteSaver(conn, serde=JsonPlusSerializer())  # the same thread, decoded afresh
+        plain = copy.copy(saver)  # the same thread, decoded afresh
+        plain.serde = JsonPlusSerializer()
         fresh = (await graph.with_config(checkpointer=plain).aget_state(cfg)).values["messages"]
         assert [m.model_dump() for m in fresh] == [m.model_dump() for m in grown]
     finally:
-        await conn.close()
+        await closer.close()
 
 
 def test_the_memo_starts_over_past_its_limit() -> None:

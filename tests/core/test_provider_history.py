@@ -4,6 +4,7 @@ langchain-openai / langchain-anthropic serializers after sanitation."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from langchain.agents import create_agent
 from langchain_anthropic import ChatAnthropic
@@ -119,3 +120,37 @@ def test_middleware_cleans_the_request_and_tags_the_reply() -> None:
     reply = out["messages"][-1]
     assert reply.response_metadata[FAMILY_KEY] == "scripted"
     assert out["messages"][1].content[0]["signature"] == "SIGNED-BY-ANTHROPIC"  # state keeps the original
+
+
+def test_each_message_is_looked_at_once_while_it_stays_in_the_requests(monkeypatch: Any) -> None:
+    """A long thread written by another provider: every call of a turn sends the cleaned copies it
+    made at the first call (the same objects), and looks only at the messages new since."""
+    from langchain.agents.middleware import ModelRequest
+
+    from auger.core.middleware.model import provider_history
+
+    looked = [0]
+    family = provider_history.message_family
+
+    def counted(msg: AIMessage) -> str | None:
+        looked[0] += 1
+        return family(msg)
+
+    monkeypatch.setattr(provider_history, "message_family", counted)
+    middleware = ProviderHistoryMiddleware()
+    model = ChatOpenAICompatible(model="q", api_key="x", base_url="http://h/v1")
+    history = [m for _ in range(50) for m in _history()]
+    sent: list[list[Any]] = []
+
+    def handler(request: ModelRequest) -> AIMessage:
+        sent.append(request.messages)
+        return AIMessage("ok")
+
+    for step in range(5):
+        history.append(AIMessage(f"step {step}", response_metadata={"model_provider": "anthropic"}))
+        before = looked[0]
+        middleware.wrap_model_call(ModelRequest(model=model, messages=list(history)), handler)
+        ai = sum(isinstance(m, AIMessage) for m in history)
+        assert looked[0] - before == (ai if step == 0 else 1)  # 151 AI messages at the first call
+    assert all(a is b for a, b in zip(sent[0], sent[-1], strict=False))  # the same cleaned copies
+    assert sent[-1][1] is not history[1] and "SIGNED-BY-ANTHROPIC" not in str(sent[-1][1].content)

@@ -296,6 +296,7 @@ def create_cli_agent(
     from auger.core.middleware.layers import layered
     from auger.core.middleware.model.unsupported_content import TextAwareUnsupportedContent
     from auger.core.middleware.tools.rewind import RewindMiddleware
+    from auger.core.threads.messages_reducer import AgentState
 
     inline_when_untraced()
     default_spec = settings.model
@@ -332,6 +333,7 @@ def create_cli_agent(
         backend=backend,
         interrupt_on=_interrupt_on(tools, gated_tools),
         context_schema=context_schema,
+        state_schema=AgentState,  # messages reduced by the new ones only
         checkpointer=checkpointer,
     )
 

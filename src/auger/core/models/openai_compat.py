@@ -5,7 +5,8 @@ which langchain-openai drops; keep it in `additional_kwargs["reasoning_content"]
 can show it. Imported only when such a provider is used.
 
 Both classes merge a streamed reply as it arrives (auger.core.models.merged_stream) and convert
-a tool set's schemas once (auger.core.models.tool_schemas).
+a tool set's schemas once (auger.core.models.tool_schemas) and each message of a request to its
+dict once (auger.core.models.message_dicts).
 """
 
 from __future__ import annotations
@@ -13,15 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.outputs import ChatGenerationChunk
-from langchain_openai import ChatOpenAI
 
 from auger.core.models.merged_stream import MergedStream
+from auger.core.models.message_dicts import ChatOpenAIMessageMemo
 from auger.core.models.tool_schemas import CachedToolBinding
 
 
-class ChatOpenAIStreamed(CachedToolBinding, MergedStream, ChatOpenAI):
-    """ChatOpenAI (OpenAI itself) with its streamed replies merged as they arrive and its tool
-    schemas converted once per tool set (auger.core.models.tool_schemas)."""
+class ChatOpenAIStreamed(CachedToolBinding, MergedStream, ChatOpenAIMessageMemo):
+    """ChatOpenAI (OpenAI itself) with its streamed replies merged as they arrive, its tool
+    schemas converted once per tool set (auger.core.models.tool_schemas) and each message
+    converted to its dict once (auger.core.models.message_dicts)."""
 
 
 class ChatOpenAICompatible(ChatOpenAIStreamed):

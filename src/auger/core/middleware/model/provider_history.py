@@ -17,12 +17,15 @@ Replies are tagged with their family in `response_metadata["auger_provider"]`.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain_core.messages import AIMessage, BaseMessage
+
+from auger.core.middleware.model.message_memo import MessageMemo
 
 FAMILY_KEY = "auger_provider"
 RESPONSES = "openai_responses"  # OpenAI's Responses API, as opposed to chat completions ("openai")
@@ -103,19 +106,20 @@ def clean_ai_message(msg: AIMessage) -> AIMessage:
     )
 
 
+def sanitize_message(msg: BaseMessage, target: str) -> BaseMessage:
+    """`msg` safe to send to a model of family `target` (the same object where nothing applies)."""
+    if isinstance(msg, AIMessage):
+        return clean_ai_message(msg) if message_family(msg) != target else msg
+    if target != "anthropic" and not isinstance(msg.content, str):
+        stripped = _strip_cache_control(msg.content)
+        if stripped is not msg.content:
+            return msg.model_copy(update={"content": stripped})
+    return msg
+
+
 def sanitize_history(messages: list[BaseMessage], target: str) -> list[BaseMessage]:
     """Messages safe to send to a model of family `target` (unchanged objects where nothing applies)."""
-    out: list[BaseMessage] = []
-    for msg in messages:
-        if isinstance(msg, AIMessage):
-            if message_family(msg) != target:
-                msg = clean_ai_message(msg)
-        elif target != "anthropic" and not isinstance(msg.content, str):
-            stripped = _strip_cache_control(msg.content)
-            if stripped is not msg.content:
-                msg = msg.model_copy(update={"content": stripped})
-        out.append(msg)
-    return out
+    return [sanitize_message(msg, target) for msg in messages]
 
 
 def _tag(response: Any, family: str) -> Any:
@@ -127,12 +131,22 @@ def _tag(response: Any, family: str) -> Any:
 
 
 class ProviderHistoryMiddleware(AgentMiddleware):  # type: ignore[type-arg]
-    """Runs after ConfigurableModelMiddleware, so `request.model` is the model actually called."""
+    """Runs after ConfigurableModelMiddleware, so `request.model` is the model actually called.
+    Each message is looked at once per family while it stays in the requests (`MessageMemo`),
+    not per call: the same cleaned copy is sent again, so what converts it further down (the
+    provider's request building) meets the same object too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._memos: dict[str, MessageMemo] = {}
 
     def _prepare(self, request: ModelRequest) -> tuple[ModelRequest, str]:
         family = model_family(request.model)
-        messages = sanitize_history(list(request.messages), family)
-        if any(a is not b for a, b in zip(messages, request.messages, strict=True)):
+        memo = self._memos.get(family)
+        if memo is None:
+            memo = self._memos[family] = MessageMemo(lambda msg: sanitize_message(msg, family))
+        messages = memo.map(request.messages)
+        if not all(map(operator.is_, messages, request.messages)):  # C-level: no per-message Python
             request = request.override(messages=messages)  # type: ignore[arg-type]
         return request, family
 

@@ -8,7 +8,9 @@ it. The lock is polled (`pg_try_advisory_lock`), never waited for inside a state
 statement holds a snapshot, and setup's `CREATE INDEX CONCURRENTLY` waits for every older
 snapshot, so two auger starting at once on a new database waited for each other forever. An
 unreachable server or a missing psycopg is one clear ConfigError
-(`auger.core.threads.postgres.db`).
+(`auger.core.threads.postgres.db`). Its serializer decodes each stored message once per process,
+as the SQLite saver's does (`auger.core.threads.message_serde`): the channel values and writes
+it reads back at every turn's start are the thread's whole message list.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from auger.core.threads.message_serde import MessageMemoSerializer
 from auger.core.threads.postgres.db import CONNECT_TIMEOUT, connect_error, psycopg_module
 
 SETUP_KEY = 0x61756766  # the advisory lock around LangGraph's setup ("augf")
@@ -44,7 +47,7 @@ async def open_postgres_saver(url: str) -> tuple[Any, Any]:
     )
     try:
         await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
-        saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+        saver = AsyncPostgresSaver(pool, serde=MessageMemoSerializer())  # type: ignore[arg-type]
         await setup_lock(lock)
         await saver.setup()
     except BaseException:

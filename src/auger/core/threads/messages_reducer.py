@@ -1,0 +1,108 @@
+"""The thread's message list grown by the new messages alone, not rebuilt from the whole history.
+
+deepagents keeps `messages` in a LangGraph `DeltaChannel` whose reducer
+(`deepagents._messages_reducer._messages_delta_reducer`) rebuilds the list on every write: an
+index of every message's id, a new list, a filtering pass — O(history) Python per write, and a
+step writes several times (the model node, the tool node, LangGraph's fresh reads of a node's
+own writes): ~1 ms of each turn at 1,200 messages, growing with the thread.
+
+`messages_reducer` gives the same result from the id index it built for a list it returned: the
+usual write (new messages, or a message replaced by id) onto such a list — or onto a copy of it:
+LangGraph copies a channel's list for every fresh read and step — copies that list and index
+(C-level) and applies only the written messages, in deepagents' own order of rules. A base is
+recognised by its length and last message, then compared whole with a private copy of the kept
+list (C-level: identical items), so a list changed in place since is never taken for it.
+Anything else — a base it did not return, a removal, raw dicts or tuples to convert — goes to
+deepagents' reducer itself. A kept index is never changed in place (LangGraph reduces onto the
+same base more than once). A few lists are kept (threads and subagents run side by side).
+
+`AgentState` is deepagents' state with this reducer on `messages` (the same channel, the same
+snapshots every 50 writes), given to `create_deep_agent` as its `state_schema`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Annotated, Any, Required
+
+from deepagents._messages_reducer import _messages_delta_reducer
+from deepagents.graph import DeepAgentState
+from langchain_core.messages import AnyMessage, BaseMessage, RemoveMessage
+from langgraph.channels.delta import DeltaChannel
+
+KEPT = 8  # lists (with their id index) kept for the next write onto them
+SNAPSHOT_FREQUENCY = 50  # as deepagents' own channel
+
+
+class _Kept:
+    """A list this reducer returned: a private copy of it, and its id index."""
+
+    __slots__ = ("index", "messages")
+
+    def __init__(self, messages: list[Any], index: dict[str, int]) -> None:
+        self.messages, self.index = list(messages), index
+
+    def holds(self, messages: list[Any]) -> bool:
+        # C-level: identical items compare equal at once; a list changed since (or another
+        # list ending alike) fails on its first differing message
+        return messages == self.messages
+
+
+_kept: dict[tuple[int, int], _Kept] = {}  # by (length, id of the last message)
+_lock = threading.Lock()  # a sync graph may reduce on its caller's thread
+
+
+def _key(messages: list[Any]) -> tuple[int, int]:
+    return len(messages), id(messages[-1])
+
+
+def _written(writes: list[Any]) -> list[BaseMessage] | None:
+    """The written messages, flattened, when all are messages that add or replace (else None)."""
+    flat: list[Any] = []
+    for w in writes:
+        if isinstance(w, list):
+            flat.extend(w)
+        else:
+            flat.append(w)
+    if all(isinstance(m, BaseMessage) and not isinstance(m, RemoveMessage) for m in flat):
+        return flat
+    return None
+
+
+def _keep(messages: list[Any], index: dict[str, int]) -> list[Any]:
+    if not messages:
+        return messages
+    with _lock:
+        if len(_kept) >= KEPT:
+            del _kept[next(iter(_kept))]  # the oldest
+        _kept[_key(messages)] = _Kept(messages, index)
+    return messages
+
+
+def messages_reducer(state: list[AnyMessage] | None, writes: list[Any]) -> list[AnyMessage]:
+    """deepagents' messages reducer, O(written messages) onto a list it returned (or a copy)."""
+    kept = _kept.get(_key(state)) if state else None
+    written = _written(writes) if kept is not None and kept.holds(state) else None  # type: ignore[arg-type]
+    if kept is None or written is None:
+        full = _messages_delta_reducer(state, writes)
+        return _keep(full, {m.id: i for i, m in enumerate(full) if m.id is not None})
+    result: list[Any] = list(state)  # type: ignore[arg-type]
+    index = dict(kept.index)
+    for msg in written:  # deepagents' rules: a new id appends, a known id replaces in place
+        mid = msg.id
+        if mid is None:
+            result.append(msg)
+        elif mid in index:
+            result[index[mid]] = msg
+        else:
+            index[mid] = len(result)
+            result.append(msg)
+    return _keep(result, index)
+
+
+class AgentState(DeepAgentState):
+    """deepagents' agent state, its messages reduced by `messages_reducer`."""
+
+    messages: Required[  # type: ignore[misc]
+        Annotated[list[AnyMessage], DeltaChannel(messages_reducer, snapshot_frequency=SNAPSHOT_FREQUENCY)]
+    ]
