@@ -46,7 +46,7 @@ async def test_generics_html_and_pipes_are_shown_as_typed(tui: Tui) -> None:
 async def test_a_wide_table_keeps_every_column_at_width_60(tui: Tui) -> None:
     tui.llm.add({"text": WIDE})
     app = tui.app()
-    async with app.run_test(size=(66, 30)) as pilot:
+    async with app.run_test(size=(67, 30)) as pilot:
         await ready(pilot)
         await turn(pilot, "a table")
         message = app.transcript.query(AssistantMessage).last()

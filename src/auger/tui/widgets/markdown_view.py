@@ -34,17 +34,20 @@ ROLES = (
 
 class MarkdownLines(Widget):
     """Finished markdown chunks as lines. `gap_before`: a blank line above the first chunk (it
-    follows other blocks of the same reply)."""
+    follows other blocks of the same reply). `width`: the width it will have, when known (a new
+    segment of a streamed reply: its chunks render as they come, not all in its first layout)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"md--{role}" for role in ROLES}
     DEFAULT_CSS = "MarkdownLines { height: auto; }"
 
-    def __init__(self, chunks: Iterable[Chunk] = (), *, gap_before: bool = False, classes: str = "") -> None:
+    def __init__(
+        self, chunks: Iterable[Chunk] = (), *, gap_before: bool = False, width: int = 0, classes: str = ""
+    ) -> None:
         super().__init__(classes=classes)
         self.chunks: list[Chunk] = list(chunks)
         self.gap_before = gap_before
-        self._width = 0
-        self._lines: list[Content] = []
+        self._width = width
+        self._lines: list[Content] = self._render_all(width) if width else []
 
     @property
     def source(self) -> str:
@@ -53,6 +56,11 @@ class MarkdownLines(Widget):
     @property
     def size_chars(self) -> int:
         return sum(len(chunk.source) for chunk in self.chunks)
+
+    @property
+    def width(self) -> int:
+        """The width its lines are rendered for (0: not laid out yet)."""
+        return self._width
 
     @property
     def lines(self) -> list[Content]:
