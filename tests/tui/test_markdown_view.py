@@ -6,7 +6,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from conftest_tui import Tui, ready, replies, send_nowait, tui, turn, wait_for  # noqa: F401
+from textual._compositor import Compositor
 
 from auger import __version__
 from auger.tui.widgets.markdown_view import MarkdownLines
@@ -68,6 +70,45 @@ async def test_a_long_real_reply_is_a_few_cheap_widgets(tui: Tui) -> None:
         widgets = len(list(message.walk_children()))
         assert 10 <= widgets <= 30  # segments of ~4 KB (a Markdown widget made ~5,000 here)
         assert "Version 26.10.1" in shown(app) and "Version 25.9.0" in shown(app)
+
+
+async def test_a_long_reply_renders_each_finished_chunk_once_and_outside_the_layout_pass(
+    tui: Tui, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A layout pass holds every key typed meanwhile: a reply's chunks render when a flush
+    gives them to a segment, at the reply's width, and the scrollbar appearing (the reply grew
+    past the screen) does not change that width."""
+    source = (CORPUS / "black-CHANGES-70k.md").read_text(encoding="utf-8")
+    tui.llm.add({"text": source})
+    renders: list[tuple[MarkdownLines, int, bool]] = []  # (segment, chunk, inside a layout pass)
+    layout = [False]
+    reflow, render_chunk = Compositor.reflow, MarkdownLines._render_chunk
+
+    def reflowing(self: Compositor, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        layout[0] = True
+        try:
+            return reflow(self, *args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            layout[0] = False
+
+    def rendering(self: MarkdownLines, index: int, width: int):  # type: ignore[no-untyped-def]
+        if "live" not in self.classes:  # (the open block renders on every flush, by design)
+            renders.append((self, index, layout[0]))
+        return render_chunk(self, index, width)
+
+    monkeypatch.setattr(Compositor, "reflow", reflowing)
+    monkeypatch.setattr(MarkdownLines, "_render_chunk", rendering)
+    app = tui.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "the changelog")
+        message = app.transcript.query(AssistantMessage).last()
+        assert message.source == source
+        segments = message.segments
+        chunks = sum(len(segment.chunks) for segment in segments)
+        assert chunks > 100 and len(renders) == chunks  # each once
+        in_layout = [segment for segment, _, inside in renders if inside]
+        assert set(in_layout) <= {segments[0]}  # only what came before the reply was laid out
 
 
 async def test_one_reply_longer_than_the_budget_is_pruned_a_segment_at_a_time(tui: Tui) -> None:

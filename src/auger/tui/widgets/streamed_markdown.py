@@ -128,8 +128,8 @@ class StreamedMarkdown(Vertical):
         async with self._drawing:
             started = time.monotonic()
             while self._pending:
-                if pace.unechoed:  # a key typed meanwhile: its echo is painted first
-                    await pace.wait_echo()
+                if pace.busy:  # a key typed meanwhile: its echo is painted first
+                    await pace.wait_keys()
                     started = time.monotonic()
                     continue
                 if time.monotonic() - started > self.SLICE and pace.typing:
@@ -143,7 +143,7 @@ class StreamedMarkdown(Vertical):
                 if new:
                     await self.mount_all(new, before=self._live)
                     self.post_message(Transcript.Grew())
-            await pace.wait_echo()
+            await pace.wait_keys()
             splitter = self._splitter
             tail = [Chunk(splitter.open, splitter.joined)] if splitter.open.strip() else []
             self._live.replace(tail, gap_before=bool(self._segments))
