@@ -39,13 +39,13 @@ def record(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, float]]:
         if isinstance(self.parent, AssistantMessage):
             timeline.append(("draw", 0, time.monotonic()))
 
-    def added(self: MarkdownLines, chunks: list) -> None:  # type: ignore[type-arg]
+    def added(self: MarkdownLines, *args: object, **kwargs: object) -> None:
         drawn(self)
-        add(self, chunks)
+        add(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    def replaced(self: MarkdownLines, chunks: list, *, gap_before: bool) -> None:  # type: ignore[type-arg]
+    def replaced(self: MarkdownLines, *args: object, **kwargs: object) -> None:
         drawn(self)
-        replace(self, chunks, gap_before=gap_before)
+        replace(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(PromptInput, "_on_key", keyed)
     monkeypatch.setattr(PromptInput, "render_line", rendered)

@@ -26,6 +26,7 @@ import time
 from functools import partial
 
 from textual.containers import Vertical
+from textual.content import Content
 
 from auger.tui.markdown.blocks import BlockSplitter, Chunk
 from auger.tui.typing_pace import WINDOW, TypingPace, pace_of
@@ -36,6 +37,7 @@ from auger.tui.widgets.transcript import Transcript
 class StreamedMarkdown(Vertical):
     FLUSH_INTERVAL = 0.08
     MAX_INTERVAL = 0.5
+    TYPING_INTERVAL = 0.3  # while the user types: at most this often
     SLICE = 0.004  # while the user types: render this long, then let the loop go
     SEGMENT_CHARS = 4_000
 
@@ -50,6 +52,7 @@ class StreamedMarkdown(Vertical):
         self._pending: list[Chunk] = []  # finished, not shown yet
         self._drawing = asyncio.Lock()  # one drain at a time (a flush may pause between slices)
         self._flush_at = 0.0  # when the next flush may run
+        self._flushed_at = 0.0
         self._interval = self.FLUSH_INTERVAL
         self._scheduled = False
         self._wakeup = 0  # the current flush's wake-ups carry it; older ones are ignored
@@ -99,6 +102,10 @@ class StreamedMarkdown(Vertical):
         if wakeup != self._wakeup:
             return
         if self._pace.typing:
+            wait = self._flushed_at + self.TYPING_INTERVAL - time.monotonic()
+            if wait > 0:  # fewer flushes while keys come: each is a frame a key may meet
+                self.set_timer(wait, partial(self._due, wakeup))
+                return
             self._pace.after_echo(partial(self.call_later, self._flush, wakeup))
             self.set_timer(WINDOW, partial(self._flush, wakeup))
             return
@@ -111,6 +118,7 @@ class StreamedMarkdown(Vertical):
         self._scheduled = False
         now = time.monotonic()
         self._flush_at = now + self._interval
+        self._flushed_at = now
         text, self._buffer = "".join(self._buffer), []
         self._pending += self._splitter.feed(text)
         await self._draw()
@@ -123,52 +131,83 @@ class StreamedMarkdown(Vertical):
 
     # -- drawing ---------------------------------------------------------------------------
     async def _draw(self) -> None:
-        """Show the pending chunks, then the open block. While the user types, in slices."""
+        """Show the pending chunks and the open block. Their lines are made first (while the
+        user types in slices, the loop let go in between) and put into the widgets at once, when
+        no key is on its way to the screen: a key's echo neither waits for a reply's layout and
+        repaint nor paints a half-drawn one."""
         pace = self._pace
         async with self._drawing:
-            started = time.monotonic()
-            while self._pending:
+            pending = self._pending  # finish(drop_backlog) replaces it: this draw is void then
+            made: list[list[Content] | None] = []
+            width = self._live.width
+            while True:
+                await self._make(pending, made, width)
+                tail = self._tail()
+                tail_made = [self._live.prerender(tail[0], width) if width else None] if tail else None
                 if pace.busy:  # a key typed meanwhile: its echo is painted first
                     await pace.wait_keys()
-                    started = time.monotonic()
-                    continue
-                if time.monotonic() - started > self.SLICE and pace.typing:
-                    self.slices += 1
-                    await asyncio.sleep(0)  # a key that came in meanwhile is handled first
-                    started = time.monotonic()
-                    continue
-                if self._live.chunks:  # its block is among the pending ones now
-                    self._live.replace([], gap_before=False)
-                new = self._place([self._pending.pop(0)])
-                if new:
-                    await self.mount_all(new, before=self._live)
-                    self.post_message(Transcript.Grew())
-            await pace.wait_keys()
-            splitter = self._splitter
-            tail = [Chunk(splitter.open, splitter.joined)] if splitter.open.strip() else []
-            self._live.replace(tail, gap_before=bool(self._segments))
+                if pending is not self._pending:
+                    return
+                if self._live.width != width:  # resized meanwhile
+                    made, width = [], self._live.width
+                elif len(made) == len(pending) and self._tail() == tail:
+                    break
+            self._pending = []
+            if pending:  # the open block is among them now
+                self._live.replace([], gap_before=False)
+            new = self._place(pending, made)
+            if new:
+                await self.mount_all(new, before=self._live)
+                self.post_message(Transcript.Grew())
+                await pace.wait_keys()  # (a key typed while they mounted)
+            same = self._tail() == tail and self._live.width == width
+            self._live.replace(
+                self._tail(), gap_before=bool(self._segments), rendered=tail_made if same else None
+            )
 
-    def _place(self, chunks: list[Chunk]) -> list[MarkdownLines]:
-        """Give `chunks` to the last segment, or to new ones past SEGMENT_CHARS; returns the new
-        segments (not mounted yet). A new segment renders at the reply's width when that is
-        known (the open block's)."""
+    async def _make(self, chunks: list[Chunk], made: list[list[Content] | None], width: int) -> None:
+        """Render `chunks` past those in `made` into it (None: no width yet, the segment renders
+        it when laid out). While the user types, `SLICE` s at a time."""
+        pace = self._pace
+        started = time.monotonic()
+        while len(made) < len(chunks):
+            if pace.typing and time.monotonic() - started > self.SLICE:
+                self.slices += 1
+                await asyncio.sleep(0)  # a key that came in meanwhile is handled first
+                started = time.monotonic()
+                continue
+            made.append(MarkdownLines.prerender(chunks[len(made)], width) if width else None)
+
+    def _tail(self) -> list[Chunk]:
+        splitter = self._splitter
+        return [Chunk(splitter.open, splitter.joined)] if splitter.open.strip() else []
+
+    def _place(
+        self, chunks: list[Chunk], made: list[list[Content] | None] | None = None
+    ) -> list[MarkdownLines]:
+        """Give `chunks` (their lines: `made`) to the last segment, or to new ones past
+        SEGMENT_CHARS; returns the new segments (not mounted yet). A new segment has the reply's
+        width when that is known (the open block's)."""
+        lines = made if made is not None else [None] * len(chunks)
         new: list[MarkdownLines] = []
         pending: list[Chunk] = []
+        rendered: list[list[Content] | None] = []
         last = self._segments[-1] if self._segments else None
         room = self.SEGMENT_CHARS - last.size_chars if last is not None else 0
-        for chunk in chunks:
+        for chunk, chunk_lines in zip(chunks, lines, strict=True):
             if room <= 0 or last is None:
                 if pending and last is not None:
-                    last.add(pending)
-                pending = []
+                    last.add(pending, rendered)
+                pending, rendered = [], []
                 last = MarkdownLines(gap_before=bool(self._segments), width=self._live.width)
                 self._segments.append(last)
                 new.append(last)
                 room = self.SEGMENT_CHARS
             pending.append(chunk)
+            rendered.append(chunk_lines)
             room -= len(chunk.source)
         if pending and last is not None:
-            last.add(pending)
+            last.add(pending, rendered)
         return new
 
     async def finish(self, *, drop_backlog: bool = False) -> None:
