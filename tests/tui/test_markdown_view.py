@@ -179,3 +179,22 @@ async def test_an_interrupted_reply_drops_its_render_backlog_at_once(tui: Tui) -
         assert took < 0.3, f"closing took {took:.2f} s"
         assert message.text == source[:3000] + source * 3  # all of it kept
         assert message.dropped == 3 * len(source) and len(message.source) < 4000
+
+
+async def test_a_segment_paints_each_line_once_until_it_changes_or_leaves_the_view(tui: Tui) -> None:
+    """A reply that grows scrolls, and every frame paints all its lines in view again: each
+    line's strip is kept, and dropped with the rest when the block is out of view."""
+    source = (CORPUS / "black-CHANGES-70k.md").read_text(encoding="utf-8")
+    tui.llm.add({"text": "# First\n\nA short answer.\n"}, {"text": source})
+    app = tui.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "first")
+        first = app.transcript.query(AssistantMessage).last().segments[0]
+        assert first.render_line(0) is first.render_line(0)  # painted once
+        strip = first.render_line(0)
+        first.notify_style_update()  # (a theme change)
+        assert first.render_line(0) is not strip
+        await turn(pilot, "the changelog")  # the first reply scrolls out of view
+        app.transcript.release_offscreen()
+        assert first.drop_strips() == 0  # its strips went with its other render caches
