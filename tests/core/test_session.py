@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,6 +140,47 @@ async def test_cancel_mid_answer_keeps_partial_text_and_thread_continues(
     finally:
         await session.aclose()
     assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].text == "after"
+
+
+async def test_a_cut_short_turn_saves_its_partial_answer_and_context_in_one_checkpoint(
+    auger_env: AugerEnv, project_cwd: Path
+) -> None:
+    """Esc mid-answer: the partial answer and the estimate of the context it adds go into the
+    thread in one state update (one checkpoint write, was two plus a second state read), and
+    both are there: the text ends with the mark, the estimate counts the prompt and the text."""
+    from auger.core.middleware.model.resume_state import CONTEXT_TOKENS
+
+    auger_env.llm.add({"text": "short", "prompt_tokens": 1000}, {"text_tokens": 4000, "rate": 400})
+    session = await open_session(auger_env)
+    try:
+        await drive(session, "first", [])
+        checkpointer = session.runtime.graph.checkpointer
+        put, updates = checkpointer.aput, []
+
+        async def counted(config: Any, checkpoint: Any, metadata: Any, *args: Any) -> Any:
+            if metadata.get("source") == "update":  # a state update's write (not the graph's steps)
+                updates.append(checkpoint["id"])
+            return await put(config, checkpoint, metadata, *args)
+
+        checkpointer.aput = counted  # the real checkpointer, its writes counted
+        seen: list[ev.Event] = []
+        streamed = ""
+        async for event in session.send("long answer", options(session)):
+            seen.append(event)
+            if isinstance(event, ev.TextDelta):
+                streamed += event.text
+                if len(streamed) > 400:
+                    session.cancel()
+        values = await session.state()
+    finally:
+        await session.aclose()
+    assert len(updates) == 1
+    last = values["messages"][-1]
+    assert type(last).__name__ == "AIMessage" and str(last.content).endswith("[interrupted]")
+    assert str(last.content).startswith(streamed[:400])
+    assert values[CONTEXT_TOKENS] > 1002 + 400 // 5  # the first turn's report, the prompt, the text
+    usage = [e for e in seen if isinstance(e, ev.Usage)]
+    assert usage and usage[-1].context_tokens == values[CONTEXT_TOKENS] == session.context_tokens
 
 
 async def test_cancel_drops_a_slow_front_ends_backlog(auger_env: AugerEnv, project_cwd: Path) -> None:

@@ -4,11 +4,15 @@ widgets render (their lines), on a real README from bench/corpus, and on selecti
 from __future__ import annotations
 
 import time
+from collections import Counter
 from pathlib import Path
 
+import pytest
 from conftest_tui import Tui, ready, replies, send_nowait, tui, turn, wait_for  # noqa: F401
+from textual._compositor import Compositor
 
 from auger import __version__
+from auger.tui.markdown.blocks import Chunk
 from auger.tui.widgets.markdown_view import MarkdownLines
 from auger.tui.widgets.messages import AssistantMessage
 from auger.tui.widgets.start_header import StartHeader
@@ -46,7 +50,7 @@ async def test_generics_html_and_pipes_are_shown_as_typed(tui: Tui) -> None:
 async def test_a_wide_table_keeps_every_column_at_width_60(tui: Tui) -> None:
     tui.llm.add({"text": WIDE})
     app = tui.app()
-    async with app.run_test(size=(66, 30)) as pilot:
+    async with app.run_test(size=(67, 30)) as pilot:
         await ready(pilot)
         await turn(pilot, "a table")
         message = app.transcript.query(AssistantMessage).last()
@@ -68,6 +72,47 @@ async def test_a_long_real_reply_is_a_few_cheap_widgets(tui: Tui) -> None:
         widgets = len(list(message.walk_children()))
         assert 10 <= widgets <= 30  # segments of ~4 KB (a Markdown widget made ~5,000 here)
         assert "Version 26.10.1" in shown(app) and "Version 25.9.0" in shown(app)
+
+
+async def test_a_long_reply_renders_each_finished_chunk_once_and_outside_the_layout_pass(
+    tui: Tui, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A layout pass holds every key typed meanwhile: a reply's chunks render when a flush
+    gives them to a segment, at the reply's width, and the scrollbar appearing (the reply grew
+    past the screen) does not change that width."""
+    source = (CORPUS / "black-CHANGES-70k.md").read_text(encoding="utf-8")
+    tui.llm.add({"text": source})
+    renders: list[tuple[Chunk, bool]] = []  # (chunk, inside a layout pass)
+    layout = [False]
+    reflow, prerender = Compositor.reflow, MarkdownLines.prerender
+
+    def reflowing(self: Compositor, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        layout[0] = True
+        try:
+            return reflow(self, *args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            layout[0] = False
+
+    def rendering(chunk: Chunk, width: int):  # type: ignore[no-untyped-def]
+        renders.append((chunk, layout[0]))
+        return prerender(chunk, width)
+
+    monkeypatch.setattr(Compositor, "reflow", reflowing)
+    monkeypatch.setattr(MarkdownLines, "prerender", staticmethod(rendering))
+    app = tui.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "the changelog")
+        message = app.transcript.query(AssistantMessage).last()
+        assert message.source == source
+        segments = message.segments
+        finished = {id(chunk): segment for segment in segments for chunk in segment.chunks}
+        assert len(finished) > 100
+        # (the open block renders again on every flush, by design: only finished chunks count)
+        counts = Counter(id(chunk) for chunk, _ in renders if id(chunk) in finished)
+        assert set(counts.values()) == {1} and len(counts) == len(finished)  # each once
+        in_layout = {finished[id(chunk)] for chunk, inside in renders if inside and id(chunk) in finished}
+        assert in_layout <= {segments[0]}  # only what came before the reply was laid out
 
 
 async def test_one_reply_longer_than_the_budget_is_pruned_a_segment_at_a_time(tui: Tui) -> None:
@@ -134,3 +179,22 @@ async def test_an_interrupted_reply_drops_its_render_backlog_at_once(tui: Tui) -
         assert took < 0.3, f"closing took {took:.2f} s"
         assert message.text == source[:3000] + source * 3  # all of it kept
         assert message.dropped == 3 * len(source) and len(message.source) < 4000
+
+
+async def test_a_segment_paints_each_line_once_until_it_changes_or_leaves_the_view(tui: Tui) -> None:
+    """A reply that grows scrolls, and every frame paints all its lines in view again: each
+    line's strip is kept, and dropped with the rest when the block is out of view."""
+    source = (CORPUS / "black-CHANGES-70k.md").read_text(encoding="utf-8")
+    tui.llm.add({"text": "# First\n\nA short answer.\n"}, {"text": source})
+    app = tui.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "first")
+        first = app.transcript.query(AssistantMessage).last().segments[0]
+        assert first.render_line(0) is first.render_line(0)  # painted once
+        strip = first.render_line(0)
+        first.notify_style_update()  # (a theme change)
+        assert first.render_line(0) is not strip
+        await turn(pilot, "the changelog")  # the first reply scrolls out of view
+        app.transcript.release_offscreen()
+        assert first.drop_strips() == 0  # its strips went with its other render caches

@@ -27,6 +27,7 @@ from auger.tui.facts import Facts
 from auger.tui.gcpolicy import GcPolicy, end_startup
 from auger.tui.history import FILE_NAME, PromptHistory
 from auger.tui.state import TuiState
+from auger.tui.typing_pace import noting_keys, pace_of
 from auger.tui.widgets.prompt import PromptInput
 from auger.tui.widgets.start_header import StartHeader
 from auger.tui.widgets.status import StatusBar
@@ -34,6 +35,8 @@ from auger.tui.widgets.todos import TodoPanel
 from auger.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+
     from auger.core.port import AgentPort, SessionFactory
     from auger.settings import Settings
     from auger.tui.completer import CompletionSet
@@ -74,6 +77,7 @@ class AugerApp(AppBase):
         first_run: bool = True,
     ) -> None:
         super().__init__()
+        pace_of(self)  # now: the driver's input thread reads it
         self.settings = settings
         self.session_factory = session_factory
         self.resume_id = thread_id
@@ -91,6 +95,10 @@ class AugerApp(AppBase):
         theme = str(settings.get("tui.theme") or "")
         if theme != self.theme and theme in self.available_themes:
             self.theme = theme
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, telling `typing_pace` of each key as soon as it is read."""
+        return noting_keys(super().get_driver_class())
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

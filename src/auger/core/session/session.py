@@ -255,41 +255,35 @@ class Session(AgentPort):
         except Exception:
             log.exception("indexing the turn failed")
 
-    async def keep_partial(self, text: str, mark: str) -> AIMessage | None:
-        """Save the answer streamed so far (text only: a half-made tool call never enters the
-        thread), followed by `mark`, so the thread shows what the user saw. Returns the message
-        saved, or None."""
-        if not text.strip():
-            return None
+    async def keep_cut_short(self, text: str, mark: str) -> tuple[AIMessage | None, int | None]:
+        """A turn cut short, in one checkpoint: the answer streamed so far (text only: a
+        half-made tool call never enters the thread), followed by `mark`, so the thread shows
+        what the user saw; and, as no provider reported the turn's usage, an estimate of the
+        context it added (the prompt, tool results, the partial answer), so the context meter
+        and a resume count it. Returns (the message saved or None, the new estimate when it is
+        more than the last report, else None)."""
         from langchain_core.messages import AIMessage
 
-        try:
-            text = self.runtime.redactor.text(text)
-            content = AIMessage(content=f"{text}\n\n{mark}")
-            await self.runtime.graph.aupdate_state(self.config(), {"messages": [content]})
-        except Exception:  # the turn is already over; the thread stays as it was
-            log.exception("could not save the partial answer")
-            return None
-        return content
-
-    async def count_unreported(self) -> int | None:
-        """A turn cut short reports no usage: estimate what it added to the context (the prompt,
-        tool results, the partial answer), so the context meter and a resume count it. Returns the
-        new estimate when it is more than the last report, else None."""
         from auger.core.middleware.model.resume_state import CONTEXT_TOKENS, estimated_context
 
         try:
             values = await self.state()
+            content = (
+                AIMessage(content=f"{self.runtime.redactor.text(text)}\n\n{mark}") if text.strip() else None
+            )
+            messages = [*(values.get("messages") or []), *([content] if content is not None else [])]
             known = int(values.get(CONTEXT_TOKENS) or 0)
-            tokens = estimated_context(list(values.get("messages") or []), known)
+            tokens = estimated_context(messages, known)
             self.context_tokens = max(tokens, self.context_tokens)
-            if tokens <= known:
-                return None
-            await self.runtime.graph.aupdate_state(self.config(), {CONTEXT_TOKENS: tokens})
-            return tokens
-        except Exception:  # the turn is over either way; the meter keeps the last report
-            log.exception("could not estimate the context of an interrupted turn")
-            return None
+            update: dict[str, Any] = {CONTEXT_TOKENS: tokens} if tokens > known else {}
+            if content is not None:
+                update["messages"] = [content]
+            if update:
+                await self.runtime.graph.aupdate_state(self.config(), update)
+        except Exception:  # the turn is already over; the thread and the meter stay as they were
+            log.exception("could not save what an interrupted turn streamed")
+            return None, None
+        return content, tokens if tokens > known else None
 
 
 def _check(session: Session) -> AgentPort:  # mypy: Session implements the port

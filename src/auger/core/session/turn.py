@@ -126,10 +126,10 @@ class Turn:
         """A turn cut short: keep the answer streamed so far in the thread (and count it as added
         by the turn), and report the context it is estimated to hold now (no provider reported it),
         so every front end's meter — remote ones too — counts it."""
-        kept = await self.session.keep_partial(self.translator.partial_text, mark)
+        kept, tokens = await self.session.keep_cut_short(self.translator.partial_text, mark)
         if kept is not None:
             self.translator.entered.append(kept)
-        if tokens := await self.session.count_unreported():
+        if tokens:
             self.put(ev.Usage(context_tokens=tokens, model=self.session.model_spec))
 
     async def _loop(self, prompt: str) -> ev.EndReason:

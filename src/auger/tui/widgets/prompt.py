@@ -3,16 +3,17 @@ walk the persisted history (from the first/last line), Tab/Enter accept a comple
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import TextArea
 
 from auger.tui.history import PromptHistory
+from auger.tui.typing_pace import pace_of
 
 if TYPE_CHECKING:
     from auger.tui.completer import CompletionSet
@@ -31,8 +32,6 @@ class PromptInput(TextArea):
         Binding("escape", "dismiss", "Close menu", show=False, id="prompt.dismiss"),
         Binding("ctrl+d", "eof", "Quit (on empty input)", show=False, id="prompt.eof"),
     ]
-
-    last_key_at: ClassVar[float] = 0.0  # when the user last typed (streamed text yields to typing)
 
     class Submitted(Message):
         def __init__(self, text: str) -> None:
@@ -73,14 +72,21 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         """Our bindings run here, in order with the typed characters (a priority binding would
         run before characters still queued for this widget: "abc⏎" in one burst would send "")."""
-        PromptInput.last_key_at = time.monotonic()
-        binding = self._binding_for(event.key)
-        if binding is not None and self.check_action(binding.action, ()):
-            event.stop()
-            event.prevent_default()
-            await self.run_action(binding.action)
-            return
-        await super()._on_key(event)
+        before = (self.text, self.selection)
+        try:
+            binding = self._binding_for(event.key)
+            if binding is not None and self.check_action(binding.action, ()):
+                event.stop()
+                event.prevent_default()
+                await self.run_action(binding.action)
+                return
+            await super()._on_key(event)
+        finally:  # a streamed reply draws after this key's echo
+            pace_of(self.app).key(shows=(self.text, self.selection) != before)
+
+    def render_line(self, y: int) -> Strip:
+        pace_of(self.app).painted()
+        return super().render_line(y)
 
     def _binding_for(self, key: str) -> Binding | None:
         for namespace, bindings in self.screen._binding_chain:

@@ -137,10 +137,12 @@ class Transcript(VerticalScroll):
 def _release_render(widget: Widget) -> int:
     """Empty `widget`'s render caches (Textual 8 internals: the StylesCache of finished lines and
     the `_render_cache` of content lines) and mark it dirty so a later paint renders it again."""
+    drop_strips = getattr(widget, "drop_strips", None)  # MarkdownLines' own cache of them
+    dropped = drop_strips() if drop_strips is not None else 0
     with contextlib.suppress(AttributeError, TypeError):
         cache = widget._render_cache
         if not cache.lines and not widget._styles_cache._cache:
-            return 0
+            return 1 if dropped else 0
         widget._styles_cache.clear()
         widget._render_cache = cache._replace(size=NULL_SIZE, lines=[])
         widget._dirty_regions.add(widget.outer_size.region)
