@@ -31,6 +31,19 @@ def scripted_settings(
     return load_settings(cwd=proj, env=env, flags={"mode": "yolo"})
 
 
+def offline_settings(tmp_path: Path, monkeypatch: Any) -> Settings:
+    """Settings for a git project under `tmp_path` whose only provider (`local`, model `small`)
+    points at a closed port: for agents built and driven with a scripted chat model."""
+    home, project = tmp_path / "auger-home", tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[providers.local]\nbase_url = "http://127.0.0.1:9/v1"\nmodels = ["small"]\n'
+    )
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return load_settings(cwd=project, env={"AUGER_HOME": str(home), "HOME": str(tmp_path)})
+
+
 async def open_session(env: AugerEnv, mode: str = "manual", **options: Any) -> Session:
     """A Session (over a Runtime of its own) for `env`'s project and AUGER_HOME; its turns run in
     approval `mode` (`options(session)`)."""

@@ -16,20 +16,14 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from auger.core.agent.context import AugerContext
 from auger.core.threads.backend import ThreadDatabase
 from auger.core.threads.message_serde import MessageMemoSerializer
-from auger.settings import Settings, load_settings
+from auger.settings import Settings
 from scripted_model import ScriptedChatModel
+from session_helpers import offline_settings
 
 
 @pytest.fixture
 def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
-    home, project = tmp_path / "auger-home", tmp_path / "project"
-    (project / ".git").mkdir(parents=True)
-    home.mkdir()
-    (home / "config.toml").write_text(
-        '[providers.local]\nbase_url = "http://127.0.0.1:9/v1"\nmodels = ["small"]\n'
-    )
-    monkeypatch.setenv("HOME", str(tmp_path))
-    return load_settings(cwd=project, env={"AUGER_HOME": str(home), "HOME": str(tmp_path)})
+    return offline_settings(tmp_path, monkeypatch)
 
 
 class CountingSerializer(MessageMemoSerializer):

@@ -17,8 +17,9 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from auger.core.agent.context import AugerContext
 from auger.core.threads import messages_reducer as reducer_module
 from auger.core.threads.messages_reducer import messages_reducer
-from auger.settings import Settings, load_settings
+from auger.settings import Settings
 from scripted_model import ScriptedChatModel
+from session_helpers import offline_settings
 
 # a write: ("new", n) n new messages, ("none", 0) one without an id, ("replace", k) the k-th
 # message (mod length) by id, ("remove", k) a RemoveMessage of it, ("clear", 0) REMOVE_ALL,
@@ -108,14 +109,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 @pytest.fixture
 def agent_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
-    home, project = tmp_path / "auger-home", tmp_path / "project"
-    (project / ".git").mkdir(parents=True)
-    home.mkdir()
-    (home / "config.toml").write_text(
-        '[providers.local]\nbase_url = "http://127.0.0.1:9/v1"\nmodels = ["small"]\n'
-    )
-    monkeypatch.setenv("HOME", str(tmp_path))
-    return load_settings(cwd=project, env={"AUGER_HOME": str(home), "HOME": str(tmp_path)})
+    return offline_settings(tmp_path, monkeypatch)
 
 
 async def test_a_graph_rebuilds_the_list_only_when_a_turn_reads_it_back(

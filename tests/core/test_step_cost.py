@@ -13,22 +13,15 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from auger.core.agent.context import AugerContext
-from auger.settings import Settings, load_settings
+from auger.settings import Settings
 from llm_server import ScriptedLLM
 from scripted_model import ScriptedChatModel
-from session_helpers import scripted_settings
+from session_helpers import offline_settings, scripted_settings
 
 
 @pytest.fixture
 def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
-    home, project = tmp_path / "auger-home", tmp_path / "project"
-    (project / ".git").mkdir(parents=True)
-    home.mkdir()
-    (home / "config.toml").write_text(
-        '[providers.local]\nbase_url = "http://127.0.0.1:9/v1"\nmodels = ["small"]\n'
-    )
-    monkeypatch.setenv("HOME", str(tmp_path))
-    return load_settings(cwd=project, env={"AUGER_HOME": str(home), "HOME": str(tmp_path)})
+    return offline_settings(tmp_path, monkeypatch)
 
 
 def test_the_main_graph_has_one_hook_node_before_and_one_after_each_model_call(settings: Settings) -> None:
