@@ -37,9 +37,9 @@ def test_a_large_tool_result_is_offloaded_outside_the_project_and_read_back(auge
     kept = saved.with_name("call_new")
     kept.write_text("new")
     dry = auger_env.run("threads", "prune", "--older-than", "7d", "--dry-run")
-    assert "Would delete 1 offloaded tool result" in dry.stdout and saved.exists()
+    assert "Would delete 1 offloaded tool result / history file older" in dry.stdout and saved.exists()
     pruned = auger_env.run("threads", "prune", "--older-than", "7d")
-    assert pruned.returncode == 0 and "Deleted 1 offloaded tool result" in pruned.stdout
+    assert pruned.returncode == 0 and "Deleted 1 offloaded tool result / history file older" in pruned.stdout
     assert not saved.exists() and kept.exists()
 
 
@@ -88,7 +88,9 @@ def test_deleting_a_thread_removes_its_offloaded_files_and_only_its(auger_env: A
     assert gone.returncode == 0, gone.stderr
     assert (offloaded / "call_one").exists()  # the fork reads the same file: kept
     gone = auger_env.run("threads", "delete", copy)
-    assert gone.returncode == 0 and "Deleted 1 offloaded tool result" in gone.stdout, gone.stdout
+    assert gone.returncode == 0 and "Deleted 1 offloaded tool result / history file of it." in gone.stdout, (
+        gone.stdout
+    )
     assert sorted(p.name for p in offloaded.iterdir()) == ["call_two"]  # the other thread's stays
     assert second[:12] in auger_env.run("threads", "list").stdout
 

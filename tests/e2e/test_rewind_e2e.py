@@ -149,6 +149,7 @@ def test_files_only_and_conversation_only(auger_env: AugerEnv) -> None:
     assert files.returncode == 0, files.stderr
     assert (root / "notes.md").exists() and not (root / "two.txt").exists() and (root / "one.txt").exists()
     assert "conversation" not in files.stdout
+    assert "Changed 2 files back to before turn 2:" in files.stdout  # counted, not "2 file(s)"
     assert "turn two" in auger_env.run("threads", "show", tid).stdout  # kept
 
     again = auger_env.run("threads", "rewind", tid, "--to", "2", "--files")

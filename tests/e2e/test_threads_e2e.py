@@ -146,7 +146,7 @@ def test_fork_at_turn_one_of_three(auger_env: AugerEnv) -> None:
     assert conn.execute("select count(*) from checkpoints where thread_id=?", (new_id,)).fetchone()[0] == 0
     assert conn.execute("select count(*) from writes where thread_id=?", (new_id,)).fetchone()[0] == 0
     pruned = auger_env.run("threads", "prune", "--older-than", "30d")
-    assert pruned.returncode == 0 and "Deleted 0 thread(s)" in pruned.stdout
+    assert pruned.returncode == 0 and "Deleted 0 threads not used for 30d." in pruned.stdout
 
 
 def test_kill_9_mid_turn_keeps_every_completed_step(auger_env: AugerEnv) -> None:

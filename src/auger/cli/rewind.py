@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from auger.core.text import counted
+
 if TYPE_CHECKING:
     from auger.core.rewind.thread_rewind import Rewound
     from auger.core.threads.store import ThreadStore
@@ -88,6 +90,6 @@ def _print_files(done: Rewound) -> None:
         print(f"Files: nothing to undo from turn {done.turn} on.")
         return
     verb = "Would change" if done.dry_run else "Changed"
-    print(f"{verb} {len(done.files)} file(s) back to before turn {done.turn}:")
+    print(f"{verb} {counted(len(done.files), 'file')} back to before turn {done.turn}:")
     for step in done.files:
         print(f"  {step.verb:<9} {step.path}" + ("  (your changes overwritten)" if step.forced else ""))

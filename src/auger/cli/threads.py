@@ -22,6 +22,7 @@ from auger import paths
 from auger.cli import rewind as rewind_cmd
 from auger.core.backends.mounts import artifacts_dir
 from auger.core.rewind.records import sizes as snapshot_sizes
+from auger.core.text import counted
 from auger.core.threads.backend import ThreadDatabase, database_at
 from auger.core.threads.lease import ThreadBusyError
 from auger.core.threads.store import ThreadInfo, ThreadStore, parse_age
@@ -194,7 +195,7 @@ def _delete(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     files = store.delete(thread_id)
     print(f"Deleted thread {thread_id}" + (f" ({info.title})." if info and info.title else "."))
     if files:
-        print(f"Deleted {files} offloaded tool result / history file(s) of it.")
+        print(f"Deleted {counted(files, 'offloaded tool result / history file')} of it.")
     _sweep_snapshots(store)  # its snapshots, unless a fork shares them
     return 0
 
@@ -214,15 +215,16 @@ def _prune(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     ids = store.prune(age, dry_run=args.dry_run)
     files = _prune_artifacts(artifacts_dir(store.home), time.time() - age, dry_run=args.dry_run)
     verb = "Would delete" if args.dry_run else "Deleted"
-    print(f"{verb} {len(ids)} thread(s) not used for {args.older_than}.")
+    print(f"{verb} {counted(len(ids), 'thread')} not used for {args.older_than}.")
     if args.dry_run and ids:
         print("\n".join(f"  {thread_id}" for thread_id in ids))
     if files:
-        print(f"{verb} {files} offloaded tool result / history file(s) older than that.")
+        print(f"{verb} {counted(files, 'offloaded tool result / history file')} older than that.")
     if not args.dry_run:
         swept = _sweep_snapshots(store)
         if swept.objects or swept.stores:
-            print(f"Removed {swept.objects} snapshot object(s), {swept.stores} store(s) no thread uses.")
+            objects, stores = counted(swept.objects, "snapshot object"), counted(swept.stores, "store")
+            print(f"Removed {objects}, {stores} no thread uses.")
         try:
             before, after = store.vacuum()
         except AugerError as err:  # the threads are deleted; only giving the space back failed

@@ -73,7 +73,7 @@ def _complete_mode(facts: Facts, partial: str) -> list[Completion]:
 @command(
     "mode",
     "Show the approval mode, or set it: manual, auto-edit, yolo or plan (Shift+Tab cycles)",
-    args="[manual|auto-edit|yolo]",
+    args=f"[{'|'.join(MODES)}]",
     complete=_complete_mode,
     needs_session=False,
 )
