@@ -183,6 +183,34 @@ async def test_a_cut_short_turn_saves_its_partial_answer_and_context_in_one_chec
     assert usage and usage[-1].context_tokens == values[CONTEXT_TOKENS] == session.context_tokens
 
 
+async def test_a_first_turn_cut_short_counts_the_system_prompt_and_tools(
+    auger_env: AugerEnv, project_cwd: Path
+) -> None:
+    """Esc in a thread's first turn: no provider has reported a size yet, so the estimate counts
+    what every call is sent besides the conversation — the system prompt and the tool schemas
+    (~6k tokens) — not only the prompt and the partial answer (it showed 1.6k of ~8k)."""
+    from langchain_core.messages.utils import count_tokens_approximately
+
+    auger_env.llm.add({"text_tokens": 4000, "rate": 400})
+    session = await open_session(auger_env)
+    try:
+        streamed = ""
+        async for event in session.send("long answer", options(session)):
+            if isinstance(event, ev.TextDelta):
+                streamed += event.text
+                if len(streamed) > 400:
+                    session.cancel()
+        values = await session.state()
+    finally:
+        await session.aclose()
+    request = auger_env.llm.requests[-1]
+    system = next(m["content"] for m in request["messages"] if m["role"] == "system")
+    fixed = count_tokens_approximately([{"role": "system", "content": system}], tools=request["tools"])
+    conversation = count_tokens_approximately(values["messages"])
+    assert fixed > 2000  # the system prompt and tool schemas are most of a first call
+    assert session.context_tokens >= conversation + fixed * 0.9
+
+
 async def test_cancel_drops_a_slow_front_ends_backlog(auger_env: AugerEnv, project_cwd: Path) -> None:
     """An unthrottled 20k-token reply read by a front end slower than the stream (a TUI repainting):
     after cancel() no more queued text reaches the front end, so the turn ends at once instead of

@@ -255,13 +255,16 @@ class Session(AgentPort):
         except Exception:
             log.exception("indexing the turn failed")
 
-    async def keep_cut_short(self, text: str, mark: str) -> tuple[AIMessage | None, int | None]:
+    async def keep_cut_short(
+        self, text: str, mark: str, prompt: tuple[Any, list[Any]] | None = None
+    ) -> tuple[AIMessage | None, int | None]:
         """A turn cut short, in one checkpoint: the answer streamed so far (text only: a
         half-made tool call never enters the thread), followed by `mark`, so the thread shows
         what the user saw; and, as no provider reported the turn's usage, an estimate of the
         context it added (the prompt, tool results, the partial answer), so the context meter
         and a resume count it. Returns (the message saved or None, the new estimate when it is
-        more than the last report, else None)."""
+        more than the last report, else None). `prompt`: the (system message, tool schemas) the
+        last model call was sent, counted when no call of the thread has been reported yet."""
         from langchain_core.messages import AIMessage
 
         from auger.core.middleware.model.resume_state import CONTEXT_TOKENS, estimated_context
@@ -273,7 +276,7 @@ class Session(AgentPort):
             )
             messages = [*(values.get("messages") or []), *([content] if content is not None else [])]
             known = int(values.get(CONTEXT_TOKENS) or 0)
-            tokens = estimated_context(messages, known)
+            tokens = estimated_context(messages, known, prompt)
             self.context_tokens = max(tokens, self.context_tokens)
             update: dict[str, Any] = {CONTEXT_TOKENS: tokens} if tokens > known else {}
             if content is not None:

@@ -9,6 +9,10 @@ model runs of `model` nodes (not those tagged "nostream", as LangGraph skips the
 chunk they stream through the graph's own stream writer, as a custom event — the same stream,
 so the same order with the updates and the same subgraph namespace (a subagent's tokens carry
 its task's namespace), as the "messages" chunks had.
+
+It also keeps what the main agent's last model call was sent besides the conversation (its
+system message and tool schemas, by reference): a turn cut short before any provider reported
+its usage counts them in its context estimate (`Session.keep_cut_short`).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ class TokenRelay(BaseCallbackHandler, _StreamingCallbackHandler):  # type: ignor
 
     def __init__(self) -> None:
         self._runs: set[UUID] = set()  # chat model runs of `model` nodes, streaming now
+        self.prompt: tuple[Any, list[Any]] | None = None  # the main agent's (system message, tools)
 
     def tap_output_aiter(self, run_id: UUID, output: AsyncIterator[T]) -> AsyncIterator[T]:
         return output
@@ -58,6 +63,10 @@ class TokenRelay(BaseCallbackHandler, _StreamingCallbackHandler):  # type: ignor
     ) -> None:
         if (metadata or {}).get("langgraph_node") == "model" and "nostream" not in (tags or ()):
             self._runs.add(run_id)
+            if "|" not in str((metadata or {}).get("langgraph_checkpoint_ns") or "") and messages:
+                first = messages[0][0] if messages[0] else None  # a subagent's namespace has a "|"
+                system = first if getattr(first, "type", None) == "system" else None
+                self.prompt = (system, (kwargs.get("invocation_params") or {}).get("tools") or [])
 
     def on_llm_new_token(self, token: Any, *, chunk: Any = None, run_id: UUID, **kwargs: Any) -> None:
         if run_id not in self._runs or not isinstance(chunk, ChatGenerationChunk):

@@ -49,6 +49,9 @@ class Turn:
         self.session = session
         self.options = options
         self.translator = StreamTranslator()
+        from auger.core.session.token_relay import TokenRelay
+
+        self.relay = TokenRelay()  # the model's tokens into the stream, and what it was sent
         self.max_turns = options.max_turns or session.runtime.settings.max_turns
         self.verdicts: dict[str, Any] = {}  # per tool call, so HITL's `when` answers the same on resume
         self.originals: dict[str, Any] = {}  # per tool call: (stored, as written) args (AugerContext)
@@ -126,7 +129,9 @@ class Turn:
         """A turn cut short: keep the answer streamed so far in the thread (and count it as added
         by the turn), and report the context it is estimated to hold now (no provider reported it),
         so every front end's meter — remote ones too — counts it."""
-        kept, tokens = await self.session.keep_cut_short(self.translator.partial_text, mark)
+        kept, tokens = await self.session.keep_cut_short(
+            self.translator.partial_text, mark, self.relay.prompt
+        )
         if kept is not None:
             self.translator.entered.append(kept)
         if tokens:
@@ -174,10 +179,8 @@ class Turn:
         return "turn_limit" if translator.hit_turn_limit else "done"
 
     async def _stream(self, payload: Any) -> None:
-        from auger.core.session.token_relay import TokenRelay
-
         session = self.session
-        config = {**session.config(self.max_turns), "callbacks": [TokenRelay()]}  # the model's tokens
+        config = {**session.config(self.max_turns), "callbacks": [self.relay]}  # the model's tokens
         stream = session.runtime.graph.astream(
             payload,
             config,  # type: ignore[arg-type]

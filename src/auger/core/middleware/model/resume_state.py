@@ -49,10 +49,12 @@ def resume_update(state: Any, ctx: Any, last: Any) -> dict[str, Any] | None:
     return update or None
 
 
-def estimated_context(messages: list[Any], known: int) -> int:
+def estimated_context(messages: list[Any], known: int, prompt: tuple[Any, list[Any]] | None = None) -> int:
     """The context size after a turn that ended with no usage report (interrupted, broken off):
     the last reported size, plus an estimate of every message after the reply that reported it
-    (the prompt, tool results, the partial answer kept in the thread)."""
+    (the prompt, tool results, the partial answer kept in the thread). With no reported reply in
+    the thread, `prompt` — the (system message, tool schemas) the model was sent — counts too:
+    a report would have included them."""
     from langchain_core.messages.utils import count_tokens_approximately
 
     start = 0
@@ -66,6 +68,10 @@ def estimated_context(messages: list[Any], known: int) -> int:
             start = index + 1
             break
     later = messages[start:]
+    if start == 0 and not known and prompt is not None:
+        system, tools = prompt
+        later = [*([system] if system is not None else []), *later]
+        return known + count_tokens_approximately(later, tools=tools or None)
     return known + (count_tokens_approximately(later) if later else 0)
 
 
