@@ -511,3 +511,16 @@ def test_installed_auger_mcp_list(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)[0]["status"] == "connected"
     assert done.stderr == ""
+
+
+def test_a_server_with_unset_variables_names_them_in_the_right_number() -> None:
+    from auger.core.mcp.config import parse_server
+
+    def error(*names: str) -> str | None:
+        raw = {"command": "srv", "env": {n: f"${{{n}}}" for n in names}}
+        return parse_server("s", raw, source="mcp.json", env={}).error
+
+    assert error("ONE_TOKEN") == "environment variable ONE_TOKEN not set (used by MCP server 's' in mcp.json)"
+    assert error("B_KEY", "A_KEY", "B_KEY") == (
+        "environment variables A_KEY, B_KEY not set (used by MCP server 's' in mcp.json)"
+    )

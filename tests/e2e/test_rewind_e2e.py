@@ -182,8 +182,7 @@ def test_a_file_changed_by_hand_is_listed_and_kept_unless_forced(auger_env: Auge
     refused = auger_env.run("threads", "rewind", tid, "--to", "1")
     assert dry.returncode == 2 and refused.returncode == 2
     assert (
-        "1 file(s) changed since the agent last wrote them, so nothing was changed: keep.txt."
-        in refused.stderr
+        "1 file changed since the agent last wrote them, so nothing was changed: keep.txt." in refused.stderr
     )
     assert "--force" in refused.stderr and "Traceback" not in refused.stderr
     assert disk(root) == state and "turn one" in auger_env.run("threads", "show", tid).stdout
@@ -259,7 +258,7 @@ def test_threads_diff_per_turn_and_for_the_thread_applies_in_reverse(
     assert undo.returncode == 0, undo.stderr
     assert disk(root) == disk(original)
     bad = auger_env.run("threads", "diff", tid, "--turn", "3")
-    assert bad.returncode == 2 and "has 2 user turn(s); --turn must be 1..2 (got 3)" in bad.stderr
+    assert bad.returncode == 2 and "has 2 user turns; --turn must be 1..2 (got 3)" in bad.stderr
 
 
 def test_turns_that_change_nothing_cost_nothing_and_rewind_can_be_off(
@@ -389,7 +388,7 @@ def test_bad_input_is_one_clear_line_and_changes_nothing(auger_env: AugerEnv) ->
     tid = thread_id(auger_env)
     state = disk(root)
     cases = [
-        (["--to", "3"], 2, "has 2 user turn(s); --to must be 1..2 (got 3)"),
+        (["--to", "3"], 2, "has 2 user turns; --to must be 1..2 (got 3)"),
         (["--to", "0"], 2, "--to must be 1..2 (got 0)"),
         (["--files", "--conversation", "--to", "1"], 2, "not allowed with argument"),
     ]

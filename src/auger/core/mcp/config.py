@@ -185,8 +185,9 @@ def parse_server(
         from_project=from_project,
     )
     if missing and not disabled:
-        names = ", ".join(sorted(set(missing)))
-        return replace(cfg, error=f"environment variable(s) {names} not set (used by {where})")
+        names = sorted(set(missing))
+        noun = "environment variable" if len(names) == 1 else "environment variables"
+        return replace(cfg, error=f"{noun} {', '.join(names)} not set (used by {where})")
     return cfg
 
 

@@ -23,6 +23,7 @@ from auger.core.rewind.options import RewindOptions, store_path
 from auger.core.rewind.restore import Step
 from auger.core.rewind.snapshot import take
 from auger.core.rewind.trees import Change
+from auger.core.text import counted
 from auger.errors import RewindConflict, RewindError
 
 if TYPE_CHECKING:
@@ -154,14 +155,14 @@ def _refuse(plans: list[restore.Plan], force: bool) -> None:
     blocked = [b for p in plans for b in p.blocked]
     if blocked:
         raise RewindError(
-            f"Cannot restore {len(blocked)} path(s), so nothing was changed: {_some(blocked)}.",
+            f"Cannot restore {counted(len(blocked), 'path')}, so nothing was changed: {_some(blocked)}.",
             hint="Move those aside and run the rewind again.",
         )
     conflicts = [c.path for p in plans for c in p.conflicts]
     if conflicts and not force:
         raise RewindConflict(
-            f"{len(conflicts)} file(s) changed since the agent last wrote them, so nothing was changed:"
-            f" {_some(conflicts)}.",
+            f"{counted(len(conflicts), 'file')} changed since the agent last wrote them, so nothing was"
+            f" changed: {_some(conflicts)}.",
             hint="Re-run with --force to overwrite them too (or --conversation to keep all files).",
         )
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from auger.core.rewind import records, trees
 from auger.core.rewind.records import TurnRecord
 from auger.core.rewind.trees import Change, Reader
+from auger.core.text import counted
 from auger.core.threads import checkpoints as thread_checkpoints
 from auger.errors import ThreadError, UsageError
 
@@ -35,8 +36,8 @@ class Timeline:
             raise UsageError(f"Thread {self.thread_id} has no saved conversation.")
         if not 1 <= turn <= self.turns:
             raise UsageError(
-                f"Thread {self.thread_id} has {self.turns} user turn(s); {flag} must be 1..{self.turns}"
-                f" (got {turn}).",
+                f"Thread {self.thread_id} has {counted(self.turns, 'user turn')};"
+                f" {flag} must be 1..{self.turns} (got {turn}).",
                 hint=f"See `auger threads show {self.thread_id[:12]}`.",
             )
 

@@ -59,7 +59,9 @@ def truncate_turns(cur: Any, thread_id: str, keep: int, *, writes: str = "writes
     chain = _root_chain(cur, thread_id)
     inputs = [i for i, (_, source) in enumerate(chain) if source == "input"]
     if not 0 <= keep < len(inputs):
-        raise UsageError(f"Thread {thread_id} has {len(inputs)} user turn(s); cannot cut after turn {keep}.")
+        raise UsageError(
+            f"Thread {thread_id} has {counted(len(inputs), 'user turn')}; cannot cut after turn {keep}."
+        )
     cut = chain[inputs[keep]][0]
     for table in ("checkpoints", writes):  # ids are time-ordered: later turns and their subagents
         cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_id >= ?", (thread_id, cut))
