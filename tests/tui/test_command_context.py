@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from conftest_tui import write_skill
 
+from auger.core.port import MODES
 from auger.core.session.session import Session
 from auger.errors import UsageError
 from auger.tui.commands import REGISTRY, load_commands, parse
@@ -198,3 +199,10 @@ async def test_thread_and_rewind_commands_run_on_a_real_session(
     assert s.redraws[-1] == "" and s.prompt == "hello"  # the rewound prompt, to send again
     assert await s.session.turns() == []
     assert s.last_note == ("Rewound to before turn 1 — conversation: 0 turns left.", "info")
+
+
+def test_mode_usage_in_help_names_every_mode_it_takes() -> None:
+    """`/help` shows `/mode [...]`: every mode `/mode NAME` accepts, plan included."""
+    load_commands()
+    usage = next(c.usage for c in REGISTRY.all() if c.name == "mode")
+    assert usage == "/mode [" + "|".join(MODES) + "]"

@@ -10,7 +10,6 @@ import pytest
 from conftest_tui import Tui, ready, replies, send_nowait, submit, tui, turn, wait_for, write_skill  # noqa: F401
 from textual.widgets import Input
 
-from auger.core.port import MODES
 from auger.tui.commands import REGISTRY, load_commands
 from auger.tui.screens.model_picker import ModelPicker
 from auger.tui.screens.thread_picker import ThreadPicker
@@ -121,13 +120,6 @@ async def test_mode_without_an_argument_shows_the_mode_and_changes_nothing(tui: 
         assert app.settings.mode == "manual" and app.status.mode == "manual"
         assert notices(app)[-1].startswith("Approval mode: manual (ask before")
         assert "/mode auto-edit" in notices(app)[-1]
-
-
-def test_mode_usage_in_help_names_every_mode_it_takes() -> None:
-    """`/help` shows `/mode [...]`: every mode `/mode NAME` accepts, plan included."""
-    load_commands()
-    usage = next(c.usage for c in REGISTRY.all() if c.name == "mode")
-    assert usage == "/mode [" + "|".join(MODES) + "]"
 
 
 @pytest.mark.parametrize("database", ["sqlite", "postgres"])
