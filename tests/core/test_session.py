@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from auger.core import events as ev
+from auger.core.session.session import Session
 from conftest import AugerEnv
 from session_helpers import drive, open_session, options
 
@@ -142,6 +143,20 @@ async def test_cancel_mid_answer_keeps_partial_text_and_thread_continues(
     assert isinstance(seen[-1], ev.TurnEnded) and seen[-1].text == "after"
 
 
+async def _cut_short(session: Session, after: int) -> tuple[list[ev.Event], str]:
+    """Send "long answer" and cancel once `after` characters of it have streamed: the events
+    and the text seen."""
+    seen: list[ev.Event] = []
+    streamed = ""
+    async for event in session.send("long answer", options(session)):
+        seen.append(event)
+        if isinstance(event, ev.TextDelta):
+            streamed += event.text
+            if len(streamed) > after:
+                session.cancel()
+    return seen, streamed
+
+
 async def test_a_cut_short_turn_saves_its_partial_answer_and_context_in_one_checkpoint(
     auger_env: AugerEnv, project_cwd: Path
 ) -> None:
@@ -163,14 +178,7 @@ async def test_a_cut_short_turn_saves_its_partial_answer_and_context_in_one_chec
             return await put(config, checkpoint, metadata, *args)
 
         checkpointer.aput = counted  # the real checkpointer, its writes counted
-        seen: list[ev.Event] = []
-        streamed = ""
-        async for event in session.send("long answer", options(session)):
-            seen.append(event)
-            if isinstance(event, ev.TextDelta):
-                streamed += event.text
-                if len(streamed) > 400:
-                    session.cancel()
+        seen, streamed = await _cut_short(session, after=400)
         values = await session.state()
     finally:
         await session.aclose()
@@ -194,12 +202,7 @@ async def test_a_first_turn_cut_short_counts_the_system_prompt_and_tools(
     auger_env.llm.add({"text_tokens": 4000, "rate": 400})
     session = await open_session(auger_env)
     try:
-        streamed = ""
-        async for event in session.send("long answer", options(session)):
-            if isinstance(event, ev.TextDelta):
-                streamed += event.text
-                if len(streamed) > 400:
-                    session.cancel()
+        await _cut_short(session, after=400)
         values = await session.state()
     finally:
         await session.aclose()
