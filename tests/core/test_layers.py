@@ -43,25 +43,27 @@ def _main_stack(settings: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return seen[-1]  # the subagents' graphs are built first
 
 
-def test_each_step_runs_nine_model_call_and_four_tool_call_layers(
+def test_each_step_runs_nine_model_call_and_three_tool_call_layers(
     tmp_path: Path, scripted_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stack = _main_stack(scripted_settings(tmp_path, scripted_llm), monkeypatch)
     model_layers = [m.name for m in stack if _overrides(m, "wrap_model_call")]
     tool_layers = [m.name for m in stack if _overrides(m, "wrap_tool_call")]
-    # before: 20 and 11 (auger's own 13 + 8 of them and the todo list, one each)
-    assert len(model_layers) == 9 and len(tool_layers) == 4
+    # before: 20 and 11 (auger's own 13 + 8 of them and the todo list, one each); the approval
+    # prompts ask inside auger's run (ApprovalGateMiddleware), not in HITL's layer of their own
+    assert len(model_layers) == 9 and len(tool_layers) == 3
+    assert "HumanInTheLoopMiddleware" not in [m.name for m in stack]
     merged = [m for m in stack if isinstance(m, Layers)]
-    assert [m.name for m in merged] == ["Layers[ResumeStateMiddleware..RewindMiddleware]"]
-    names = [m.name for m in stack]  # the turn limit (a node only) follows the run it sat in
-    assert names.index("TurnLimitMiddleware") == names.index(merged[0].name) + 1
+    assert [m.name for m in merged] == ["Layers[TurnLimitMiddleware..RewindMiddleware]"]
     members = [type(m).__name__ for layer in merged for m in layer.members]
-    assert members == [  # the documented order (auger.core.agent.graph), unchanged
-        *("ResumeStateMiddleware", "ConfigurableModelMiddleware", "ProviderHistoryMiddleware"),
-        *("WireContentMiddleware", "ImageInputsMiddleware", "LocalContextMiddleware"),
+    assert members == [  # the documented order (auger.core.agent.graph)
+        *("TurnLimitMiddleware", "ResumeStateMiddleware", "ConfigurableModelMiddleware"),
+        *("ProviderHistoryMiddleware", "WireContentMiddleware", "ImageInputsMiddleware"),
+        "LocalContextMiddleware",
         *(
             "TodoListInCall",
             "CompactPromptMiddleware",
+            "ApprovalGateMiddleware",
             "HooksMiddleware",
             "PermissionMiddleware",
             "RedactionMiddleware",
@@ -143,10 +145,13 @@ def test_a_run_of_one_stays_and_a_node_only_middleware_follows_its_run() -> None
     from langchain.agents.middleware import TodoListMiddleware
 
     from auger.core.middleware.model.image_inputs import ImageInputsMiddleware
-    from auger.core.middleware.model.turn_limit import TurnLimitMiddleware
     from auger.core.middleware.model.wire_content import WireContentMiddleware
 
-    todos, limit, wire = TodoListMiddleware(), TurnLimitMiddleware(), WireContentMiddleware()
+    class NodeOnly(AgentMiddleware):  # type: ignore[type-arg]
+        def before_model(self, state: Any, runtime: Any) -> None:
+            return None
+
+    todos, limit, wire = TodoListMiddleware(), NodeOnly(), WireContentMiddleware()
     assert layered([todos, wire, limit]) == [todos, wire, limit]
     images = ImageInputsMiddleware()
     merged, after = layered([wire, limit, images])

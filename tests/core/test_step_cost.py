@@ -1,6 +1,6 @@
-"""What each agent step costs in graph machinery (issue 16 item 1): the main graph runs only the hook
-nodes it cannot do without, and langsmith's bookkeeping around each middleware hook does not hop
-threads while nobody traces — but still does when tracing is on."""
+"""What each agent step costs in graph machinery (issue 16 item 1): the main graph runs a model step
+and a tools step per agent step (no hook nodes), and langsmith's bookkeeping around each
+middleware hook does not hop threads while nobody traces — but still does when tracing is on."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import asyncio
 import contextvars
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage
@@ -24,7 +25,7 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     return offline_settings(tmp_path, monkeypatch)
 
 
-def test_the_main_graph_has_one_hook_node_before_and_one_after_each_model_call(settings: Settings) -> None:
+def test_the_main_graph_has_no_hook_node_around_the_model_call(settings: Settings) -> None:
     from langgraph.checkpoint.memory import InMemorySaver
 
     from auger.core.agent.graph import create_cli_agent
@@ -32,18 +33,100 @@ def test_the_main_graph_has_one_hook_node_before_and_one_after_each_model_call(s
     model = ScriptedChatModel(script=["ok"])
     graph = create_cli_agent(settings, model=model, checkpointer=InMemorySaver())
     nodes = list(graph.get_graph().nodes)
-    before = sorted(n for n in nodes if n.endswith(".before_model"))
-    after = sorted(n for n in nodes if n.endswith(".after_model"))
-    # the turn limit (which also ends a turn after an unaccepted plan); skills are pinned once per
-    # run (before_agent); the project-facts note and the resume state ride on the model call itself
-    assert before == ["TurnLimitMiddleware.before_model"]
-    assert after == ["HumanInTheLoopMiddleware.after_model"]  # the todo check rides on the model call
+    # the turn limit (which also ends a turn after an unaccepted plan) rides on the model call;
+    # the approval prompts on the tool call (ApprovalGateMiddleware); skills are pinned once per
+    # run (before_agent); the project-facts note, the resume state and the todo check ride on
+    # the model call too
+    assert [n for n in nodes if n.endswith((".before_model", ".after_model"))] == []
     cfg = {"configurable": {"thread_id": "t"}}
     out = graph.invoke({"messages": [HumanMessage("hi")]}, cfg, context=AugerContext(mode="yolo"))
     assert out["messages"][-1].content == "ok"
     facts = graph.get_state(cfg).values["_local_context"]  # detected and kept, without a node
     sent = next(m for m in model.calls[0]["messages"] if m.type == "human")
     assert facts and facts in str(sent.content)
+
+
+def _steps(graph: Any, payload: Any, cfg: dict[str, Any], mode: str) -> list[str]:
+    """The graph steps (task names) one run of `graph` takes, run hooks left out."""
+    events = graph.stream(payload, cfg, context=AugerContext(mode=mode), stream_mode="tasks")
+    names = [e["name"] for e in events if "input" in e]  # a task's start (its end has "result")
+    return [n for n in names if not n.endswith((".before_agent", ".after_agent"))]
+
+
+def test_each_agent_step_is_a_model_step_and_a_tools_step(settings: Settings) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from auger.core.agent.graph import create_cli_agent
+
+    ls = {"tool_calls": [{"name": "ls", "args": {"path": "/"}}]}
+    graph = create_cli_agent(
+        settings, model=ScriptedChatModel(script=[ls, ls, ls, "done"]), checkpointer=InMemorySaver()
+    )
+    cfg = {"configurable": {"thread_id": "t"}}
+    steps = _steps(graph, {"messages": [HumanMessage("look")]}, cfg, "yolo")
+    assert steps == ["model", "tools"] * 3 + ["model"]  # before: 4 per step (turn limit, HITL too)
+    assert graph.get_state(cfg).values["messages"][-1].content == "done"
+
+
+def test_the_turn_limit_still_ends_the_turn_without_a_model_call(settings: Settings) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from auger.core.agent.graph import create_cli_agent
+    from auger.core.middleware.model.turn_limit import TURN_LIMIT_FLAG
+
+    ls = {"tool_calls": [{"name": "ls", "args": {"path": "/"}}]}
+    model = ScriptedChatModel(script=[ls, ls, ls, "done"])
+    graph = create_cli_agent(settings, model=model, checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    ctx = AugerContext(mode="yolo", max_turns=2)
+    out = graph.invoke({"messages": [HumanMessage("look")]}, cfg, context=ctx)
+    last = out["messages"][-1]
+    assert len(model.calls) == 2 and last.additional_kwargs.get(TURN_LIMIT_FLAG)
+    assert "limit of 2 model calls" in str(last.content) and not last.tool_calls
+
+
+def test_parallel_calls_that_need_approval_ask_as_they_start_in_hitls_own_terms(
+    settings: Settings,
+) -> None:
+    """The approval prompts ask in the tool call (ApprovalGateMiddleware): one interrupt per call
+    needing approval, each HITL's own request for it; a reject is HITL's own refusal."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    from auger.core.agent.graph import create_cli_agent
+
+    project = settings.project_root
+    write = [{"name": "write_file", "args": {"file_path": f"/{n}.txt", "content": n}} for n in "ab"]
+    model = ScriptedChatModel(
+        script=[{"tool_calls": [*write, {"name": "ls", "args": {"path": "/"}}]}, "done"]
+    )
+    graph = create_cli_agent(settings, model=model, checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    ctx = AugerContext(mode="manual")
+    graph.invoke({"messages": [HumanMessage("write")]}, cfg, context=ctx)
+    asked = graph.get_state(cfg).interrupts
+    assert len(asked) == 2  # batched HITL: one interrupt listing both
+    by_file = {}
+    for intr in asked:
+        [action] = intr.value["action_requests"]
+        assert intr.value["review_configs"] == [
+            {"action_name": "write_file", "allowed_decisions": ["approve", "reject"]}
+        ]
+        assert action["name"] == "write_file" and action["description"]
+        by_file[action["args"]["file_path"]] = intr.id
+    assert sorted(by_file) == ["/a.txt", "/b.txt"] and not (project / "a.txt").exists()
+    resume = {
+        by_file["/a.txt"]: {"decisions": [{"type": "reject", "message": "not that one"}]},
+        by_file["/b.txt"]: {"decisions": [{"type": "approve"}]},
+    }
+    out = graph.invoke(Command(resume=resume), cfg, context=ctx)
+    results = {m.tool_call_id: m for m in out["messages"] if m.type == "tool"}
+    calls = {c["args"].get("file_path", "ls"): c["id"] for c in out["messages"][1].tool_calls}
+    refusal = results[calls["/a.txt"]]
+    assert refusal.status == "error"
+    assert refusal.content == "User rejected the tool call for `write_file` with reason: not that one"
+    assert not (project / "a.txt").exists() and (project / "b.txt").read_text() == "b"
+    assert results[calls["ls"]].status == "success" and out["messages"][-1].content == "done"
 
 
 def _hops_thread(traced: bool | None) -> bool:

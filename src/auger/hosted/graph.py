@@ -11,8 +11,9 @@ memory, subagents and tools as `auger` itself — once per server process:
 * the server brings its own checkpointer and store (LangGraph Server persists threads), so the
   graph is compiled without one and auger's thread store is not used;
 * the config's MCP servers start with the first graph load and live with the process;
-* approvals are LangGraph interrupts: deepagents' human-in-the-loop middleware interrupts with
-  `{"action_requests": [...], "review_configs": [...]}` and a client resumes the run with
+* approvals are LangGraph interrupts, one per tool call that asks, in human-in-the-loop's terms
+  (`auger.core.middleware.tools.approval_gate`):
+  `{"action_requests": [...], "review_configs": [...]}`; a client resumes the run with
   `Command(resume={"decisions": [{"type": "approve" | "reject", "message"?}]})`;
 * a run's `context` (`{"mode": "auto-edit", "model_spec": "...", "always_allow": [...]}`) is
   auger's run context: every field a client cannot send (the permission engine, the hooks) is

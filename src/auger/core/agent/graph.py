@@ -6,6 +6,10 @@ outermost first):
 
 0. AugerSummarizationMiddleware — named "SummarizationMiddleware": takes the SDK's slot in its
                                  core stack; compacts with the model in use now (`/model`).
+0a. TurnLimitMiddleware        — cap model calls per user prompt (`max_turns`); end the turn
+                                 after a plan nobody accepted: answers in the model's place
+                                 and ends the run (`jump_to`), the outermost of auger's wrappers
+                                 around the call (no graph step of its own).
 0b. ResumeStateMiddleware      — keep `_context_tokens` and `_model_spec` in checkpointed state,
                                  as an update riding on the model call's result (no graph step of
                                  its own); outside 1, so it sees the reply tagged with its spec.
@@ -25,14 +29,18 @@ outermost first):
                                  front of the first user message (never in the system prompt, so
                                  it stays cacheable); detected through the backend, cached in
                                  state, refreshed after a summarization.
-5. TurnLimitMiddleware         — cap model calls per user prompt (`max_turns`); end the turn
-                                 after a plan nobody accepted (10b's check, run in this step).
 6. TodoListMiddleware          — `write_todos` (deepagents 0.7 does not add it by default); its
                                  check of parallel calls rides on the model call
                                  (`middleware/prompt/todos.py`), no graph step of its own.
 6b. CompactPromptMiddleware    — a model with a window ≤ 16k tokens gets the compact profile:
                                  short system prompt, one-line tool descriptions, same tools
                                  (`auger.core.agent.prompt_compact`).
+6c. ApprovalGateMiddleware     — human-in-the-loop: `interrupt_on` on every tool; `when` asks only
+                                 on an "ask" verdict of `auger.core.middleware.tools.permissions.tool_verdict`
+                                 (deny > plan mode > ask rules/protected paths > allow rules >
+                                 approval mode); asks as the call starts, the outermost tool
+                                 wrapper, in HITL's terms, instead of deepagents' HITL node after
+                                 every model call (`middleware/tools/approval_gate.py`).
 7. HooksMiddleware             — PreToolUse/PostToolUse(/Failure), SubagentStart/Stop hooks
                                  (`auger.core.safety.hook_runner`); may block a call or change its input;
                                  PreModel/PostModel around the model call (`middleware/model/model_hooks.py`)
@@ -52,7 +60,7 @@ outermost first):
                                  and may run only those tools.
 10b'. PlanModeMiddleware      — in plan mode: read-only tools (MCP ones too) and `present_plan`
                                  only, the plan section in the system prompt; ends the turn after a
-                                 plan nobody accepted (the check runs in 5's step:
+                                 plan nobody accepted (the check runs in 0a's:
                                  `plan_left_open`; `auger.core.safety.plan_mode`).
 10c. FolderMemoryMiddleware    — a subfolder's AGENTS.md / CLAUDE.md joins a file tool's result
                                  the first time the agent works in that folder.
@@ -66,18 +74,16 @@ outermost first):
 
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
-human-in-the-loop (`interrupt_on` on every tool; `when` asks only on an "ask" verdict of
-`auger.core.middleware.tools.permissions.tool_verdict`: deny > plan mode > ask rules/protected paths >
-allow rules > approval mode), unsupported content. Subagents get 1 (or a pinned model) and the roles of
-`SUBAGENT_ROLES`: 2, 2b, 2c, 5, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the
+unsupported content. Subagents get 1 (or a pinned model) and the roles of
+`SUBAGENT_ROLES`: 0a, 2, 2b, 2c, 6c, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the
 general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
 PreCompact) — see `_subagents()`.
 
-Each run of consecutive auger middlewares without graph-node hooks (0b-11 in the main agent, 1-10b'
+Each run of consecutive auger middlewares without graph-node hooks (0a-11 in the main agent, 0a-10b'
 in a subagent) runs as ONE wrapper layer around the model call and the tool call
 (`auger.core.middleware.layers.layered`): the same hooks in the same order, one langsmith
-`traceable` instead of one per middleware; 5, a graph node only (no wrapper, tools or state of its
-own), follows the run it sits in.
+`traceable` instead of one per middleware. An agent step is then two graph steps: the model and
+the tools.
 
 The backend is the project backend wrapped with the user-folder mounts of `auger.core.backends.mounts`
 (`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
@@ -155,29 +161,29 @@ class Stack:
     turn_limit: Any  # 5
     todos: Any  # 6
     compact: Any  # 6b: CompactPromptMiddleware (0 sizes a call with it)
+    gate: Any  # 6c: ApprovalGateMiddleware (the approval prompts, deepagents' `interrupt_on`)
     safety: tuple[Any, ...]  # 7-9b
     plan: Any  # 10b': subagents' PlanModeMiddleware (no present_plan); the main agent's is its own
     skills: Any  # 11
     memory: Any  # 12
 
     def main(self) -> list[AgentMiddleware[Any, Any, Any]]:
-        head = [self.summarization, self.resume, self.model, self.history, self.wire, self.images]
-        head.append(self.local_context)
-        return [*head, self.turn_limit, self.todos, self.compact, *self.safety]
+        head = [self.summarization, self.turn_limit, self.resume, self.model, self.history, self.wire]
+        head += [self.images, self.local_context]
+        return [*head, self.todos, self.compact, self.gate, *self.safety]
 
     def subagent(self, model: Any) -> list[AgentMiddleware[Any, Any, Any]]:
         from auger.core.middleware.layers import layered
 
         roles = [getattr(self, role) for role in SUBAGENT_ROLES]
-        return layered(
-            [model, *(m for role in roles for m in (role if isinstance(role, tuple) else (role,)))]
-        )
+        members = [m for role in roles for m in (role if isinstance(role, tuple) else (role,))]
+        return layered([members[0], model, *members[1:]])  # the turn limit outside the model
 
 
-SUBAGENT_ROLES = ("history", "wire", "images", "turn_limit", "safety", "plan")
+SUBAGENT_ROLES = ("turn_limit", "history", "wire", "images", "gate", "safety", "plan")
 
 
-def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
+def _stack(settings: Settings, backend: Any, model: BaseChatModel, interrupt_on: dict[str, Any]) -> Stack:
     from auger.core.middleware.model.configurable_model import ConfigurableModelMiddleware
     from auger.core.middleware.model.image_inputs import ImageInputsMiddleware
     from auger.core.middleware.model.provider_history import ProviderHistoryMiddleware
@@ -191,6 +197,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
     from auger.core.middleware.prompt.plan_mode import PlanModeMiddleware
     from auger.core.middleware.prompt.skills import AugerSkillsMiddleware
     from auger.core.middleware.prompt.todos import TodoListInCall
+    from auger.core.middleware.tools.approval_gate import ApprovalGateMiddleware
     from auger.core.middleware.tools.client_tools import ClientToolsMiddleware
     from auger.core.middleware.tools.hooks import HooksMiddleware
     from auger.core.middleware.tools.permissions import PermissionMiddleware
@@ -210,6 +217,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel) -> Stack:
         turn_limit=TurnLimitMiddleware(),
         todos=TodoListInCall(),
         compact=compact,
+        gate=ApprovalGateMiddleware(interrupt_on),  # outermost of the tool wrappers: asks first
         # tool-call safety, outermost first: hooks (may change or block the input), permission rules
         # (deny; on the final input), redaction (secrets out of results and replies),
         # truthful results; innermost, the front end's files/terminal when it offers them (ACP)
@@ -308,7 +316,7 @@ def create_cli_agent(
             )
         model = model_factory(settings)(default_spec, {})
     backend = with_mounts(backend if backend is not None else make_backend(settings), settings)
-    stack = _stack(settings, backend, model)
+    stack = _stack(settings, backend, model, _interrupt_on(tools, gated_tools))
     middleware = stack.main()
     subagents = _subagents(settings, stack, model, backend, tools)
     if mcp is not None:
@@ -331,7 +339,7 @@ def create_cli_agent(
         subagents=subagents,  # type: ignore[arg-type]
         memory=memory_sources(settings),
         backend=backend,
-        interrupt_on=_interrupt_on(tools, gated_tools),
+        interrupt_on=None,  # asked in the tool call (6c) for the main agent and its subagents
         context_schema=context_schema,
         state_schema=AgentState,  # messages reduced by the new ones only
         checkpointer=checkpointer,

@@ -174,13 +174,15 @@ class StreamTranslator:
         if not ns:
             self._entered(messages)
         for msg in messages if isinstance(messages, list) else [messages]:
-            if isinstance(msg, AIMessage) and node == "model":
-                yield from self._on_ai_message(msg, parent)
-            elif isinstance(msg, AIMessage) and msg.additional_kwargs.get(TURN_LIMIT_FLAG):
+            if isinstance(msg, AIMessage) and msg.additional_kwargs.get(
+                TURN_LIMIT_FLAG
+            ):  # in the model's place
                 self.hit_turn_limit = True
                 if parent is None:
                     self.final_text = str(msg.content)
                 yield ev.TextDelta(str(msg.content), parent)
+            elif isinstance(msg, AIMessage) and node == "model":
+                yield from self._on_ai_message(msg, parent)
             elif isinstance(msg, ToolMessage):
                 yield from self._on_tool_message(msg, parent)
         if "todos" in update and update["todos"] is not None:

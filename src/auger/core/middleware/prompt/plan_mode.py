@@ -11,7 +11,7 @@
   runs in the chosen mode, `ApprovalDecision.mode`) -> the model is told to carry the plan out,
   in the same turn; still in plan mode (a run with nobody to accept it: headless, the chat
   stream) -> the turn ends right after it, with no further model call (`plan_left_open`, asked by
-  TurnLimitMiddleware's check before each model call). "Keep planning" is the
+  TurnLimitMiddleware's check on each model call). "Keep planning" is the
   approval's rejection: the model reads the user's feedback as the call's result.
 
 It sits inside McpToolsMiddleware, so it sees (and narrows) the MCP tools too.
@@ -74,7 +74,7 @@ def _read_only(tool: Any) -> bool:
 def plan_left_open(state: Any, runtime: Any) -> bool:
     """Whether the last step presented a plan nobody accepted (still plan mode, the call not
     rejected): the turn ends there, with no further model call. `TurnLimitMiddleware` asks this
-    before each model call, so plan mode costs no graph step of its own."""
+    on each model call, so plan mode costs no graph step of its own."""
     messages = state.get("messages") or []
     last = messages[-1] if messages else None
     return (

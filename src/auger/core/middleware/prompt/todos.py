@@ -6,8 +6,7 @@ checkpoint) after every model call, to find nothing on almost all of them. `Todo
 same check (the SDK's own `after_model`) on the reply inside its `wrap_model_call` and returns the
 refusals as a state update next to the reply (an `ExtendedModelResponse` command), so they enter the
 thread right after the reply, where the hook put them; the reply the outer middlewares see is the
-model's. The one difference: deepagents' human-in-the-loop hook (which ran before it) now sees the
-refusals already in state when it asks about the same calls.
+model's. A refused call has its result, so it never reaches the tools (nor their approval prompt).
 """
 
 from __future__ import annotations
