@@ -34,7 +34,7 @@ from pydantic import PrivateAttr
 Convert = Callable[[list[BaseMessage]], list[dict[str, Any]]]
 
 
-def _false_at(flags: list[bool]) -> Iterator[int]:
+def false_at(flags: list[bool]) -> Iterator[int]:
     """The indexes of the False items (C-level searches: one Python step per False)."""
     i = -1
     while True:
@@ -69,7 +69,7 @@ class MessageDictMemo:
         # are looked at in Python
         same = list(map(operator.is_, self._messages, messages))
         out: list[Any] = self._dicts[: len(same)] + [None] * (len(messages) - len(same))
-        look = [*_false_at(same), *range(len(same), len(messages))]
+        look = [*false_at(same), *range(len(same), len(messages))]
         todo: list[int] = []
         for i in look:
             hit = self._kept.get(id(messages[i]))
