@@ -28,6 +28,7 @@ from typing import Any
 
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import BaseMessage
+from langchain_core.prompt_values import ChatPromptValue, PromptValue
 from langchain_openai import ChatOpenAI
 from pydantic import PrivateAttr
 
@@ -96,6 +97,13 @@ class ChatOpenAIMessageMemo(ChatOpenAI):
     to add callbacks: auger.core.models.complete_reply.watch)."""
 
     _message_memo: MessageDictMemo = PrivateAttr(default_factory=lambda: MessageDictMemo())
+
+    def _convert_input(self, model_input: LanguageModelInput) -> PromptValue:
+        # a list of messages (what the agent sends) as langchain-core's `convert_to_messages` would
+        # pass it on — the same objects — found in one C-level pass, not a Python step per message
+        if type(model_input) is list and all(map(isinstance, model_input, repeat(BaseMessage))):
+            return ChatPromptValue.model_construct(messages=list(model_input))
+        return super()._convert_input(model_input)
 
     def _get_request_payload(
         self, input_: LanguageModelInput, *, stop: list[str] | None = None, **kwargs: Any
