@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from auger.core.middleware.model.message_memo import MessageMemo, common_prefix
 from auger.core.middleware.model.unsupported_content import TextAwareUnsupportedContent, plain_text
-from auger.core.models.message_dicts import false_at
+from auger.core.models.identity_pass import false_at
 
 
 def takes_as_is(message: Any) -> bool:

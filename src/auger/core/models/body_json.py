@@ -18,12 +18,11 @@ is a new object, so it is encoded anew.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 from openai._utils._json import openapi_dumps
 
-from auger.core.models.message_dicts import false_at
+from auger.core.models.identity_pass import changed_places
 
 
 class BodyJson:
@@ -45,9 +44,8 @@ class BodyJson:
         return b"{" + b",".join(fields) + b"}"
 
     def _messages(self, dicts: list[Any]) -> list[bytes]:
-        same = list(map(operator.is_, self._dicts, dicts))
+        same, look = changed_places(self._dicts, dicts)
         parts: list[Any] = self._parts[: len(same)] + [None] * (len(dicts) - len(same))
-        look = [*false_at(same), *range(len(same), len(dicts))]
         for i in look:
             hit = self._kept.get(id(dicts[i]))
             if hit is None or hit[0] is not dicts[i]:

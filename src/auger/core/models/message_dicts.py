@@ -21,8 +21,7 @@ own path copies).
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
@@ -32,18 +31,9 @@ from langchain_core.prompt_values import ChatPromptValue, PromptValue
 from langchain_openai import ChatOpenAI
 from pydantic import PrivateAttr
 
+from auger.core.models.identity_pass import changed_places
+
 Convert = Callable[[list[BaseMessage]], list[dict[str, Any]]]
-
-
-def false_at(flags: list[bool]) -> Iterator[int]:
-    """The indexes of the False items (C-level searches: one Python step per False)."""
-    i = -1
-    while True:
-        try:
-            i = flags.index(False, i + 1)
-        except ValueError:
-            return
-        yield i
 
 
 class MessageDictMemo:
@@ -68,9 +58,8 @@ class MessageDictMemo:
         # where this request holds the last one's message at the same place: one C-level pass;
         # only the other places (the system prompt, a message middleware rewrote, what is new)
         # are looked at in Python
-        same = list(map(operator.is_, self._messages, messages))
+        same, look = changed_places(self._messages, messages)
         out: list[Any] = self._dicts[: len(same)] + [None] * (len(messages) - len(same))
-        look = [*false_at(same), *range(len(same), len(messages))]
         todo: list[int] = []
         for i in look:
             hit = self._kept.get(id(messages[i]))
