@@ -127,6 +127,15 @@ async def test_a_long_thread_looks_only_at_each_turn_s_new_messages(
         init(self)
         patches.append(self)
 
+    from deepagents.middleware import filesystem
+
+    move = filesystem._move_media_results_after_tool_results
+
+    def counted_move(messages: list[Any]) -> list[Any]:
+        looked[0] += len(messages)  # the filesystem middleware's passes walk what they are given
+        return move(messages)
+
+    monkeypatch.setattr(filesystem, "_move_media_results_after_tool_results", counted_move)
     monkeypatch.setattr(unsupported_content, "plain_text", counted_plain)
     monkeypatch.setattr(history_scans, "plain_text", counted_plain)
     monkeypatch.setattr(PatchToolCallsMiddleware, "before_agent", counted_patch)
@@ -143,7 +152,7 @@ async def test_a_long_thread_looks_only_at_each_turn_s_new_messages(
             per_turn.append(looked[0] + sum(p.looked_at for p in patches) - before)
     finally:
         await session.aclose()
-    assert per_turn[-1] == per_turn[2] and max(per_turn) <= 12, per_turn
+    assert per_turn[-1] == per_turn[2] and max(per_turn) <= 16, per_turn
 
 
 def test_the_main_graph_patches_a_dangling_tool_call_in_the_sdk_slot(
@@ -170,3 +179,95 @@ def test_the_main_graph_patches_a_dangling_tool_call_in_the_sdk_slot(
     patch = next(m for m in sent if isinstance(m, ToolMessage) and m.tool_call_id == "cut_1")
     assert "did not complete" in str(patch.content) and patch.status == "error"
     assert [type(m).__name__ for m in sent[-4:]] == ["AIMessage", "AIMessage", "ToolMessage", "HumanMessage"]
+
+
+# --- the filesystem middleware's history passes -------------------------------------------------
+
+MEDIA = {"read_file_media_result": True}  # deepagents' tag on a read_file media message
+
+
+def _fs_pair(tmp_path: Path) -> tuple[Any, Any]:
+    from deepagents.backends.filesystem import FilesystemBackend
+    from deepagents.middleware.filesystem import FilesystemMiddleware
+
+    backend = FilesystemBackend(root_dir=tmp_path, virtual_mode=True)
+    ours = history_scans.RememberedFilesystem(backend=backend, human_message_token_limit_before_evict=100)
+    return ours, FilesystemMiddleware(backend=backend, human_message_token_limit_before_evict=100)
+
+
+def _through(middleware: Any, messages: list[BaseMessage], refuse: bool = False) -> tuple[Any, Any]:
+    """What `middleware` hands the model for `messages` (the last attempt), and its state update."""
+    import asyncio
+    import re
+
+    from langchain_core.exceptions import ModelInvalidRequestError
+
+    seen: list[list[Any]] = []
+
+    async def handler(request: ModelRequest) -> AIMessage:
+        seen.append(request.messages)
+        if refuse and len(seen) == 1:
+            raise ModelInvalidRequestError("unsupported image")
+        return AIMessage("ok")
+
+    request = ModelRequest(model=_model(True), messages=messages, state={"messages": messages})
+    result = asyncio.run(middleware.awrap_model_call(request, handler))
+    command = getattr(result, "command", None)
+
+    def plain(ms: Any) -> Any:  # a new eviction's file name is random: named alike
+        return [(type(m).__name__, re.sub(r"[0-9a-f-]{36}", "X", str(m.content)), m.id) for m in ms]
+
+    return plain(seen[-1]), plain(command.update["messages"]) if command is not None else None
+
+
+def _batch(i: int, media: bool = False) -> list[BaseMessage]:
+    calls = [{"name": "read_file", "args": {"file_path": f"/f{i}{k}"}, "id": f"r{i}{k}"} for k in "ab"]
+    out: list[BaseMessage] = [HumanMessage(f"question {i}"), AIMessage("", tool_calls=calls, id=f"a{i}")]
+    out.append(ToolMessage("first", tool_call_id=f"r{i}a", name="read_file"))
+    if media:  # a video's frames, between the batch's tool results: moved after them
+        out.append(HumanMessage([IMAGE], additional_kwargs=MEDIA, id=f"m{i}"))
+    out += [ToolMessage([IMAGE], tool_call_id=f"r{i}b", name="read_file"), AIMessage(f"answer {i}")]
+    return out
+
+
+def test_the_filesystem_passes_see_only_the_tail_and_hand_on_the_sdk_s_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deepagents.middleware import filesystem
+
+    ours, sdk = _fs_pair(tmp_path)
+    assert ours.name == sdk.name == "FilesystemMiddleware"
+    scanned: list[int] = []
+    move = filesystem._move_media_results_after_tool_results
+    monkeypatch.setattr(
+        filesystem, "_move_media_results_after_tool_results", lambda ms: scanned.append(len(ms)) or move(ms)
+    )
+    history: list[BaseMessage] = []
+    for i in range(4):  # a growing thread: each call's passes see the last AI message on
+        history += _batch(i)
+        for at in (len(history) - 1, len(history)):  # the turn's last call, then the next prompt
+            request = [*history[:at], HumanMessage(f"next {i}")] if at == len(history) else history[:at]
+            scanned.clear()
+            assert _through(ours, request) == _through(sdk, request)
+            assert scanned[0] <= 5 and scanned[1] == len(request), scanned  # ours, then the SDK's
+    cases = {
+        "media in the tail": [*history, *_batch(9, media=True)[:-1]],
+        "media further back": [*_batch(8, media=True), *history],
+        "an evicted message further back": [
+            HumanMessage(
+                "x" * 500, additional_kwargs={"lc_evicted_to": "/conversation_history/1.md"}, id="e"
+            ),
+            *history,
+        ],
+        "a new message over the limit": [*history, HumanMessage("y" * 500, id="big")],
+    }
+    for name, request in cases.items():
+        assert _through(ours, request) == _through(sdk, request), name
+    sent, update = _through(ours, cases["media in the tail"])
+    assert [kind for kind, *_ in sent[-4:]] == ["AIMessage", "ToolMessage", "ToolMessage", "HumanMessage"]
+    sent, update = _through(ours, cases["a new message over the limit"])
+    assert update is not None and sent[-1][1] != "y" * 500  # evicted to a file, sent as a preview
+    refused = [*history, HumanMessage("look"), *_batch(7)[1:-1]]  # the model refuses the image
+    assert _through(ours, refused, refuse=True) == _through(sdk, refused, refuse=True)
+    assert "Unsupported content" in _through(ours, refused, refuse=True)[0][-1][1]
+    assert ours.sent_whole == 2  # the two with a message the passes act on further back

@@ -64,7 +64,8 @@ outermost first):
 14. RememberedUnsupportedContent — named "UnsupportedContentMiddleware": the SDK's last slot, the
                                  same check without converting plain-text messages on each call,
                                  each message's verdict kept (`auger.core.middleware.history_scans`,
-                                 which also takes the SDK's dangling-tool-call patch's slot).
+                                 which also takes the slots of the SDK's dangling-tool-call patch
+                                 and its filesystem middleware, whose history passes it shortens).
 
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
@@ -295,7 +296,11 @@ def create_cli_agent(
     from auger.core.backends.factory import make_backend
     from auger.core.backends.mounts import with_mounts
     from auger.core.catalog.memory import memory_sources
-    from auger.core.middleware.history_scans import RememberedPatchToolCalls, RememberedUnsupportedContent
+    from auger.core.middleware.history_scans import (
+        RememberedPatchToolCalls,
+        RememberedUnsupportedContent,
+        sdk_filesystem,
+    )
     from auger.core.middleware.layers import layered
     from auger.core.middleware.tools.rewind import RewindMiddleware
     from auger.core.threads.messages_reducer import AgentState
@@ -336,6 +341,7 @@ def create_cli_agent(
                 stack.memory,
                 RememberedUnsupportedContent(),
                 RememberedPatchToolCalls(),
+                sdk_filesystem(model, backend),
             ]
         ),
         subagents=subagents,  # type: ignore[arg-type]

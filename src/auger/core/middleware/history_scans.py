@@ -1,27 +1,31 @@
 """deepagents' per-call history scans, each message looked at once instead of on every call.
 
-Two of the SDK middlewares walk the whole history in Python whatever it holds: the
+Three SDK middlewares walk the whole history in Python whatever it holds: the
 unsupported-content check, before every model call, looks at every human and tool message
 (auger's `TextAwareUnsupportedContent` answers plain text at once, but still one Python step per
-message: ~0.3 ms a call at 1,200 messages), and the dangling-tool-call patch, before every run,
-collects every tool call and every answer (~0.3 ms a turn). Both verdicts are per message, or
-sums over the messages, so they are kept from one call to the next, for as long as the messages
-stay in the requests — known by identity, as auger.core.middleware.model.message_memo explains:
-a request that grows the last one, or replaces some of its messages, costs only what is new.
-Whenever a verdict says there is something to do, the SDK's own code does it, over the whole
-list, so what the model is sent (or what enters the thread) is the SDK's.
+message: ~0.3 ms a call at 1,200 messages); the filesystem middleware, before every model call,
+reorders media results and looks for evicted messages (~0.5 ms a call); the dangling-tool-call
+patch, before every run, collects every tool call and every answer (~0.3 ms a turn). Their
+verdicts are per message, or sums over the messages, so they are kept from one call to the
+next, for as long as the messages stay in the requests — known by identity, as
+auger.core.middleware.model.message_memo explains: a request that grows the last one, or
+replaces some of its messages, costs only what is new. Whenever a verdict says there is
+something to do, the SDK's own code does it (the filesystem passes: over the part of the list
+they can act on), so what the model is sent, or what enters the thread, is the SDK's.
 
-Both take the SDK's slots by name (deepagents replaces its own middleware with one of the same
-name). tests/core/test_history_scans.py pins the SDK behaviour relied on against its classes.
+All three take the SDK's slots by name (deepagents replaces its own middleware with one of the
+same name). tests/core/test_history_scans.py pins the SDK behaviour relied on against its classes.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from itertools import islice
 from typing import Any
 
+from deepagents.middleware.filesystem import FilesystemMiddleware, _is_read_file_media_result
 from deepagents.middleware.patch_tool_calls import PatchToolCallsMiddleware
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
@@ -131,3 +135,78 @@ class RememberedPatchToolCalls(PatchToolCallsMiddleware):
 
     async def abefore_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         return self.before_agent(state, runtime)  # no I/O: run here, not on a worker thread
+
+
+def inert(message: Any) -> bool:
+    """Whether deepagents' filesystem passes leave `message` alone wherever it stands: they act
+    on user messages only — a read_file media result (moved after its batch's tool results) or
+    one evicted to a file (`lc_evicted_to`: sent truncated)."""
+    if not isinstance(message, HumanMessage):
+        return True
+    return not _is_read_file_media_result(message) and not message.additional_kwargs.get("lc_evicted_to")
+
+
+class RememberedFilesystem(FilesystemMiddleware):
+    """deepagents' FilesystemMiddleware, whose per-call history passes see only the messages from
+    the last AI reply on when the ones before it are all `inert` (verdicts kept per message).
+
+    Its passes over the request's messages: media results moved after the tool results of their
+    batch (a left-to-right scan in which an AI message always starts afresh), every evicted user
+    message truncated, the last message evicted if it is a user message over the limit, and on a
+    refused request the file contents after the last AI message replaced. Over `[*head, *tail]`,
+    `tail` starting at the last AI message and `head` all inert, each gives `head` unchanged and
+    its result on `tail`: so it is given `tail`, and the request passed on is `head` + what it
+    made of `tail` (tests/core/test_history_scans.py runs both classes on the same requests).
+    With binary offloading on (auger leaves it off) it always sees the whole list."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._inert = MessageMemo(inert)
+        self._lock = threading.Lock()
+        self.sent_whole = 0  # calls whose whole history the SDK passes saw (what the tests count)
+
+    @property
+    def name(self) -> str:
+        return "FilesystemMiddleware"  # the SDK's slot
+
+    def _cut(self, messages: list[Any]) -> int:
+        """Where the tail the SDK passes need starts (0: they need the whole list)."""
+        if self._offload_binary_content:
+            return 0
+        cut = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], AIMessage)), 0)
+        with self._lock:
+            verdicts = self._inert.map(messages)
+        if cut and all(islice(verdicts, cut)):
+            return cut
+        self.sent_whole += 1
+        return 0
+
+    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        cut = self._cut(request.messages)
+        if not cut:
+            return super().wrap_model_call(request, handler)
+        head = request.messages[:cut]
+        return super().wrap_model_call(
+            request.override(messages=request.messages[cut:]),
+            lambda inner: handler(inner.override(messages=[*head, *inner.messages])),
+        )
+
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        cut = self._cut(request.messages)
+        if not cut:
+            return await super().awrap_model_call(request, handler)
+        head = request.messages[:cut]
+
+        async def whole(inner: Any) -> Any:
+            return await handler(inner.override(messages=[*head, *inner.messages]))
+
+        return await super().awrap_model_call(request.override(messages=request.messages[cut:]), whole)
+
+
+def sdk_filesystem(model: Any, backend: Any) -> RememberedFilesystem:
+    """The filesystem middleware deepagents would build for the main agent with `model` (its
+    harness profile's tool descriptions; auger passes no permissions), remembering."""
+    from deepagents.profiles.harness.harness_profiles import _harness_profile_for_model
+
+    profile = _harness_profile_for_model(model, None)  # as create_deep_agent, given a model object
+    return RememberedFilesystem(backend=backend, custom_tool_descriptions=profile.tool_description_overrides)
