@@ -142,15 +142,27 @@ async def long_turn(calls: int) -> dict[str, float]:
     return {"early_ms": early * 1e3, "late_ms": late * 1e3, "ratio": late / early, "cpu_s": cpu}
 
 
-async def long_thread(turns: int) -> dict[str, float]:
+async def long_thread(turns: int, profile: str | None = None) -> dict[str, float]:
     tmp = Path(tempfile.mkdtemp(prefix="auger-long-thread-"))
     server = Server([item for _ in range(turns) for item in _turn_script(1)], tmp)
     session = await _session(tmp, server.port)
+    # with `profile`: turns 6-15 and the last 10, each profiled into its own file (.early, .late)
+    profs = {"early": range(5, 15), "late": range(turns - 10, turns)} if profile else {}
+    prof = {name: cProfile.Profile(time.process_time) for name in profs}
     try:
-        costs = [await _turn(session, f"bench turn {i}") for i in range(turns)]
+        costs = []
+        for i in range(turns):
+            on = [prof[name] for name, at in profs.items() if i in at]
+            for p in on:
+                p.enable()
+            costs.append(await _turn(session, f"bench turn {i}"))
+            for p in on:
+                p.disable()
     finally:
         await session.aclose()
         server.stop()
+    for name, p in prof.items():
+        p.dump_stats(f"{profile}.{name}")
     early, late = statistics.median(costs[5:15]), statistics.median(costs[-10:])
     return {"turn_10_ms": early * 1e3, "last_ms": late * 1e3, "ratio": late / early}
 
@@ -161,6 +173,10 @@ async def main() -> None:
     ap.add_argument("--long", type=int, default=300, help="tool calls of the long turn (0: skip)")
     ap.add_argument("--turns", type=int, default=300, help="turns of the long thread (0: skip)")
     ap.add_argument("--profile", help="write a cProfile of the 20-call turns here")
+    ap.add_argument(
+        "--profile-thread",
+        help="write cProfiles of the long thread's turns 6-15 / last 10 to FILE.early / .late",
+    )
     args = ap.parse_args()
     r = await per_step(args.rounds, args.profile)
     print(
@@ -175,7 +191,7 @@ async def main() -> None:
             f"turn CPU {r['cpu_s']:.1f} s"
         )
     if args.turns:
-        r = await long_thread(args.turns)
+        r = await long_thread(args.turns, args.profile_thread)
         print(
             f"long thread ({args.turns} turns): auger CPU per turn {r['turn_10_ms']:.0f} ms at turn 10, "
             f"{r['last_ms']:.0f} ms at the end: {r['ratio']:.2f}× (target ≤ 1.25×)"

@@ -166,26 +166,27 @@ def test_unsupported_content_converts_only_the_messages_that_are_not_plain_text(
     assert "does not support image" in str(shaped[-2].content) and shaped[:-3] == history[:-3]
 
 
-def test_the_main_graph_runs_the_text_aware_check_in_the_sdk_slot(
+def test_the_main_graph_runs_the_remembering_check_in_the_sdk_slot(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from deepagents.middleware.unsupported_content import UnsupportedContentMiddleware
     from langgraph.checkpoint.memory import InMemorySaver
 
     from auger.core.agent.graph import create_cli_agent
-    from auger.core.middleware.model.unsupported_content import TextAwareUnsupportedContent
+    from auger.core.middleware.history_scans import RememberedUnsupportedContent
 
     ran: list[type] = []
-    inner = UnsupportedContentMiddleware._filter_request
-    monkeypatch.setattr(
-        UnsupportedContentMiddleware,
-        "_filter_request",
-        lambda self, r: ran.append(type(self)) or inner(self, r),
-    )
+    for cls in (UnsupportedContentMiddleware, RememberedUnsupportedContent):
+        inner = cls._filter_request
+        monkeypatch.setattr(
+            cls, "_filter_request", lambda self, r, inner=inner, cls=cls: ran.append(cls) or inner(self, r)
+        )
     graph = create_cli_agent(settings, model=ScriptedChatModel(script=["ok"]), checkpointer=InMemorySaver())
     cfg = {"configurable": {"thread_id": "t"}}
     graph.invoke({"messages": [HumanMessage("hi")]}, cfg, context=AugerContext(mode="yolo"))
-    assert ran == [TextAwareUnsupportedContent]  # one check per call, ours
+    assert ran == [
+        RememberedUnsupportedContent
+    ]  # one check per call, ours (auger.core.middleware.history_scans)
 
 
 def _varied_history(n: int) -> list[Any]:

@@ -136,3 +136,27 @@ def test_another_model_name_or_the_responses_api_converts_afresh() -> None:
     payload = responses._get_request_payload(history)
     assert "input" in payload and "messages" not in payload
     assert payload == ChatOpenAI._get_request_payload(responses, history)
+
+
+def test_a_message_list_is_taken_as_it_is_without_a_python_pass_over_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from langchain_core.language_models import BaseChatModel, chat_models
+
+    model, history = _model("http://127.0.0.1:9/v1"), _history()
+    converted = [0]
+    convert = chat_models.convert_to_messages
+    monkeypatch.setattr(
+        chat_models, "convert_to_messages", lambda m: converted.__setitem__(0, 1) or convert(m)
+    )
+    ours = model._convert_input(history)
+    assert converted == [0] and ours.to_messages() == history
+    assert all(a is b for a, b in zip(ours.to_messages(), history, strict=True))  # the same objects
+    assert ours == BaseChatModel._convert_input(model, history) and converted == [1]
+    for other in (
+        "a prompt",
+        [("human", "hi")],
+        [*history, {"role": "user", "content": "x"}],
+        tuple(history),
+    ):
+        assert model._convert_input(other) == BaseChatModel._convert_input(model, other)

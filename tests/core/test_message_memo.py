@@ -47,3 +47,26 @@ def test_wire_content_through_the_memo_still_cleans() -> None:
     first = memo.map([bad, good])
     assert first[0].content == "broken \ufffd byte" and first[1] is good
     assert memo.map([bad, good])[0] is first[0]  # the cleaned copy is reused, not rebuilt
+
+
+class _CountingDict(dict):  # type: ignore[type-arg]
+    """The memo's kept results, counting the lookups made in Python."""
+
+    gets = 0
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        _CountingDict.gets += 1
+        return super().get(key, default)
+
+
+def test_a_message_rewritten_in_front_costs_a_lookup_for_it_alone_not_for_the_history() -> None:
+    memo = MessageMemo(lambda m: str(m.content))
+    history: list[Any] = [HumanMessage(str(i)) for i in range(200)]
+    memo.map(history)
+    for step in range(3):  # each call: the first message rewritten (its note), one message more
+        history.append(AIMessage(f"step {step}"))
+        request = [history[0].model_copy(update={"content": f"note {step}"}), *history[1:]]
+        memo._kept = _CountingDict(memo._kept)
+        _CountingDict.gets = 0
+        assert memo.map(request) == [f"note {step}", *(str(m.content) for m in history[1:])]
+        assert _CountingDict.gets == 2, _CountingDict.gets  # the rewritten one and the new one

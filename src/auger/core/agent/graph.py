@@ -69,8 +69,11 @@ outermost first):
                                  so refused or rejected calls cost nothing.
 12. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
 13. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
-14. TextAwareUnsupportedContent — named "UnsupportedContentMiddleware": the SDK's last slot, the
-                                 same check without converting plain-text messages on each call.
+14. RememberedUnsupportedContent — named "UnsupportedContentMiddleware": the SDK's last slot, the
+                                 same check without converting plain-text messages on each call,
+                                 each message's verdict kept (`auger.core.middleware.history_scans`,
+                                 which also takes the slots of the SDK's dangling-tool-call patch
+                                 and its filesystem middleware, whose history passes it shortens).
 
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
@@ -301,8 +304,12 @@ def create_cli_agent(
     from auger.core.backends.factory import make_backend
     from auger.core.backends.mounts import with_mounts
     from auger.core.catalog.memory import memory_sources
+    from auger.core.middleware.history_scans import (
+        RememberedPatchToolCalls,
+        RememberedUnsupportedContent,
+        sdk_filesystem,
+    )
     from auger.core.middleware.layers import layered
-    from auger.core.middleware.model.unsupported_content import TextAwareUnsupportedContent
     from auger.core.middleware.tools.rewind import RewindMiddleware
     from auger.core.threads.messages_reducer import AgentState
 
@@ -335,7 +342,16 @@ def create_cli_agent(
         model=model,
         tools=list(tools),
         system_prompt=SYSTEM_PROMPT,
-        middleware=layered([*middleware, stack.skills, stack.memory, TextAwareUnsupportedContent()]),
+        middleware=layered(
+            [
+                *middleware,
+                stack.skills,
+                stack.memory,
+                RememberedUnsupportedContent(),
+                RememberedPatchToolCalls(),
+                sdk_filesystem(model, backend),
+            ]
+        ),
         subagents=subagents,  # type: ignore[arg-type]
         memory=memory_sources(settings),
         backend=backend,

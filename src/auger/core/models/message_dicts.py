@@ -21,28 +21,19 @@ own path copies).
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import BaseMessage
+from langchain_core.prompt_values import ChatPromptValue, PromptValue
 from langchain_openai import ChatOpenAI
 from pydantic import PrivateAttr
 
+from auger.core.models.identity_pass import changed_places
+
 Convert = Callable[[list[BaseMessage]], list[dict[str, Any]]]
-
-
-def _false_at(flags: list[bool]) -> Iterator[int]:
-    """The indexes of the False items (C-level searches: one Python step per False)."""
-    i = -1
-    while True:
-        try:
-            i = flags.index(False, i + 1)
-        except ValueError:
-            return
-        yield i
 
 
 class MessageDictMemo:
@@ -67,9 +58,8 @@ class MessageDictMemo:
         # where this request holds the last one's message at the same place: one C-level pass;
         # only the other places (the system prompt, a message middleware rewrote, what is new)
         # are looked at in Python
-        same = list(map(operator.is_, self._messages, messages))
+        same, look = changed_places(self._messages, messages)
         out: list[Any] = self._dicts[: len(same)] + [None] * (len(messages) - len(same))
-        look = [*_false_at(same), *range(len(same), len(messages))]
         todo: list[int] = []
         for i in look:
             hit = self._kept.get(id(messages[i]))
@@ -96,6 +86,13 @@ class ChatOpenAIMessageMemo(ChatOpenAI):
     to add callbacks: auger.core.models.complete_reply.watch)."""
 
     _message_memo: MessageDictMemo = PrivateAttr(default_factory=lambda: MessageDictMemo())
+
+    def _convert_input(self, model_input: LanguageModelInput) -> PromptValue:
+        # a list of messages (what the agent sends) as langchain-core's `convert_to_messages` would
+        # pass it on — the same objects — found in one C-level pass, not a Python step per message
+        if type(model_input) is list and all(map(isinstance, model_input, repeat(BaseMessage))):
+            return ChatPromptValue.model_construct(messages=list(model_input))
+        return super()._convert_input(model_input)
 
     def _get_request_payload(
         self, input_: LanguageModelInput, *, stop: list[str] | None = None, **kwargs: Any

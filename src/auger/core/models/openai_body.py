@@ -12,6 +12,9 @@ the wire are unchanged
 (tests/core/test_openai_body.py compares them). A call the transform could change — one with
 `response_format` (a pydantic class becomes a JSON schema there), a parameter left as the SDK's
 `omit`/`not_given`, or a non-list iterable of messages — goes through the SDK's own `create`.
+The body goes out as the bytes the SDK would encode it to, each message's JSON kept from one
+request to the next (auger.core.models.body_json); with `extra_body` (which the SDK merges into
+the body) it is handed over as a dict for the SDK to encode.
 Imported only with an OpenAI or OpenAI-compatible model.
 """
 
@@ -24,6 +27,8 @@ from openai import AsyncStream, NotGiven, Omit, not_given
 from openai._base_client import make_request_options
 from openai.resources.chat.completions import AsyncCompletions
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+from auger.core.models.body_json import BodyJson
 
 _OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
 _order: dict[str, int] = {}
@@ -56,6 +61,10 @@ def _plain(body: dict[str, Any]) -> bool:
 
 
 class PrebuiltBodyCompletions(AsyncCompletions):
+    def __init__(self, client: Any) -> None:
+        super().__init__(client)
+        self.body_json = BodyJson()  # shared by the model's per-call copies, as this object is
+
     async def create(self, **params: Any) -> Any:  # type: ignore[override]
         options = {key: params.pop(key) for key in _OPTIONS if key in params}
         if not _plain(params):
@@ -63,9 +72,14 @@ class PrebuiltBodyCompletions(AsyncCompletions):
         stream = bool(params.get("stream"))
         order = await _sdk_key_order()
         body = dict(sorted(params.items(), key=lambda item: order.get(item[0], len(order))))
+        encoded = (
+            {"body": body}
+            if options.get("extra_body") is not None
+            else {"content": self.body_json.encode(body)}
+        )
         return await self._post(
             "/chat/completions",
-            body=body,
+            **encoded,
             options=make_request_options(
                 extra_headers=options.get("extra_headers"),
                 extra_query=options.get("extra_query"),

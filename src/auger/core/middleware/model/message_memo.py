@@ -7,8 +7,10 @@ message object is kept (by identity) for as long as that message is in the reque
 the request is forgotten at the next call. Messages are not changed in place (middleware copies
 them), which is what makes identity a safe key. The usual request is the last one plus the
 messages of the step since (or, at a turn's first call, with the last turn's messages as read
-back from the thread): the shared prefix is found by identity in C-level passes (`operator.is_`
-over the old list) and only the rest is looked at in Python.
+back from the thread), perhaps with a message rewritten in front (the first user message with
+its project-facts note): the places that hold the same message as the last call are found by
+identity in one C-level pass (`operator.is_` over the old list) and only the rest is looked at
+in Python.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from auger.core.models.identity_pass import changed_places
 
 
 class MessageMemo:
@@ -27,13 +31,15 @@ class MessageMemo:
     def map(self, messages: Sequence[Any]) -> list[Any]:
         """`transform(m)` for each message, computed only for messages not seen at the last call."""
         before, results = self._last
-        same = common_prefix(before, messages)
-        if same:  # the last request, its tail replaced or grown: only the rest is looked at
-            out = results[:same] + [self._one(m) for m in messages[same:]]
-            if len(self._kept) > 2 * len(messages) + 64:  # forget what left the requests
-                self._kept = {id(m): self._kept[id(m)] for m in messages}
-        else:
-            out = self._remap(messages)
+        # where this request holds the last one's message at the same place: one C-level pass;
+        # only the other places (a message a middleware rewrote, e.g. the first one with the
+        # project-facts note, the tail read back or new) are looked up in Python
+        same, look = changed_places(before, messages)
+        out = results[: len(same)] + [None] * (len(messages) - len(same))
+        for i in look:
+            out[i] = self._one(messages[i])
+        if len(self._kept) > 2 * len(messages) + 64:  # forget what left the requests
+            self._kept = {id(m): self._kept[id(m)] for m in messages}
         self._last = (list(messages), out)
         return list(out)
 
@@ -43,18 +49,6 @@ class MessageMemo:
             hit = (message, self._transform(message))
             self._kept[id(message)] = hit
         return hit[1]
-
-    def _remap(self, messages: Sequence[Any]) -> list[Any]:
-        kept: dict[int, tuple[Any, Any]] = {}
-        out: list[Any] = []
-        for message in messages:
-            hit = self._kept.get(id(message))
-            if hit is None or hit[0] is not message:
-                hit = (message, self._transform(message))
-            kept[id(message)] = hit
-            out.append(hit[1])
-        self._kept = kept
-        return out
 
 
 def common_prefix(before: Sequence[Any], now: Sequence[Any]) -> int:
