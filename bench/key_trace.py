@@ -1,0 +1,171 @@
+"""Where a typed key's echo time goes, inside auger: per key, when the driver's input thread read
+it, when the prompt began and finished handling it, when the prompt was painted into a frame and
+when that frame was handed to the terminal writer (and how big it was), and how long the agent's
+loop share held for it.
+
+    python bench/key_trace.py [--rounds N] [--build PYTHON]   # the echo round of bench_markdown
+
+runs bench_markdown's echo round with auger started through this file (`run OUT.json`), which
+wraps those methods (instrumentation only: nothing else changes) and writes the stamps at exit.
+`--build` is the python of the build to trace (default: this one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+
+
+def _instrument(out: str) -> None:
+    from auger.tui import typing_pace
+    from auger.tui.widgets.prompt import PromptInput
+
+    keys: list[dict[str, float]] = []
+    frames: list[tuple[float, int]] = []
+    holds: list[tuple[float, float]] = []
+    state: dict[str, Any] = {"painted": None}
+
+    arrived = typing_pace.TypingPace.arrived
+
+    def noted(self: Any) -> None:
+        keys.append({"arrived": time.perf_counter()})
+        arrived(self)
+
+    on_key, render_line = PromptInput._on_key, PromptInput.render_line
+
+    async def keyed(self: PromptInput, event: Any) -> None:
+        key = next((k for k in reversed(keys) if "start" not in k), None)
+        if key is not None:
+            key["start"] = time.perf_counter()
+            state["painted"] = key  # (the prompt may paint before it returns)
+        await on_key(self, event)
+        if key is not None:
+            key["handled"] = time.perf_counter()
+
+    def rendered(self: PromptInput, y: int) -> Any:
+        key = state["painted"]
+        if key is not None and "painted" not in key:
+            key["painted"] = time.perf_counter()
+        return render_line(self, y)
+
+    from textual.app import App
+
+    display = App._display
+
+    def displayed(self: App[Any], screen: Any, renderable: Any) -> None:
+        started = time.perf_counter()
+        display(self, screen, renderable)
+        frames.append((started, time.perf_counter()))
+        key = state["painted"]
+        if key is not None and "painted" in key and "shown" not in key:
+            key["shown"] = time.perf_counter()
+            state["painted"] = None
+
+    hold = getattr(typing_pace.TypingPace, "hold", None)
+    if hold is not None:
+
+        async def held(self: Any, timeout: float) -> None:
+            started = time.perf_counter()
+            await hold(self, timeout)
+            holds.append((started, time.perf_counter()))
+
+        typing_pace.TypingPace.hold = held  # type: ignore[method-assign]
+
+    typing_pace.TypingPace.arrived = noted  # type: ignore[method-assign]
+    PromptInput._on_key = keyed  # type: ignore[method-assign]
+    PromptInput.render_line = rendered  # type: ignore[method-assign]
+    App._display = displayed  # type: ignore[method-assign]
+
+    def dump() -> None:
+        Path(out).write_text(json.dumps({"keys": keys, "frames": frames, "holds": holds}))
+
+    atexit.register(dump)
+    import signal
+
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(0))  # tmux kill-server: still dump
+
+
+def _run(out: str) -> int:
+    _instrument(out)
+    from auger.cli import main
+
+    sys.argv = ["auger"]
+    return int(main() or 0)
+
+
+def _phases(trace: dict[str, Any]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"loop": [], "handle": [], "paint": [], "frame": [], "total": []}
+    for key in trace["keys"]:
+        if not {"arrived", "start", "handled", "painted", "shown"} <= key.keys():
+            continue
+        out["loop"].append(key["start"] - key["arrived"])  # the loop reaching the prompt
+        out["handle"].append(key["handled"] - key["start"])  # (a paint within it included)
+        out["paint"].append(key["painted"] - key["start"])  # until a frame paints it
+        out["frame"].append(key["shown"] - key["painted"])  # the rest of that frame
+        out["total"].append(key["shown"] - key["arrived"])
+    return out
+
+
+def report(paths: list[Path]) -> None:
+    phases: dict[str, list[float]] = {}
+    holds: list[float] = []
+    for path in paths:
+        trace = json.loads(path.read_text())
+        for name, values in _phases(trace).items():
+            phases.setdefault(name, []).extend(values)
+        holds += [b - a for a, b in trace["holds"]]
+    for name, values in phases.items():
+        values.sort()
+        if values:
+            p95 = values[max(0, int(len(values) * 0.95) - 1)]
+            print(
+                f"  {name:<7} n={len(values):<4} p50 {statistics.median(values) * 1000:6.1f}  "
+                f"p95 {p95 * 1000:6.1f}  max {values[-1] * 1000:6.1f} ms"
+            )
+    if holds:
+        holds.sort()
+        print(
+            f"  holds   n={len(holds)} p50 {statistics.median(holds) * 1000:.1f}"
+            f" max {holds[-1] * 1000:.1f} ms"
+        )
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "run":
+        sys.exit(_run(sys.argv[2]))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--build", default=sys.executable, help="the python of the build to trace")
+    args = ap.parse_args()
+    sys.path.insert(0, str(HERE))
+    import bench_markdown
+    from bench_tui import Env
+
+    from llm_server import ScriptedLLM
+
+    paths = []
+    with ScriptedLLM() as llm:
+        env = Env(llm)
+        for index in range(args.rounds):
+            out = env.tmp / f"trace-{index}.json"
+            echoes = bench_markdown.echo_round(env, llm, f"{args.build} {Path(__file__).resolve()} run {out}")
+            deadline = time.monotonic() + 10
+            while not out.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            paths.append(out)
+            print(f"round {index}: {len(echoes)} keys, echo p50 {statistics.median(echoes) * 1000:.1f} ms")
+    print(f"load {os.getloadavg()[0]:.2f}")
+    report(paths)
+
+
+if __name__ == "__main__":
+    main()
