@@ -17,6 +17,7 @@ from auger.core.models import loop_share
 from auger.core.models.loop_share import HOLD, LoopShare
 from auger.tui.typing_pace import TypingPace, pace_of
 from auger.tui.widgets.messages import AssistantMessage
+from auger.tui.widgets.prompt import PromptInput
 
 CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
 
@@ -111,3 +112,37 @@ async def test_no_front_end_no_hold() -> None:
     for _ in range(100):
         await share.turn()
     assert time.monotonic() - started < HOLD
+
+
+async def test_a_typed_key_is_painted_while_the_prompt_handles_it(
+    tui: Tui, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not at the screen's next update tick: the frame with the key is made before the key's
+    handler returns (a key that makes the prompt taller waits for the layout, as before)."""
+    painted: list[str] = []  # what the prompt showed when it was painted during a key
+    handling = False
+    on_key, render_line = PromptInput._on_key, PromptInput.render_line
+
+    async def keyed(self: PromptInput, event: events.Key) -> None:
+        nonlocal handling
+        handling = True
+        try:
+            await on_key(self, event)
+        finally:
+            handling = False
+
+    def rendered(self: PromptInput, y: int):  # type: ignore[no-untyped-def]
+        if handling and y == 0:
+            painted.append(self.text)
+        return render_line(self, y)
+
+    monkeypatch.setattr(PromptInput, "_on_key", keyed)
+    monkeypatch.setattr(PromptInput, "render_line", rendered)
+    app = tui.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        for char in "abc":
+            app.post_message(events.Key(char, char))
+            await pilot.pause()
+        assert app.prompt.text == "abc"
+    assert painted == ["a", "ab", "abc"]
