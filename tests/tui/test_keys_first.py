@@ -16,6 +16,7 @@ from textual import events
 from auger.core.models import loop_share
 from auger.core.models.loop_share import HOLD, LoopShare
 from auger.tui.typing_pace import TypingPace, pace_of
+from auger.tui.widgets.markdown_view import MarkdownLines
 from auger.tui.widgets.messages import AssistantMessage
 from auger.tui.widgets.prompt import PromptInput
 
@@ -37,7 +38,20 @@ def record_turns(monkeypatch: pytest.MonkeyPatch, pace: TypingPace) -> list[tupl
     return turns
 
 
-async def test_the_agent_does_no_work_while_a_typed_key_is_not_on_screen(
+def record_renders(monkeypatch: pytest.MonkeyPatch, pace: TypingPace) -> list[bool]:
+    """Each chunk of the reply the TUI renders: was a key on its way to the screen meanwhile."""
+    renders: list[bool] = []
+    prerender = MarkdownLines.prerender
+
+    def rendered(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        renders.append(pace.busy)
+        return prerender(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MarkdownLines, "prerender", staticmethod(rendered))
+    return renders
+
+
+async def test_neither_the_agent_nor_the_reply_works_while_a_typed_key_is_not_on_screen(
     tui: Tui, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     source = (CORPUS / "black-CHANGES-70k.md").read_text(encoding="utf-8")
@@ -45,6 +59,7 @@ async def test_the_agent_does_no_work_while_a_typed_key_is_not_on_screen(
     app = tui.app()
     pace = pace_of(app)
     turns = record_turns(monkeypatch, pace)
+    renders = record_renders(monkeypatch, pace)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         send_nowait(app, "the changelog")
@@ -66,6 +81,9 @@ async def test_the_agent_does_no_work_while_a_typed_key_is_not_on_screen(
     # the agent went on while a key was still on its way only after holding for it HOLD s
     went_on = [took for _, took, still in turns if still and took < HOLD * 0.9]
     assert went_on == [], f"{len(went_on)} of {len(turns)} turns went on before a key's echo"
+    # nor did the TUI render a chunk of the reply while a key was on its way
+    assert len(renders) >= 10
+    assert sum(renders) == 0, f"{sum(renders)} of {len(renders)} chunks rendered before a key's echo"
 
 
 async def test_a_key_that_is_never_shown_holds_the_agent_once_and_briefly() -> None:
