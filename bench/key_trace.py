@@ -13,6 +13,7 @@ wraps those methods (instrumentation only: nothing else changes) and writes the 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import atexit
 import json
 import os
@@ -80,18 +81,70 @@ def _instrument(out: str) -> None:
 
         typing_pace.TypingPace.hold = held  # type: ignore[method-assign]
 
+    slow = _time_the_loop()
     typing_pace.TypingPace.arrived = noted  # type: ignore[method-assign]
     PromptInput._on_key = keyed  # type: ignore[method-assign]
     PromptInput.render_line = rendered  # type: ignore[method-assign]
     App._display = displayed  # type: ignore[method-assign]
 
     def dump() -> None:
-        Path(out).write_text(json.dumps({"keys": keys, "frames": frames, "holds": holds}))
+        Path(out).write_text(json.dumps({"keys": keys, "frames": frames, "holds": holds, "slow": slow}))
 
     atexit.register(dump)
     import signal
 
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(0))  # tmux kill-server: still dump
+
+
+def _time_the_loop() -> list[tuple[float, float, str]]:
+    """Loop callbacks and widget messages of 2 ms or more (start, end, what): what a key waits
+    behind."""
+    import asyncio.events
+
+    slow: list[tuple[float, float, str]] = []
+    run = asyncio.events.Handle._run
+
+    def timed_run(self: Any) -> None:
+        started = time.perf_counter()
+        run(self)
+        took = time.perf_counter() - started
+        if took >= 0.002:
+            slow.append((started, started + took, _what(self)))
+
+    asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
+    from textual.message_pump import MessagePump
+
+    dispatch = MessagePump._dispatch_message
+
+    async def dispatched(self: Any, message: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await dispatch(self, message)
+        finally:
+            took = time.perf_counter() - started
+            if took >= 0.002:
+                slow.append(
+                    (started, started + took, f"message {type(self).__name__}: {type(message).__name__}")
+                )
+
+    MessagePump._dispatch_message = dispatched  # type: ignore[method-assign]
+    return slow
+
+
+def _what(handle: Any) -> str:
+    """A loop callback by what it runs: a task's coroutine where it is suspended, or the function."""
+    callback = getattr(handle, "_callback", None)
+    task = getattr(callback, "__self__", None)
+    if isinstance(task, asyncio.Task):
+        coro: Any = task.get_coro()
+        frame = getattr(coro, "cr_frame", None)
+        owner = frame.f_locals.get("self") if frame is not None else None
+        names = [f"[{type(owner).__name__} {getattr(owner, 'name', '') or ''}]".replace(" ]", "]")]
+        while coro is not None and len(names) < 6:
+            names.append(getattr(coro, "__qualname__", type(coro).__name__))
+            coro = getattr(coro, "cr_await", None) or getattr(coro, "ag_await", None)
+        return " > ".join(names)
+    return getattr(callback, "__qualname__", repr(callback))
 
 
 def _run(out: str) -> int:
@@ -118,8 +171,16 @@ def _phases(trace: dict[str, Any]) -> dict[str, list[float]]:
 def report(paths: list[Path]) -> None:
     phases: dict[str, list[float]] = {}
     holds: list[float] = []
+    blockers: dict[str, float] = {}
     for path in paths:
         trace = json.loads(path.read_text())
+        for key in trace["keys"]:
+            if "start" not in key:
+                continue
+            for a, b, what in trace["slow"]:
+                overlap = min(b, key["start"]) - max(a, key["arrived"])
+                if overlap > 0:
+                    blockers[what] = blockers.get(what, 0.0) + overlap
         for name, values in _phases(trace).items():
             phases.setdefault(name, []).extend(values)
         holds += [b - a for a, b in trace["holds"]]
@@ -131,6 +192,9 @@ def report(paths: list[Path]) -> None:
                 f"  {name:<7} n={len(values):<4} p50 {statistics.median(values) * 1000:6.1f}  "
                 f"p95 {p95 * 1000:6.1f}  max {values[-1] * 1000:6.1f} ms"
             )
+    print("  what ran while keys waited for the loop (callbacks of 2 ms or more, total ms):")
+    for what, total in sorted(blockers.items(), key=lambda kv: -kv[1])[:12]:
+        print(f"    {total * 1000:8.1f}  {what[:150]}")
     if holds:
         holds.sort()
         print(
