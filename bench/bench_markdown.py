@@ -35,10 +35,12 @@ its usual 8-character chunks:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from bench_tui import AUGER, Env, Term, idle, ready, rss_mb, settled  # noqa: E402
+from tmux_control import ControlClient  # noqa: E402
 
 from llm_server import CHUNK_CHARS, ScriptedLLM, _pieces, _tokens  # noqa: E402
 
@@ -225,12 +228,45 @@ def _bare_done(screen: str) -> bool:
     return bool(lines) and lines[-1].strip() == "done"
 
 
-def _type_while_busy(term: Term, typed_text: Any, done: Any) -> list[float]:
-    """Type a key every 100 ms until `done(screen)` (or ECHO_SECONDS): each key's echo time."""
+HARNESS = "control"  # how keys are typed and echoes seen: "control" (tmux -C) or "spawn" (a tmux per step)
+FLOOR_KEYS = 60  # keys typed into an idle app for the floor
+BARE_KEYS = 100  # keys typed into the bare MarkdownStream app: its one-line TextArea shows ~115
+
+
+def _type_while_busy(term: Term, typed_text: Any, done: Any, most: int = 0) -> list[float]:
+    """Type a key every 100 ms until `done(screen)` (or ECHO_SECONDS, or `most` keys): each key's
+    echo time, timed by HARNESS."""
+    if HARNESS == "spawn":
+        return _type_spawning(term, typed_text, done, most)
+    control = ControlClient(term)
+    try:
+        return _type_through(control, typed_text, done, most)
+    finally:
+        control.close()
+
+
+def _type_through(control: ControlClient, typed_text: Any, done: Any, most: int) -> list[float]:
+    """Through a tmux control client: from writing `send-keys` to the app's output showing it."""
     echoes: list[float] = []
     typed = 0
     stop_at = time.perf_counter() + ECHO_SECONDS
-    while not done(term.screen()) and time.perf_counter() < stop_at:
+    while not done(control.screen()[1]) and time.perf_counter() < stop_at and (not most or typed < most):
+        typed += 1
+        t0 = control.send_literal("x")
+        t1, screen = control.wait(lambda s, n=typed: typed_text(s).count("x") >= n or done(s), 30)
+        if typed_text(screen).count("x") >= typed:
+            echoes.append(t1 - t0)
+        time.sleep(max(0.0, 0.1 - (time.perf_counter() - t0)))
+    return echoes
+
+
+def _type_spawning(term: Term, typed_text: Any, done: Any, most: int) -> list[float]:
+    """A tmux process per key and per poll (the harness before tmux_control): it times the
+    send-keys process's start and up to one capture process after the echo too."""
+    echoes: list[float] = []
+    typed = 0
+    stop_at = time.perf_counter() + ECHO_SECONDS
+    while not done(term.screen()) and time.perf_counter() < stop_at and (not most or typed < most):
         typed += 1
         t0 = time.perf_counter()
         term.keys("x", literal=True)
@@ -267,7 +303,7 @@ def echo_bare(env: Env) -> list[float]:
         term.wait(lambda s: "Ask anything" in s)
         term.keys("Enter")
         term.wait(lambda s: "working" in s.rstrip().splitlines()[-1])
-        return _type_while_busy(term, _bare_typed, _bare_done)
+        return _type_while_busy(term, _bare_typed, _bare_done, BARE_KEYS)
     finally:
         term.kill()
 
@@ -286,13 +322,91 @@ def _echo_figures(echoes: list[float], prefix: str) -> dict[str, float]:
 
 
 def echo(env: Env, llm: ScriptedLLM, augers: list[str], rounds: int = 1) -> dict[str, object]:
-    """Keys typed while the 70 KB reply streams: the bare MarkdownStream app once, then each build
-    `rounds` times (the samples of its rounds pooled)."""
-    out: dict[str, object] = {"corpus": "black-CHANGES-70k.md", "auger_rounds": rounds}
+    """Keys typed while the 70 KB reply streams: the bare MarkdownStream app once, then the builds
+    in turn, `rounds` times (the samples of each build's rounds pooled)."""
+    out: dict[str, object] = {"corpus": "black-CHANGES-70k.md", "auger_rounds": rounds, "harness": HARNESS}
     out.update(_echo_figures(echo_bare(env), "bare_"))
-    for index, auger in enumerate(augers):
-        label = "" if index == len(augers) - 1 else f"baseline{index}_"
-        out.update(_echo_figures([e for _ in range(rounds) for e in echo_round(env, llm, auger)], label))
+    samples: list[list[float]] = [[] for _ in augers]
+    for _ in range(rounds):
+        for index, auger in enumerate(augers):
+            samples[index] += echo_round(env, llm, auger)
+    for index, echoes in enumerate(samples):
+        out.update(_echo_figures(echoes, _label(index, augers)))
+    out["load"] = os.getloadavg()[0]
+    return out
+
+
+def _label(index: int, augers: list[str]) -> str:
+    return "" if index == len(augers) - 1 else f"baseline{index}_"
+
+
+BARE_INPUT_APP = """
+from textual.app import App
+from textual.widgets import Input, Static
+
+class BareInput(App):
+    CSS = "Input { dock: bottom; margin-bottom: 1; }"
+    def compose(self):
+        yield Input(placeholder="Ask anything")
+        yield Static("ready", id="status")
+
+BareInput().run()
+"""
+
+
+def floor_bare(env: Env, harness: str) -> list[float]:
+    """Keys into a bare Textual app with one Input, nothing else running: the floor of the
+    harness, tmux and Textual's own frame pacing."""
+    app = env.tmp / "bare_input_app.py"
+    app.write_text(BARE_INPUT_APP)
+    term = Term(f"bench-md-floor-bare-{os.getpid()}")
+    try:
+        term.start(f"{sys.executable} {app}", env.project, env.env)
+        term.wait(lambda s: "Ask anything" in s)
+        with _harness(harness):
+            return _type_while_busy(term, lambda s: s, lambda s: False, FLOOR_KEYS)  # no other x on it
+    finally:
+        term.kill()
+
+
+def floor_auger(env: Env, auger: str, harness: str) -> list[float]:
+    """Keys into an idle auger (no reply streaming)."""
+    term = Term(f"bench-md-floor-auger-{os.getpid()}")
+    try:
+        term.start(auger, env.project, env.env)
+        term.wait(ready)
+        settled(term)
+        with _harness(harness):
+            return _type_while_busy(term, _prompt_text, lambda s: False, FLOOR_KEYS)
+    finally:
+        term.kill()
+
+
+@contextlib.contextmanager
+def _harness(name: str) -> Iterator[None]:
+    global HARNESS
+    before, HARNESS = HARNESS, name
+    try:
+        yield
+    finally:
+        HARNESS = before
+
+
+def floor(env: Env, augers: list[str], rounds: int = 1) -> dict[str, object]:
+    """The floor under the echo figures, with both harnesses: a bare Input app and each idle
+    build, `FLOOR_KEYS` keys a round."""
+    out: dict[str, object] = {}
+    for harness in ("spawn", "control"):
+        bare: list[float] = []
+        idle_augers: list[list[float]] = [[] for _ in augers]
+        for _ in range(rounds):
+            bare += floor_bare(env, harness)
+            for index, auger in enumerate(augers):
+                idle_augers[index] += floor_auger(env, auger, harness)
+        out.update(_echo_figures(bare, f"{harness}_bare_input_"))
+        for index, echoes in enumerate(idle_augers):
+            out.update(_echo_figures(echoes, f"{harness}_idle_{_label(index, augers)}"))
+    out["load"] = os.getloadavg()[0]
     return out
 
 
@@ -384,19 +498,30 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--tokens", type=int, default=20_000)
     ap.add_argument("--rate", type=float, default=3_000)
-    sections = ("long", "echo", "esc", "mixed")
+    sections = ("long", "floor", "echo", "esc", "mixed")
     ap.add_argument("--only", nargs="+", choices=sections, default=list(sections))
+    ap.add_argument("--harness", choices=("control", "spawn"), default="control", help="how echo types")
     ap.add_argument("--baseline", action="append", default=[], help="another build's auger to measure first")
     args = ap.parse_args()
+    global HARNESS
+    HARNESS = args.harness
     results: dict[str, dict[str, object]] = {}
     with ScriptedLLM() as llm:
         env = Env(llm)
         builds = [*args.baseline, AUGER]
-        for name, section in (("long", "long_reply"), ("echo", "echo"), ("esc", "esc"), ("mixed", "mixed")):
+        for name, section in (
+            ("long", "long_reply"),
+            ("floor", "floor"),
+            ("echo", "echo"),
+            ("esc", "esc"),
+            ("mixed", "mixed"),
+        ):
             if name not in args.only:
                 continue
             if name == "long":
                 results[section] = long_reply(env, llm, args.rounds, builds)
+            elif name == "floor":
+                results[section] = floor(env, builds, args.rounds)
             elif name == "echo":
                 results[section] = echo(env, llm, builds, args.rounds)
             elif name == "esc":

@@ -28,8 +28,12 @@ def record(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, float]]:
     add, replace = MarkdownLines.add, MarkdownLines.replace
 
     async def keyed(self: PromptInput, event: events.Key) -> None:
+        mark = len(timeline)
         await on_key(self, event)
-        timeline.append(("key", self.text.count("x"), time.monotonic()))
+        keys, now = self.text.count("x"), time.monotonic()
+        timeline.append(("key", keys, now))
+        if any(kind == "echo" and shown >= keys for kind, shown, _ in timeline[mark:]):
+            timeline.append(("echo", keys, now))  # the prompt painted it while handling it
 
     def rendered(self: PromptInput, y: int):  # type: ignore[no-untyped-def]
         timeline.append(("echo", self.text.count("x"), time.monotonic()))

@@ -45,6 +45,7 @@ from auger.core.threads.search import snippet_parts
 from auger.core.threads.store import LiveThread, ThreadInfo
 
 if TYPE_CHECKING:
+    from auger.core.models.loop_share import KeysFirst
     from auger.settings import Settings
 
 __all__ = [
@@ -148,6 +149,10 @@ class AgentPort(Protocol):
     async def open_thread(self, thread_id: str | None) -> None: ...
     async def call(self, op: Operation[Req, Res], request: Req) -> Res: ...
     async def aclose(self) -> None: ...
+
+    def give_way_to(self, keys: KeysFirst | None) -> None:
+        """Let a front end's keys go first: while `keys.waiting()`, the agent's work in this
+        event loop waits (briefly). A remote session's agent runs elsewhere: nothing to do."""
 
     async def catalogue(self) -> Catalogue:
         return await self.call(ops.CATALOGUE, ops.NoArgs())

@@ -194,6 +194,7 @@ class AugerApp(AppBase):
             self.state.boot_failed(f"{type(exc).__name__}: {exc}")
             self.notice(f"Cannot start the agent: {self.state.error} (details in the log).", "error")
             return
+        self.session.give_way_to(pace_of(self))  # keys first: the agent's work waits for their echo
         self.state.booted()
         self.gc.start()
         if self.resume_id:
@@ -359,6 +360,7 @@ class AugerApp(AppBase):
     async def close_session(self) -> None:
         session, self.session = self.session, None
         if session is not None:
+            session.give_way_to(None)
             self.exit_thread_id = session.thread_id if self.facts.turns else None
             try:
                 await session.aclose()

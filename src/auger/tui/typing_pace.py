@@ -10,6 +10,10 @@ A key is followed from the terminal on: the driver's input thread calls `arrived
 may be busy for a while before the key reaches the prompt), the prompt calls `key()` when it has
 handled it (`shows=True` when the key changed what it shows) and `painted()` when it renders.
 A flush waits with `after_echo()` or `wait_keys()`. One `TypingPace` per app (`pace_of`).
+
+The agent's own work in the loop (parsing a streamed model reply, 2 ms at a time) waits too: the
+app hands its pace to the session (`give_way_to`), whose loop share calls `waiting()` at every
+turn it takes and `hold()`s until the key is on screen, for at most the time it asks.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ class TypingPace:
         self._echoed = 0  # of them, how many were on screen at the last paint of the prompt
         self._after_echo: list[Callable[[], object]] = []
         self._wakers: list[asyncio.Future[None]] = []
+        self._given_up: tuple[int, float] = (0, 0.0)  # the keys a hold() timed out on
 
     @property
     def typing(self) -> bool:
@@ -99,6 +104,25 @@ class TypingPace:
             self._wakers.append(waker)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(waker, min(left, STRAY))
+
+    def waiting(self) -> bool:
+        """`busy`, unless a `hold()` already timed out on these same keys."""
+        return self.busy and (self._shown, self.arrived_at) != self._given_up
+
+    async def hold(self, timeout: float) -> None:
+        """Until no key is `waiting()`, at most `timeout` s (then these keys are given up on: a
+        prompt that is not on screen does not stop the agent again and again)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.waiting():
+            left = deadline - loop.time()
+            if left <= 0:
+                self._given_up = (self._shown, self.arrived_at)
+                return
+            waker: asyncio.Future[None] = loop.create_future()
+            self._wakers.append(waker)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(waker, left)
 
     def _wake(self) -> None:
         wakers, self._wakers = self._wakers, []

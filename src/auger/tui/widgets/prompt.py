@@ -82,7 +82,21 @@ class PromptInput(TextArea):
                 return
             await super()._on_key(event)
         finally:  # a streamed reply draws after this key's echo
-            pace_of(self.app).key(shows=(self.text, self.selection) != before)
+            shows = (self.text, self.selection) != before
+            pace_of(self.app).key(shows=shows)
+            if shows:
+                self._echo_now()
+
+    def _echo_now(self) -> None:
+        """Paint what the key changed now, not at the screen's next update: the refresh would go
+        through the screen's queue and wait for its 60 fps tick (up to 17 ms, on a loop that a
+        streamed reply keeps busy). Only the prompt's region is written; a key that changes the
+        prompt's height (or a layout due anyway) waits for the tick as before."""
+        screen, app = self.screen, self.app
+        if screen is not app.screen or app._batch_count or self._layout_required or screen._layout_required:
+            return
+        screen._compositor.update_widgets({self})
+        screen._compositor_refresh()
 
     def render_line(self, y: int) -> Strip:
         pace_of(self.app).painted()

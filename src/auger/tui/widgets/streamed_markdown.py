@@ -142,6 +142,8 @@ class StreamedMarkdown(Vertical):
             width = self._live.width
             while True:
                 await self._make(pending, made, width)
+                if pace.busy:  # (a key that came in with the last chunk): before the open block
+                    await pace.wait_keys()
                 tail = self._tail()
                 tail_made = [self._live.prerender(tail[0], width) if width else None] if tail else None
                 if pace.busy:  # a key typed meanwhile: its echo is painted first
@@ -171,6 +173,11 @@ class StreamedMarkdown(Vertical):
         pace = self._pace
         started = time.monotonic()
         while len(made) < len(chunks):
+            if pace.busy:  # a key came in: not one more slice until it is on screen
+                self.slices += 1
+                await pace.wait_keys()
+                started = time.monotonic()
+                continue
             if pace.typing and time.monotonic() - started > self.SLICE:
                 self.slices += 1
                 await asyncio.sleep(0)  # a key that came in meanwhile is handled first

@@ -1,0 +1,166 @@
+"""Keys first: while a typed key is on its way to the screen, the agent's work in the same event
+loop (the model call's parsing, the stream's hand-over: `LoopShare.turn`) waits for its echo,
+for at most `HOLD` s a key, and a cancel still lands at once. The real app, Session and scripted
+server; keys go in as the terminal driver sends them (noted as read, then posted)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+from conftest_tui import Tui, ready, send_nowait, tui, wait_for  # noqa: F401
+from textual import events
+
+from auger.core.models import loop_share
+from auger.core.models.loop_share import HOLD, LoopShare
+from auger.tui.typing_pace import TypingPace, pace_of
+from auger.tui.widgets.markdown_view import MarkdownLines
+from auger.tui.widgets.messages import AssistantMessage
+from auger.tui.widgets.prompt import PromptInput
+
+CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
+
+
+def record_turns(monkeypatch: pytest.MonkeyPatch, pace: TypingPace) -> list[tuple[bool, float, bool]]:
+    """Each `LoopShare.turn()` the agent takes: (a key was on its way when it began, how long it
+    took, a key is still on its way as the agent's work goes on after it)."""
+    turns: list[tuple[bool, float, bool]] = []
+    turn = LoopShare.turn
+
+    async def timed(self: LoopShare) -> None:
+        before, started = pace.waiting(), time.monotonic()
+        await turn(self)
+        turns.append((before, time.monotonic() - started, pace.waiting()))
+
+    monkeypatch.setattr(LoopShare, "turn", timed)
+    return turns
+
+
+def record_renders(monkeypatch: pytest.MonkeyPatch, pace: TypingPace) -> list[bool]:
+    """Each chunk of the reply the TUI renders: was a key on its way to the screen meanwhile."""
+    renders: list[bool] = []
+    prerender = MarkdownLines.prerender
+
+    def rendered(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        renders.append(pace.busy)
+        return prerender(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MarkdownLines, "prerender", staticmethod(rendered))
+    return renders
+
+
+async def test_neither_the_agent_nor_the_reply_works_while_a_typed_key_is_not_on_screen(
+    tui: Tui, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = (CORPUS / "black-CHANGES-70k.md").read_text(encoding="utf-8")
+    tui.llm.add({"text": source})
+    app = tui.app()
+    pace = pace_of(app)
+    turns = record_turns(monkeypatch, pace)
+    renders = record_renders(monkeypatch, pace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        send_nowait(app, "the changelog")
+        await wait_for(pilot, lambda: app.transcript.query(AssistantMessage))
+        message = app.transcript.query(AssistantMessage).last()
+        await wait_for(pilot, lambda: message.source)
+        typed = 0
+        while app.busy and typed < 100:
+            pace.arrived()  # what the driver's input thread does as it reads the key
+            app.post_message(events.Key("x", "x"))
+            typed += 1
+            await asyncio.sleep(0.015)
+        await wait_for(pilot, lambda: not app.busy, timeout=60)
+        await pilot.pause()
+        assert app.prompt.text == "x" * typed
+        assert message.text == source  # the reply is complete, as sent
+    met = [t for t in turns if t[0]]
+    assert len(met) >= 10, "the agent's work never met a typed key: nothing was measured"
+    # the agent went on while a key was still on its way only after holding for it HOLD s
+    went_on = [took for _, took, still in turns if still and took < HOLD * 0.9]
+    assert went_on == [], f"{len(went_on)} of {len(turns)} turns went on before a key's echo"
+    # nor did the TUI render a chunk of the reply while a key was on its way
+    assert len(renders) >= 10
+    assert sum(renders) == 0, f"{sum(renders)} of {len(renders)} chunks rendered before a key's echo"
+
+
+async def test_a_key_that_is_never_shown_holds_the_agent_once_and_briefly() -> None:
+    pace = TypingPace()
+    loop_share.give_way(pace)
+    try:
+        pace.key(shows=True)  # handled, changed the prompt, but the prompt is never painted
+        share = LoopShare()
+        started = time.monotonic()
+        await share.turn()
+        held = time.monotonic() - started
+        assert HOLD * 0.9 <= held < HOLD + 0.5
+        started = time.monotonic()
+        for _ in range(50):
+            await share.turn()
+        assert time.monotonic() - started < HOLD  # not held again for the same key
+        pace.key(shows=True)  # a new key is waited for again
+        assert pace.waiting()
+    finally:
+        loop_share.give_way(None)
+
+
+async def test_a_cancel_lands_in_the_hold_at_once() -> None:
+    pace = TypingPace()
+    loop_share.give_way(pace)
+    try:
+        pace.key(shows=True)
+        task = asyncio.create_task(LoopShare().turn())
+        await asyncio.sleep(0.005)
+        assert not task.done()  # holding for the key
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert time.monotonic() - started < 0.02
+    finally:
+        loop_share.give_way(None)
+
+
+async def test_no_front_end_no_hold() -> None:
+    """Headless, serve and ACP register nothing: a turn never waits."""
+    share = LoopShare(every=0.0)
+    started = time.monotonic()
+    for _ in range(100):
+        await share.turn()
+    assert time.monotonic() - started < HOLD
+
+
+async def test_a_typed_key_is_painted_while_the_prompt_handles_it(
+    tui: Tui, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not at the screen's next update tick: the frame with the key is made before the key's
+    handler returns (a key that makes the prompt taller waits for the layout, as before)."""
+    painted: list[str] = []  # what the prompt showed when it was painted during a key
+    handling = False
+    on_key, render_line = PromptInput._on_key, PromptInput.render_line
+
+    async def keyed(self: PromptInput, event: events.Key) -> None:
+        nonlocal handling
+        handling = True
+        try:
+            await on_key(self, event)
+        finally:
+            handling = False
+
+    def rendered(self: PromptInput, y: int):  # type: ignore[no-untyped-def]
+        if handling and y == 0:
+            painted.append(self.text)
+        return render_line(self, y)
+
+    monkeypatch.setattr(PromptInput, "_on_key", keyed)
+    monkeypatch.setattr(PromptInput, "render_line", rendered)
+    app = tui.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        for char in "abc":
+            app.post_message(events.Key(char, char))
+            await pilot.pause()
+        assert app.prompt.text == "abc"
+    assert painted == ["a", "ab", "abc"]
