@@ -12,8 +12,8 @@ the agent is built:
   keys (`busy`): a streamed reply makes cyclic garbage at a steady pace (every line Textual's
   compositor paints whole is a `Strip` whose divide cache holds itself), and held until the
   turn's end it took the heap up with the reply's duration (+35 MB for a 73 KB reply at
-  1,000 tok/s), memory pymalloc could not give back when the garbage went, pinned by survivors. Collecting every
-  turn, not every few, keeps each turn's garbage from piling up under the next turn's peak:
+  1,000 tok/s), memory pymalloc could not give back when the garbage went, pinned by survivors.
+  Collecting every turn, not every few, keeps each turn's garbage from piling up under the next turn's peak:
   over 1,000 back-to-back turns that was ~10 MB less RSS (the freed memory is reused, not added);
 * every `FULL_EVERY` turns, or after the transcript pruned old blocks, the collection covers
   everything (`gc.unfreeze()` first, ~200 ms), so garbage among frozen objects is reclaimed too.
