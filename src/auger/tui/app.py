@@ -89,7 +89,9 @@ class AugerApp(AppBase):
         self._files: FileIndex | None = None
         self._inputs: InputController | None = None
         self._shown: UserMessage | None = None
-        self.gc = GcPolicy(self.set_timer, before_collect=self._release_offscreen)
+        self.gc = GcPolicy(
+            self.set_timer, before_collect=self._release_offscreen, busy=lambda: pace_of(self).busy
+        )
         self.view: TurnView | None = None
         self._quit_armed = 0.0
         theme = str(settings.get("tui.theme") or "")

@@ -7,8 +7,13 @@ the agent is built:
 
 * automatic full collections are off (the young generations still run as usual);
 * at the end of each turn a collection runs over what is new since the last one (a few ms), then
-  the survivors are frozen (`gc.freeze()`), so the next one is small again. Collecting every
-  turn, not every few, keeps each turn's garbage from piling up under the next turn's peak:
+  the survivors are frozen (`gc.freeze()`), so the next one is small again. During a long turn
+  the same collection runs whenever enough has reached generation 2 (`PROMOTED`), between two
+  keys (`busy`): a streamed reply makes cyclic garbage at a steady pace (every line Textual's
+  compositor paints whole is a `Strip` whose divide cache holds itself), and held until the
+  turn's end it took the heap up with the reply's duration (+35 MB for a 73 KB reply at
+  1,000 tok/s), memory pymalloc could not give back when the garbage went, pinned by survivors.
+  Collecting every turn, not every few, keeps each turn's garbage from piling up under the next turn's peak:
   over 1,000 back-to-back turns that was ~10 MB less RSS (the freed memory is reused, not added);
 * every `FULL_EVERY` turns, or after the transcript pruned old blocks, the collection covers
   everything (`gc.unfreeze()` first, ~200 ms), so garbage among frozen objects is reclaimed too.
@@ -38,6 +43,8 @@ HOLD = 1_000_000  # generation-2 threshold: effectively never automatic
 IDLE_DELAY = 1.0
 MAX_SKIPPED = 3
 FULL_EVERY = 50
+TICK = 0.25  # s: during a turn, how often to look whether a collection of what is new is due
+PROMOTED = 10  # ...due after this many young collections moved their survivors to generation 2
 
 
 _startup_paused = False
@@ -64,9 +71,12 @@ class GcPolicy:
         self,
         schedule: Callable[[float, Callable[[], Any]], Any],
         before_collect: Callable[[], Any] | None = None,
+        busy: Callable[[], bool] = lambda: False,
     ) -> None:
         self._schedule = schedule  # (delay, callback) -> a timer with .stop()
         self._before_collect = before_collect
+        self._busy = busy  # a key is on its way to the screen: no collection now
+        self._tick: Any = None  # while a turn runs: the next look at generation 2
         self._normal = gc.get_threshold()
         self._timer: Any = None
         self._skipped = 0  # turns ended without a collection since the last one
@@ -78,6 +88,7 @@ class GcPolicy:
         """The agent is built: freeze what exists and take over full collections."""
         if self.enabled:
             return
+        strips_without_self_loop()
         gc.collect()
         gc.freeze()
         g0, g1, _ = self._normal
@@ -88,8 +99,25 @@ class GcPolicy:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+        if self.enabled and self._tick is None:
+            self._tick = self._schedule(TICK, self._ticked)
+
+    def _ticked(self) -> None:
+        """During a turn: collect what is new once enough reached generation 2 (the count of
+        young collections since the last one, `gc.get_count()[2]`, is what the automatic
+        threshold `HOLD` would have compared) and no key is on its way."""
+        self._tick = None
+        if not self.enabled:
+            return
+        if gc.get_count()[2] >= PROMOTED and not self._busy():
+            gc.collect()
+            gc.freeze()
+        self._tick = self._schedule(TICK, self._ticked)
 
     def turn_ended(self) -> None:
+        if self._tick is not None:
+            self._tick.stop()
+            self._tick = None
         if not self.enabled:
             return
         self._since_full += 1
@@ -137,13 +165,39 @@ class GcPolicy:
 
     def stop(self) -> None:
         """Give the process its usual collector back (the app is closing)."""
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        for timer in (self._timer, self._tick):
+            if timer is not None:
+                timer.stop()
+        self._timer = self._tick = None
         if self.enabled:
             gc.set_threshold(*self._normal)
             gc.unfreeze()
             self.enabled = False
+
+
+def strips_without_self_loop() -> None:
+    """Textual's `Strip.divide` caches its result on the strip, and when the one cut is the strip's
+    end that result is `[self]`: the strip holds itself. The compositor divides every line it
+    paints, so each line a widget renders again (the streamed reply's open block, every flush)
+    leaves a cycle only a collection frees, ~500 strips a second during a reply, each with its
+    segments and seven caches. Answered without the cache, that one case is freed by its
+    reference count as soon as the widget drops it (the other cases hold new strips: no loop)."""
+    try:
+        from textual.strip import Strip
+    except ImportError:  # pragma: no cover - no Textual
+        return
+    divide = Strip.divide
+    if getattr(divide, "_without_self_loop", False):
+        return
+
+    def divide_without_self_loop(self: Strip, cuts: Any) -> Any:
+        kept = [cut for cut in cuts if cut <= self.cell_length]
+        if kept == [self.cell_length]:
+            return [self]
+        return divide(self, kept)
+
+    divide_without_self_loop._without_self_loop = True  # type: ignore[attr-defined]
+    Strip.divide = divide_without_self_loop  # type: ignore[method-assign]
 
 
 def release_textual_caches() -> None:
