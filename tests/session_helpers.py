@@ -64,3 +64,19 @@ async def drive(session: Session, prompt: str, answers: list[ev.ApprovalDecision
         if isinstance(event, ev.ApprovalRequested):
             event.respond(answers.pop(0))
     return seen
+
+
+async def counted_turns(
+    session: Session, llm: ScriptedLLM, scripts: list[list[dict[str, Any]]], question: str, counter: list[int]
+) -> list[int]:
+    """One headless turn per script on a new thread (`question` formatted with the turn's `i`);
+    how far `counter[0]` moved in each."""
+    await session.open_thread(None)
+    per_turn = []
+    for i, script in enumerate(scripts):
+        llm.add(*script)
+        before = counter[0]
+        events = [e async for e in session.send(question.format(i=i), options(session, headless=True))]
+        assert type(events[-1]).__name__ == "TurnEnded", events[-1]
+        per_turn.append(counter[0] - before)
+    return per_turn

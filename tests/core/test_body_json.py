@@ -21,7 +21,7 @@ from auger.core.models.providers import build_chat_model
 from auger.core.models.specs import ModelSpec
 from auger.core.runtime import open_session
 from llm_server import ScriptedLLM
-from session_helpers import options, scripted_settings
+from session_helpers import counted_turns, scripted_settings
 
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
@@ -97,17 +97,13 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return count
 
 
+def _scripts(turns: int) -> list[list[dict[str, Any]]]:
+    calls = [{"name": "ls", "args": {"path": "/"}, "id": f"call_{i}"} for i in range(turns)]
+    return [[{"tool_calls": [call]}, {"text": f"answer {i} — ✓"}] for i, call in enumerate(calls)]
+
+
 async def _thread(session: Any, llm: ScriptedLLM, turns: int, count: list[int]) -> list[int]:
-    await session.open_thread(None)
-    per_turn = []
-    for i in range(turns):
-        call = {"name": "ls", "args": {"path": "/"}, "id": f"call_{i}"}
-        llm.add({"tool_calls": [call]}, {"text": f"answer {i} — ✓"})
-        before = count[0]
-        events = [e async for e in session.send(f"question {i} «ü»", options(session, headless=True))]
-        assert type(events[-1]).__name__ == "TurnEnded", events[-1]
-        per_turn.append(count[0] - before)
-    return per_turn
+    return await counted_turns(session, llm, _scripts(turns), "question {i} «ü»", count)
 
 
 async def test_a_long_thread_encodes_only_new_messages_and_sends_the_sdk_s_bytes(

@@ -17,7 +17,7 @@ from auger.core.models.providers import build_chat_model
 from auger.core.models.specs import ModelSpec
 from auger.core.runtime import open_session
 from llm_server import ScriptedLLM
-from session_helpers import options, scripted_settings
+from session_helpers import counted_turns, scripted_settings
 
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
@@ -42,15 +42,8 @@ def _turn_script(i: int) -> list[dict[str, Any]]:
 
 async def _thread(session: Any, llm: ScriptedLLM, turns: int, converted: list[int]) -> list[int]:
     """Runs `turns` tool turns on a new thread; the messages converted in each turn."""
-    await session.open_thread(None)
-    per_turn = []
-    for i in range(turns):
-        llm.add(*_turn_script(i))
-        before = converted[0]
-        events = [e async for e in session.send(f"question {i}", options(session, headless=True))]
-        assert type(events[-1]).__name__ == "TurnEnded", events[-1]
-        per_turn.append(converted[0] - before)
-    return per_turn
+    scripts = [_turn_script(i) for i in range(turns)]
+    return await counted_turns(session, llm, scripts, "question {i}", converted)
 
 
 async def test_a_long_thread_converts_only_new_messages_and_sends_the_same_bytes(

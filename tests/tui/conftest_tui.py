@@ -95,6 +95,15 @@ def send_nowait(app: AugerApp, text: str) -> None:
     app.prompt.action_submit()
 
 
+async def reply_streaming(pilot: Pilot[Any], app: AugerApp, text: str) -> AssistantMessage:
+    """Send `text` without waiting and return the reply once its first text is in (it streams on)."""
+    send_nowait(app, text)
+    await wait_for(pilot, lambda: app.transcript.query(AssistantMessage))
+    message = app.transcript.query(AssistantMessage).last()
+    await wait_for(pilot, lambda: message.source)
+    return message
+
+
 async def turn(pilot: Pilot[Any], text: str) -> AugerApp:
     """Send `text` and wait until the turn (and anything it queued) is over."""
     await submit(pilot, text)

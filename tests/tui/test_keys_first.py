@@ -10,14 +10,13 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest_tui import Tui, ready, send_nowait, tui, wait_for  # noqa: F401
+from conftest_tui import Tui, ready, reply_streaming, send_nowait, tui, wait_for  # noqa: F401
 from textual import events
 
 from auger.core.models import loop_share
 from auger.core.models.loop_share import HOLD, LoopShare
 from auger.tui.typing_pace import TypingPace, pace_of
 from auger.tui.widgets.markdown_view import MarkdownLines
-from auger.tui.widgets.messages import AssistantMessage
 from auger.tui.widgets.prompt import PromptInput
 
 CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
@@ -62,10 +61,7 @@ async def test_neither_the_agent_nor_the_reply_works_while_a_typed_key_is_not_on
     renders = record_renders(monkeypatch, pace)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        send_nowait(app, "the changelog")
-        await wait_for(pilot, lambda: app.transcript.query(AssistantMessage))
-        message = app.transcript.query(AssistantMessage).last()
-        await wait_for(pilot, lambda: message.source)
+        message = await reply_streaming(pilot, app, "the changelog")
         typed = 0
         while app.busy and typed < 100:
             pace.arrived()  # what the driver's input thread does as it reads the key

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest_tui import Tui, ready, send_nowait, tui, wait_for  # noqa: F401
+from conftest_tui import Tui, ready, reply_streaming, send_nowait, tui, wait_for  # noqa: F401
 from textual import events
 
 from auger.tui.widgets.markdown_view import MarkdownLines
@@ -81,10 +81,7 @@ async def test_each_key_typed_during_a_long_reply_shows_before_the_reply_draws_a
     timeline = record(monkeypatch)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        send_nowait(app, "the changelog")
-        await wait_for(pilot, lambda: app.transcript.query(AssistantMessage))
-        message = app.transcript.query(AssistantMessage).last()
-        await wait_for(pilot, lambda: message.source)
+        message = await reply_streaming(pilot, app, "the changelog")
         typed, started = 0, time.monotonic()
         while app.busy and typed < 150:
             app.post_message(events.Key("x", "x"))  # as the terminal driver sends a key

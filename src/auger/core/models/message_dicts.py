@@ -11,7 +11,7 @@ list of dicts, byte for byte on the wire (tests/core/test_message_dicts.py compa
 
 A message is known by its identity (LangGraph keeps the same message objects in state from call
 to call, and middleware copies a message rather than changing it in place, which
-auger.core.middleware.model.message_memo relies on too); one met again at another place must
+auger.core.models.message_memo relies on too); one met again at another place must
 also still hold the same content object. The places where a request holds the same message as
 the last one are found in one C-level pass, only the rest is looked at in Python (at 1,200
 messages ~0.1 ms a call). The dicts are shared from one request to the next: nothing after the

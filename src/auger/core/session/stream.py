@@ -174,9 +174,8 @@ class StreamTranslator:
         if not ns:
             self._entered(messages)
         for msg in messages if isinstance(messages, list) else [messages]:
-            if isinstance(msg, AIMessage) and msg.additional_kwargs.get(
-                TURN_LIMIT_FLAG
-            ):  # in the model's place
+            # the turn limit's message comes from the model node too, in the model's place
+            if isinstance(msg, AIMessage) and msg.additional_kwargs.get(TURN_LIMIT_FLAG):
                 self.hit_turn_limit = True
                 if parent is None:
                     self.final_text = str(msg.content)
