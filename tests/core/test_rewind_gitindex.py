@@ -64,7 +64,10 @@ def fresh_snapshot(tmp_path: Path, root: Path, home: Path) -> str:
 
 
 def next_second() -> None:
-    """Wait for the clock to enter a new second (10 ms into it)."""
+    """Wait for what was written so far to leave the racy window, then for the clock to enter a
+    new second (10 ms into it). Without the first wait, files written in the last 40 ms of a
+    second are racy for a snapshot taken 10 ms into the next, and it checks them all in Python."""
+    time.sleep(changed.FINE_RACY_NS / 1e9)
     now = time.time_ns()
     time.sleep((changed.SECOND_NS - now % changed.SECOND_NS) / 1e9 + 0.01)
 
