@@ -130,8 +130,9 @@ def test_turn_limit_exits_3(auger_env: AugerEnv) -> None:
 
 def test_timeout_exits_124_and_keeps_thread(auger_env: AugerEnv) -> None:
     auger_env.llm.add({"hang": True})
-    # --timeout counts from the process start: leave a loaded machine (~10 s) time to reach the model
-    proc = auger_env.run("-n", "hang please", "--timeout", "20", "--output-format", "json")
+    # --timeout counts from the process start: leave a loaded machine time to reach the model
+    # (20 s was not enough at load 6-8: the model was never asked)
+    proc = auger_env.run("-n", "hang please", "--timeout", "45", "--output-format", "json")
     assert_clean_error(proc, 124, "Timed out")
     assert auger_env.llm.requests  # the model was asked: the turn started
     result = json.loads(proc.stdout)
