@@ -41,8 +41,10 @@ def _reply(item: Any, usage: dict[str, int] | None) -> AIMessage:
 
 
 class ScriptedChatModel(BaseChatModel):
-    script: list[Any] = Field(default_factory=list)
-    calls: list[dict[str, Any]] = Field(default_factory=list)
+    # not in repr: langchain reprs the model for every run's serialized form (a new one per model
+    # copy), and a repr of every message of every call took ~1 s each in a 60-call test
+    script: list[Any] = Field(default_factory=list, repr=False)
+    calls: list[dict[str, Any]] = Field(default_factory=list, repr=False)
     bound_tools: list[str] = Field(default_factory=list)
     model_name: str = "scripted"
     prompt_tokens: int = 100
