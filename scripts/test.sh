@@ -41,4 +41,4 @@ PY=${PYTHON:-python3}
 echo "== ruff format --check"; ruff format --check src tests bench
 echo "== ruff check";          ruff check src tests bench
 echo "== mypy src/";           mypy src/auger
-echo "== pytest";              python -m pytest -q -n "${PYTEST_WORKERS:-2}" "$@"
+echo "== pytest";              python -m pytest -q -n "${PYTEST_WORKERS:-2}" --durations=15 "$@"
