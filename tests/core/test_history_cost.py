@@ -114,6 +114,43 @@ def test_the_messages_of_a_delta_snapshot_are_remembered_too() -> None:
         a is b for a, b in zip(again.value, first.value, strict=True)
     )
     assert [m.content for m in again.value] == [f"m{i}" for i in range(5)]
+    assert again.value is not first.value and serde.snapshot_hits == 1  # remembered whole, a new list
+    assert serde.looked_up == 5  # the second load looked up none of its messages one by one
+    other = serde.loads_typed(
+        serde.dumps_typed({"messages": _DeltaSnapshot([*first.value[:4], HumanMessage("x")])})
+    )
+    assert [m.content for m in other["messages"].value] == ["m0", "m1", "m2", "m3", "x"]
+    assert serde.snapshot_hits == 1 and CountingSerializer.decoded == 6  # other bytes: decoded
+
+
+async def test_a_turn_s_start_looks_up_only_the_messages_written_since_the_thread_s_snapshot(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """LangGraph rebuilds the messages from the newest snapshot (every `SNAPSHOT_FREQUENCY`
+    writes) and the writes since: the snapshot comes back whole from the memo."""
+    from auger.core.agent.graph import create_cli_agent
+    from auger.core.threads.checkpointer import open_checkpointer
+    from auger.core.threads.messages_reducer import SNAPSHOT_FREQUENCY
+
+    saver, conn = await open_checkpointer(tmp_path / "threads.db")
+    turns = SNAPSHOT_FREQUENCY - 10  # two writes a turn: a snapshot at turn ~25, read back since
+    graph = create_cli_agent(
+        settings, model=ScriptedChatModel(script=[f"answer {i}" for i in range(turns)]), checkpointer=saver
+    )
+    cfg = {"configurable": {"thread_id": "t"}}
+    serde = saver.serde
+    try:
+        for i in range(turns):
+            await graph.ainvoke(
+                {"messages": [HumanMessage(f"question {i}")]}, cfg, context=AugerContext(mode="yolo")
+            )
+        hits, looked = serde.snapshot_hits, serde.looked_up
+        messages = (await graph.aget_state(cfg)).values["messages"]
+    finally:
+        await conn.close()
+    assert len(messages) == 2 * turns and serde.snapshot_hits == hits + 1
+    # the messages written since the snapshot, not the ones in it too (~95 without the memo)
+    assert serde.looked_up - looked <= SNAPSHOT_FREQUENCY, serde.looked_up - looked
 
 
 def _request(model: Any, messages: list[Any]) -> Any:

@@ -271,3 +271,42 @@ def test_the_filesystem_passes_see_only_the_tail_and_hand_on_the_sdk_s_request(
     assert _through(ours, refused, refuse=True) == _through(sdk, refused, refuse=True)
     assert "Unsupported content" in _through(ours, refused, refuse=True)[0][-1][1]
     assert ours.sent_whole == 2  # the two with a message the passes act on further back
+
+
+def test_the_filesystem_middleware_is_built_as_deepagents_builds_it_for_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`sdk_filesystem` relies on deepagents' private `_harness_profile_for_model` (the model's
+    harness profile rewrites the filesystem tools' descriptions): with a profile registered for
+    the model, its tools read as the ones of the middleware `create_deep_agent` builds itself, so a
+    deepagents release that drops the function, or stops building the middleware from it, fails
+    here rather than sending other tool descriptions unnoticed."""
+    from deepagents import HarnessProfile, create_deep_agent, register_harness_profile
+    from deepagents import graph as sdk_graph
+    from deepagents.backends.filesystem import FilesystemBackend
+    from deepagents.middleware.filesystem import FilesystemMiddleware
+    from deepagents.profiles.harness import harness_profiles
+
+    harness_profiles._ensure_harness_profiles_loaded()
+    monkeypatch.setattr(harness_profiles, "_HARNESS_PROFILES", dict(harness_profiles._HARNESS_PROFILES))
+    overrides = {"ls": "LS, as this model's profile words it", "read_file": "READ, as the profile says"}
+    register_harness_profile("openai:scripted-model", HarnessProfile(tool_description_overrides=overrides))
+    built: list[FilesystemMiddleware] = []
+
+    class Recorded(FilesystemMiddleware):
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            built.append(self)
+
+    monkeypatch.setattr(sdk_graph, "FilesystemMiddleware", Recorded)
+    backend = FilesystemBackend(root_dir=tmp_path, virtual_mode=True)
+    model = _model(False)
+    create_deep_agent(model=model, backend=backend)
+    sdk = built[-1]  # the main agent's (the general-purpose subagent's comes first)
+    ours = history_scans.sdk_filesystem(model, backend)
+
+    def described(middleware: Any) -> dict[str, str]:
+        return {tool.name: tool.description for tool in middleware.tools}
+
+    assert described(ours) == described(sdk)
+    assert {name: described(ours)[name] for name in overrides} == overrides

@@ -304,6 +304,7 @@ def create_cli_agent(
     from auger.core.backends.factory import make_backend
     from auger.core.backends.mounts import with_mounts
     from auger.core.catalog.memory import memory_sources
+    from auger.core.middleware import history_passes
     from auger.core.middleware.history_scans import (
         RememberedPatchToolCalls,
         RememberedUnsupportedContent,
@@ -314,6 +315,7 @@ def create_cli_agent(
     from auger.core.threads.messages_reducer import AgentState
 
     inline_when_untraced()
+    history_passes.install()  # langchain's per-call passes over the history, each message once
     default_spec = settings.model
     if model is None:
         if not default_spec:

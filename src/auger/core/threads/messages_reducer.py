@@ -11,10 +11,14 @@ usual write (new messages, or a message replaced by id) onto such a list — or 
 LangGraph copies a channel's list for every fresh read and step — copies that list and index
 (C-level) and applies only the written messages, in deepagents' own order of rules. A base is
 recognised by its length and last message, then compared whole with a private copy of the kept
-list (C-level: identical items), so a list changed in place since is never taken for it.
-Anything else — a base it did not return, a removal, raw dicts or tuples to convert — goes to
-deepagents' reducer itself. A kept index is never changed in place (LangGraph reduces onto the
-same base more than once). A few lists are kept (threads and subagents run side by side).
+list (C-level: identical items), so a list changed in place since is never taken for it. A
+base of messages it did not return — at a turn's start, the list LangGraph decoded from the
+thread's snapshot, onto which it replays the writes since — gets its index from C-level passes
+(each message's id, zipped with its place: a later duplicate wins, as in deepagents' pass), so
+that is no Python step per message either. Anything else — an empty base, a removal, raw dicts
+or tuples to convert — goes to deepagents' reducer itself. A kept index is never changed in
+place (LangGraph reduces onto the same base more than once). A few lists are kept (threads and
+subagents run side by side).
 
 `AgentState` is deepagents' state with this reducer on `messages` (the same channel, the same
 snapshots every 50 writes), given to `create_deep_agent` as its `state_schema`.
@@ -22,6 +26,7 @@ snapshots every 50 writes), given to `create_deep_agent` as its `state_schema`.
 
 from __future__ import annotations
 
+import operator
 import threading
 from typing import Annotated, Any, Required
 
@@ -32,6 +37,7 @@ from langgraph.channels.delta import DeltaChannel
 
 KEPT = 8  # lists (with their id index) kept for the next write onto them
 SNAPSHOT_FREQUENCY = 50  # as deepagents' own channel
+_ID = operator.attrgetter("id")
 
 
 class _Kept:
@@ -79,15 +85,23 @@ def _keep(messages: list[Any], index: dict[str, int]) -> list[Any]:
     return messages
 
 
+def id_index(messages: list[Any]) -> dict[str, int]:
+    """deepagents' id index of a list of messages (the place of each id, the last one for an id
+    met twice; messages without one unindexed), from C-level passes."""
+    index = dict(zip(map(_ID, messages), range(len(messages)), strict=True))
+    index.pop(None, None)  # type: ignore[call-overload]
+    return index
+
+
 def messages_reducer(state: list[AnyMessage] | None, writes: list[Any]) -> list[AnyMessage]:
-    """deepagents' messages reducer, O(written messages) onto a list it returned (or a copy)."""
-    kept = _kept.get(_key(state)) if state else None
-    written = _written(writes) if kept is not None and kept.holds(state) else None  # type: ignore[arg-type]
-    if kept is None or written is None:
+    """deepagents' messages reducer, O(written messages) in Python onto any list of messages."""
+    if not state or not isinstance(state[0], BaseMessage) or (written := _written(writes)) is None:
         full = _messages_delta_reducer(state, writes)
-        return _keep(full, {m.id: i for i, m in enumerate(full) if m.id is not None})
-    result: list[Any] = list(state)  # type: ignore[arg-type]
-    index = dict(kept.index)
+        return _keep(full, id_index(full))
+    kept = _kept.get(_key(state))
+    # a list this reducer returned (or a copy of it): its index; else one built in C
+    index = dict(kept.index) if kept is not None and kept.holds(state) else id_index(state)
+    result: list[Any] = list(state)
     for msg in written:  # deepagents' rules: a new id appends, a known id replaces in place
         mid = msg.id
         if mid is None:

@@ -12,6 +12,7 @@ they are. The checkpointed history is not changed (switching back to an image mo
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from langchain.agents.middleware import ModelRequest
@@ -73,6 +74,6 @@ class ImageInputsMiddleware(RequestShaper):
         if model_takes_images(request.model):
             return request
         messages = self._memo.map(request.messages)
-        if all(new is old for new, old in zip(messages, request.messages, strict=True)):
+        if all(map(operator.is_, messages, request.messages)):  # C-level: no Python step per message
             return request
         return request.override(messages=messages)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
+from itertools import repeat
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
@@ -41,7 +42,8 @@ class ApproximateTokens:
     def __call__(self, messages: Iterable[Any], *, tools: list[Any] | None = None) -> int:
         messages = list(messages)
         odd_tools = any(not isinstance(t, dict) and not hasattr(t, "tool_call_schema") for t in tools or ())
-        if odd_tools or not all(isinstance(m, BaseMessage) for m in messages):  # langchain converts these
+        # langchain converts anything but messages (a C-level check, no Python step per message)
+        if odd_tools or not all(map(isinstance, messages, repeat(BaseMessage))):
             return count_tokens_approximately(
                 messages,
                 chars_per_token=self.chars_per_token,

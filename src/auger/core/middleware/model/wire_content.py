@@ -16,6 +16,7 @@ The checkpointed history is not changed: only the request is.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -65,7 +66,7 @@ def wire_message(msg: AnyMessage) -> AnyMessage:
 
 def wire_request(request: ModelRequest, memo: MessageMemo | None = None) -> ModelRequest:
     messages = memo.map(request.messages) if memo else [wire_message(m) for m in request.messages]
-    if all(new is old for new, old in zip(messages, request.messages, strict=True)):
+    if all(map(operator.is_, messages, request.messages)):  # C-level: no Python step per message
         return request
     return request.override(messages=messages)
 
