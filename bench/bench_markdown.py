@@ -55,6 +55,7 @@ from llm_server import CHUNK_CHARS, ScriptedLLM, _pieces, _tokens  # noqa: E402
 
 CORPUS = HERE / "corpus"
 END = "Reply complete: 7f3a9c."
+ECHO_RATE = 500.0  # tok/s of the paced echo case: the 70 KB reply (17,985 tokens) takes 36 s
 ECHO_SECONDS = 60  # keys are typed for at most this long (or until the reply is done)
 ESC_AFTER = "Preview style"  # a heading ~10 KB into black's CHANGES.md: Esc goes in once it shows
 BARE_MARKDOWN_APP = """
@@ -277,8 +278,10 @@ def _type_spawning(term: Term, typed_text: Any, done: Any, most: int) -> list[fl
     return echoes
 
 
-def echo_round(env: Env, llm: ScriptedLLM, auger: str) -> list[float]:
-    llm.add({"text": reply_text("black-CHANGES-70k.md")})
+def echo_round(env: Env, llm: ScriptedLLM, auger: str, rate: float = 0.0) -> list[float]:
+    """Keys typed while the 70 KB reply streams (`rate`: at that many tokens a second, 0: as
+    fast as the server can), each key's echo time."""
+    llm.add({"text": reply_text("black-CHANGES-70k.md"), "rate": rate})
     term = Term(f"bench-md-echo-{os.getpid()}")
     try:
         term.start(auger, env.project, env.env)
@@ -292,14 +295,17 @@ def echo_round(env: Env, llm: ScriptedLLM, auger: str) -> list[float]:
         term.kill()
 
 
-def echo_bare(env: Env) -> list[float]:
+def echo_bare(env: Env, rate: float = 0.0) -> list[float]:
+    """Keys typed into the bare MarkdownStream app while it streams the reply (`rate`: tok/s)."""
+    text = reply_text("black-CHANGES-70k.md")
     text_file = env.tmp / "long.md"
-    text_file.write_text(reply_text("black-CHANGES-70k.md"), encoding="utf-8")
+    text_file.write_text(text, encoding="utf-8")
+    chars_per_s = len(text) / (sum(_tokens(p) for p in _pieces(text, CHUNK_CHARS)) / rate) if rate else 0.0
     app = env.tmp / "bare_markdown_app.py"
     app.write_text(BARE_MARKDOWN_APP)
     term = Term(f"bench-md-echo-bare-{os.getpid()}")
     try:
-        term.start(f"{sys.executable} {app} {text_file} {CHUNK_CHARS}", env.project, env.env)
+        term.start(f"{sys.executable} {app} {text_file} {CHUNK_CHARS} {chars_per_s}", env.project, env.env)
         term.wait(lambda s: "Ask anything" in s)
         term.keys("Enter")
         term.wait(lambda s: "working" in s.rstrip().splitlines()[-1])
@@ -321,18 +327,31 @@ def _echo_figures(echoes: list[float], prefix: str) -> dict[str, float]:
     }
 
 
-def echo(env: Env, llm: ScriptedLLM, augers: list[str], rounds: int = 1) -> dict[str, object]:
-    """Keys typed while the 70 KB reply streams: the bare MarkdownStream app once, then the builds
-    in turn, `rounds` times (the samples of each build's rounds pooled)."""
-    out: dict[str, object] = {"corpus": "black-CHANGES-70k.md", "auger_rounds": rounds, "harness": HARNESS}
-    out.update(_echo_figures(echo_bare(env), "bare_"))
+def echo(
+    env: Env, llm: ScriptedLLM, augers: list[str], rounds: int = 1, rate: float = 0.0
+) -> dict[str, object]:
+    """Keys typed while the 70 KB reply streams (`rate`: paced at that many tok/s; 0: as fast as
+    the server can, ~1 s): the bare MarkdownStream app once, then the builds, `rounds` times (the
+    samples of each build's rounds pooled; the builds' order alternates from round to round)."""
+    out: dict[str, object] = {
+        "corpus": "black-CHANGES-70k.md",
+        "rate_tok_per_s": rate or "as fast as it can",
+        "auger_rounds": rounds,
+        "harness": HARNESS,
+    }
+    out.update(_echo_figures(echo_bare(env, rate), "bare_"))
     samples: list[list[float]] = [[] for _ in augers]
-    for _ in range(rounds):
-        for index, auger in enumerate(augers):
-            samples[index] += echo_round(env, llm, auger)
+    loads: list[float] = []
+    for n in range(rounds):
+        order = list(enumerate(augers))
+        for index, auger in order if n % 2 == 0 else order[::-1]:
+            keys = echo_round(env, llm, auger, rate)
+            samples[index] += keys
+            loads.append(os.getloadavg()[0])
+            print(f"  (round {n}: {_label(index, augers) or 'this '}build, {len(keys)} keys)", flush=True)
     for index, echoes in enumerate(samples):
         out.update(_echo_figures(echoes, _label(index, augers)))
-    out["load"] = os.getloadavg()[0]
+    out["load"] = f"{min(loads):.2f}-{max(loads):.2f}"
     return out
 
 
@@ -497,7 +516,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--tokens", type=int, default=20_000)
-    ap.add_argument("--rate", type=float, default=3_000)
+    ap.add_argument("--rate", type=float, default=3_000, help="mixed: tok/s")
+    ap.add_argument("--echo-rate", type=float, default=ECHO_RATE, help="echo_paced: tok/s")
     sections = ("long", "floor", "echo", "esc", "mixed")
     ap.add_argument("--only", nargs="+", choices=sections, default=list(sections))
     ap.add_argument("--harness", choices=("control", "spawn"), default="control", help="how echo types")
@@ -524,6 +544,9 @@ def main() -> None:
                 results[section] = floor(env, builds, args.rounds)
             elif name == "echo":
                 results[section] = echo(env, llm, builds, args.rounds)
+                show(section, results[section])
+                section = "echo_paced"
+                results[section] = echo(env, llm, builds, args.rounds, args.echo_rate)
             elif name == "esc":
                 results[section] = esc(env, llm, builds, args.rounds)
             else:
@@ -555,6 +578,8 @@ def checks(results: dict[str, dict[str, object]]) -> dict[str, bool]:
         out["RSS after /clear within 20 MB"] = figure("long_reply", "rss_after_clear_over_start_mb") <= 20
     if "echo" in results and "echo_p95_ms" in results["echo"]:
         out["key echo p95 ≤ 50 ms"] = figure("echo", "echo_p95_ms") <= 50
+    if "echo_paced" in results and "echo_p95_ms" in results["echo_paced"]:
+        out["key echo p95 ≤ 50 ms, reply paced"] = figure("echo_paced", "echo_p95_ms") <= 50
     if "esc" in results:
         out["Esc ends the turn within 0.3 s"] = figure("esc", "esc_max_s") <= 0.3
     if "mixed" in results:

@@ -3,7 +3,7 @@ it, when the prompt began and finished handling it, when the prompt was painted 
 when that frame was handed to the terminal writer (and how big it was), and how long the agent's
 loop share held for it.
 
-    python bench/key_trace.py [--rounds N] [--build PYTHON]   # the echo round of bench_markdown
+    python bench/key_trace.py [--rounds N] [--build PYTHON] [--rate TOK_S] [--slowest PCT]
 
 runs bench_markdown's echo round with auger started through this file (`run OUT.json`), which
 wraps those methods (instrumentation only: nothing else changes) and writes the stamps at exit.
@@ -42,6 +42,7 @@ def _instrument(out: str) -> None:
         arrived(self)
 
     on_key, render_line = PromptInput._on_key, PromptInput.render_line
+    submitted = _time_the_sends()
 
     async def keyed(self: PromptInput, event: Any) -> None:
         key = next((k for k in reversed(keys) if "start" not in k), None)
@@ -82,13 +83,16 @@ def _instrument(out: str) -> None:
         typing_pace.TypingPace.hold = held  # type: ignore[method-assign]
 
     slow = _time_the_loop()
+    _time_collections(slow)
     typing_pace.TypingPace.arrived = noted  # type: ignore[method-assign]
     PromptInput._on_key = keyed  # type: ignore[method-assign]
     PromptInput.render_line = rendered  # type: ignore[method-assign]
     App._display = displayed  # type: ignore[method-assign]
 
     def dump() -> None:
-        Path(out).write_text(json.dumps({"keys": keys, "frames": frames, "holds": holds, "slow": slow}))
+        Path(out).write_text(
+            json.dumps({"keys": keys, "frames": frames, "holds": holds, "slow": slow, "submitted": submitted})
+        )
 
     atexit.register(dump)
     import signal
@@ -131,6 +135,36 @@ def _time_the_loop() -> list[tuple[float, float, str]]:
     return slow
 
 
+def _time_the_sends() -> list[float]:
+    """When the prompt sent its text (the keys before the first are the prompt's line)."""
+    from auger.tui.widgets.prompt import PromptInput
+
+    submitted: list[float] = []
+    submit = PromptInput.action_submit
+
+    def sent(self: PromptInput) -> None:
+        submitted.append(time.perf_counter())
+        submit(self)
+
+    PromptInput.action_submit = sent  # type: ignore[method-assign]
+    return submitted
+
+
+def _time_collections(slow: list[tuple[float, float, str]]) -> None:
+    """Garbage collections (any generation) into `slow` too, named by generation."""
+    import gc
+
+    began: list[float] = [0.0]
+
+    def noted(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        else:
+            slow.append((began[0], time.perf_counter(), f"gc generation {info['generation']}"))
+
+    gc.callbacks.append(noted)
+
+
 def _what(handle: Any) -> str:
     """A loop callback by what it runs: a task's coroutine where it is suspended, or the function."""
     callback = getattr(handle, "_callback", None)
@@ -155,6 +189,15 @@ def _run(out: str) -> int:
     return int(main() or 0)
 
 
+def _typed_while_busy(trace: dict[str, Any]) -> dict[str, Any]:
+    """The trace without the prompt's line, typed in one burst before the reply: only the keys
+    that arrived after it was sent (the ones the bench times)."""
+    if trace.get("submitted"):
+        sent = trace["submitted"][0]
+        trace["keys"] = [key for key in trace["keys"] if key["arrived"] > sent]
+    return trace
+
+
 def _phases(trace: dict[str, Any]) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {"loop": [], "handle": [], "paint": [], "frame": [], "total": []}
     for key in trace["keys"]:
@@ -168,12 +211,12 @@ def _phases(trace: dict[str, Any]) -> dict[str, list[float]]:
     return out
 
 
-def report(paths: list[Path]) -> None:
+def report(paths: list[Path], slowest: float = 0.0) -> None:
     phases: dict[str, list[float]] = {}
     holds: list[float] = []
     blockers: dict[str, float] = {}
-    for path in paths:
-        trace = json.loads(path.read_text())
+    traces = [_typed_while_busy(json.loads(path.read_text())) for path in paths]
+    for trace in traces:
         for key in trace["keys"]:
             if "start" not in key:
                 continue
@@ -201,6 +244,44 @@ def report(paths: list[Path]) -> None:
             f"  holds   n={len(holds)} p50 {statistics.median(holds) * 1000:.1f}"
             f" max {holds[-1] * 1000:.1f} ms"
         )
+    if slowest:
+        _slowest(traces, slowest)
+
+
+def _slowest(traces: list[dict[str, Any]], percent: float) -> None:
+    """The slowest `percent` % of keys (arrived to shown), each with what ran meanwhile."""
+    keys = [
+        (trace, key)
+        for trace in traces
+        for key in trace["keys"]
+        if {"arrived", "start", "painted", "shown"} <= key.keys()
+    ]
+    keys.sort(key=lambda tk: tk[1]["shown"] - tk[1]["arrived"])
+    worst = keys[len(keys) - max(1, round(len(keys) * percent / 100)) :]
+    totals: dict[str, float] = {}
+    print(f"  the slowest {len(worst)} of {len(keys)} keys (arrived to shown; what ran meanwhile, ms):")
+    for trace, key in worst:
+        a0, a1 = key["arrived"], key["shown"]
+        ran = []
+        for a, b, what in trace["slow"]:
+            overlap = min(b, a1) - max(a, a0)
+            if overlap > 0:
+                ran.append((overlap, what))
+                totals[what] = totals.get(what, 0.0) + overlap
+        frames = [b - a for a, b in trace["frames"] if a0 <= a <= a1]
+        phases = (
+            f"loop {1000 * (key['start'] - a0):.0f} paint {1000 * (key['painted'] - key['start']):.0f}"
+            f" frame {1000 * (a1 - key['painted']):.0f}"
+        )
+        print(
+            f"    {1000 * (a1 - a0):6.1f} ms ({phases}; {len(frames)} frames written, "
+            f"{1000 * sum(frames):.0f} ms)"
+        )
+        for overlap, what in sorted(ran, reverse=True)[:4]:
+            print(f"        {overlap * 1000:6.1f}  {what[:140]}")
+    print("  over those keys, in total:")
+    for what, total in sorted(totals.items(), key=lambda kv: -kv[1])[:10]:
+        print(f"    {total * 1000:8.1f}  {what[:150]}")
 
 
 def main() -> None:
@@ -209,6 +290,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--build", default=sys.executable, help="the python of the build to trace")
+    ap.add_argument("--rate", type=float, default=0.0, help="the reply paced at this many tok/s (0: fast)")
+    ap.add_argument(
+        "--slowest", type=float, default=0.0, help="also list what the slowest N%% of keys waited behind"
+    )
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     import bench_markdown
@@ -221,14 +306,16 @@ def main() -> None:
         env = Env(llm)
         for index in range(args.rounds):
             out = env.tmp / f"trace-{index}.json"
-            echoes = bench_markdown.echo_round(env, llm, f"{args.build} {Path(__file__).resolve()} run {out}")
+            echoes = bench_markdown.echo_round(
+                env, llm, f"{args.build} {Path(__file__).resolve()} run {out}", args.rate
+            )
             deadline = time.monotonic() + 10
             while not out.exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
             paths.append(out)
             print(f"round {index}: {len(echoes)} keys, echo p50 {statistics.median(echoes) * 1000:.1f} ms")
     print(f"load {os.getloadavg()[0]:.2f}")
-    report(paths)
+    report(paths, args.slowest)
 
 
 if __name__ == "__main__":

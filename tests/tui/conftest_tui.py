@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 
 from auger.cli.agents import LocalOptions, local
 from auger.settings import Settings, load_settings
 from auger.tui import make_app
 from auger.tui.app import AugerApp
+from auger.tui.typing_pace import pace_of
 from auger.tui.widgets.messages import AssistantMessage
 from conftest import AugerEnv
 from conftest_llm import typed
@@ -102,6 +104,21 @@ async def reply_streaming(pilot: Pilot[Any], app: AugerApp, text: str) -> Assist
     message = app.transcript.query(AssistantMessage).last()
     await wait_for(pilot, lambda: message.source)
     return message
+
+
+async def type_while_busy(app: AugerApp, most: int, *, every: float = 0.015, read: bool = False) -> int:
+    """Type "x" every `every` s while the turn runs (at most `most` keys), each key posted as the
+    terminal driver posts it (`read`: and noted as read first, as its input thread does); how
+    many were typed."""
+    pace = pace_of(app)
+    typed = 0
+    while app.busy and typed < most:
+        if read:
+            pace.arrived()
+        app.post_message(events.Key("x", "x"))
+        typed += 1
+        await asyncio.sleep(every)
+    return typed
 
 
 async def turn(pilot: Pilot[Any], text: str) -> AugerApp:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest_tui import Tui, ready, reply_streaming, send_nowait, tui, wait_for  # noqa: F401
+from conftest_tui import Tui, ready, reply_streaming, send_nowait, tui, type_while_busy, wait_for  # noqa: F401
 from textual import events
 
 from auger.core.models import loop_share
@@ -18,6 +18,7 @@ from auger.core.models.loop_share import HOLD, LoopShare
 from auger.tui.typing_pace import TypingPace, pace_of
 from auger.tui.widgets.markdown_view import MarkdownLines
 from auger.tui.widgets.prompt import PromptInput
+from auger.tui.widgets.start_header import StartHeader
 
 CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
 
@@ -62,12 +63,7 @@ async def test_neither_the_agent_nor_the_reply_works_while_a_typed_key_is_not_on
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         message = await reply_streaming(pilot, app, "the changelog")
-        typed = 0
-        while app.busy and typed < 100:
-            pace.arrived()  # what the driver's input thread does as it reads the key
-            app.post_message(events.Key("x", "x"))
-            typed += 1
-            await asyncio.sleep(0.015)
+        typed = await type_while_busy(app, 100, read=True)
         await wait_for(pilot, lambda: not app.busy, timeout=60)
         await pilot.pause()
         assert app.prompt.text == "x" * typed
@@ -128,17 +124,17 @@ async def test_no_front_end_no_hold() -> None:
     assert time.monotonic() - started < HOLD
 
 
-async def test_a_typed_key_is_painted_while_the_prompt_handles_it(
-    tui: Tui, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Not at the screen's next update tick: the frame with the key is made before the key's
-    handler returns (a key that makes the prompt taller waits for the layout, as before)."""
-    painted: list[str] = []  # what the prompt showed when it was painted during a key
+async def painted_while_handling(tui: Tui, monkeypatch: pytest.MonkeyPatch, *, layout_due: bool) -> list[str]:
+    """Type "abc": what the prompt showed each time it was painted while it handled a key
+    (`layout_due`: the screen has a layout due as each key comes, as when a reply just grew)."""
+    painted: list[str] = []
     handling = False
     on_key, render_line = PromptInput._on_key, PromptInput.render_line
 
     async def keyed(self: PromptInput, event: events.Key) -> None:
         nonlocal handling
+        if layout_due:
+            self.screen.refresh(layout=True)
         handling = True
         try:
             await on_key(self, event)
@@ -159,4 +155,64 @@ async def test_a_typed_key_is_painted_while_the_prompt_handles_it(
             app.post_message(events.Key(char, char))
             await pilot.pause()
         assert app.prompt.text == "abc"
-    assert painted == ["a", "ab", "abc"]
+    return painted
+
+
+async def test_a_typed_key_is_painted_while_the_prompt_handles_it(
+    tui: Tui, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not at the screen's next update tick: the frame with the key is made before the key's
+    handler returns (a key that makes the prompt taller waits for the layout, as before)."""
+    assert await painted_while_handling(tui, monkeypatch, layout_due=False) == ["a", "ab", "abc"]
+
+
+async def test_a_key_is_painted_at_once_even_when_the_screen_has_a_layout_due(
+    tui: Tui, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reply that just grew leaves the screen a layout (and a repaint of the transcript) due at
+    its next tick: the key's echo does not wait for them."""
+    assert await painted_while_handling(tui, monkeypatch, layout_due=True) == ["a", "ab", "abc"]
+
+
+async def test_a_repaint_queued_before_a_key_is_not_lost_by_its_echo(
+    tui: Tui, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key's own frame paints only the prompt; a widget that asked to be repainted before it
+    (here the start header, at the top; a reply's open block) is painted at the screen's next tick."""
+    app = tui.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.pause()
+        header = app.query_one(StartHeader)
+        painted: list[int] = []
+        render_line = StartHeader.render_line
+
+        def rendered(self: StartHeader, y: int):  # type: ignore[no-untyped-def]
+            painted.append(y)
+            return render_line(self, y)
+
+        monkeypatch.setattr(StartHeader, "render_line", rendered)
+        on_key, echo_now = PromptInput._on_key, PromptInput._echo_now
+        queued: list[bool] = []  # the header's repaint was queued as the key's echo was painted
+
+        async def keyed(self: PromptInput, event: events.Key) -> None:
+            for _ in range(1000):  # until its Update reached the screen (a tick may paint it first)
+                header.refresh()
+                for _ in range(20):
+                    await asyncio.sleep(0)
+                    if header in self.screen._dirty_widgets:
+                        return await on_key(self, event)
+            raise AssertionError("the start header's repaint never reached the screen")
+
+        def echoed(self: PromptInput) -> None:
+            queued.append(header in self.screen._dirty_widgets)
+            echo_now(self)
+            painted.clear()  # (only the paints after the echo count)
+
+        monkeypatch.setattr(PromptInput, "_on_key", keyed)
+        monkeypatch.setattr(PromptInput, "_echo_now", echoed)
+        app.post_message(events.Key("a", "a"))
+        await wait_for(pilot, lambda: queued)
+        assert queued == [True]  # (else nothing was measured)
+        await pilot.pause(0.1)  # the screen's next tick
+        assert painted, "the start header's repaint was lost"

@@ -5,12 +5,11 @@ wrapping (and calling) the widgets' own draw and render methods."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 
 import pytest
-from conftest_tui import Tui, ready, reply_streaming, send_nowait, tui, wait_for  # noqa: F401
+from conftest_tui import Tui, ready, reply_streaming, send_nowait, tui, type_while_busy, wait_for  # noqa: F401
 from textual import events
 
 from auger.tui.widgets.markdown_view import MarkdownLines
@@ -82,11 +81,8 @@ async def test_each_key_typed_during_a_long_reply_shows_before_the_reply_draws_a
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         message = await reply_streaming(pilot, app, "the changelog")
-        typed, started = 0, time.monotonic()
-        while app.busy and typed < 150:
-            app.post_message(events.Key("x", "x"))  # as the terminal driver sends a key
-            typed += 1
-            await asyncio.sleep(0.015)
+        started = time.monotonic()
+        typed = await type_while_busy(app, 150)
         stopped = time.monotonic()
         await wait_for(pilot, lambda: not app.busy, timeout=60)
         await pilot.pause()

@@ -90,13 +90,19 @@ class PromptInput(TextArea):
     def _echo_now(self) -> None:
         """Paint what the key changed now, not at the screen's next update: the refresh would go
         through the screen's queue and wait for its 60 fps tick (up to 17 ms, on a loop that a
-        streamed reply keeps busy). Only the prompt's region is written; a key that changes the
-        prompt's height (or a layout due anyway) waits for the tick as before."""
+        streamed reply keeps busy), and, when the reply has just grown, for the layout and
+        repaint of the whole transcript (20-90 ms at load 7). Only the prompt's region is
+        written, where the screen's last layout put it: a layout due elsewhere (the reply) runs
+        at the tick as before, and what else waits to be painted stays queued for it. A key that
+        changes the prompt's own height waits for the tick."""
         screen, app = self.screen, self.app
-        if screen is not app.screen or app._batch_count or self._layout_required or screen._layout_required:
+        if screen is not app.screen or app._batch_count or self._layout_required:
             return
+        pending = set(screen._dirty_widgets)  # the refresh clears them: they are the tick's
+        pending.discard(self)
         screen._compositor.update_widgets({self})
         screen._compositor_refresh()
+        screen._dirty_widgets |= pending
 
     def render_line(self, y: int) -> Strip:
         pace_of(self.app).painted()
