@@ -17,6 +17,10 @@ auger's own work plus the SDKs it drives, never the model's.
 
 `--profile FILE` writes a cProfile of the 20-call turns (pstats; read it with
 `python -m pstats FILE`), timed in CPU seconds, so waiting for the server counts for nothing.
+
+`--baseline OTHER/src` pairs this checkout with another build's sources in the same run: `--pairs`
+times, each build in a process of its own (imported from its `src` through PYTHONPATH; which goes
+first alternates), then both builds' medians and their ratio per figure.
 """
 
 from __future__ import annotations
@@ -179,6 +183,48 @@ def _quartile(costs: list[float]) -> float:
     return statistics.quantiles(costs, n=4)[0]
 
 
+FIGURES = {  # figure: (result key, unit, digits)
+    "per step": ("per_step_ms", "ms", 1),
+    "1-call turn": ("one_call_ms", "ms", 0),
+    "long turn, step -20 / 15": ("turn_ratio", "×", 2),
+    "long turn CPU": ("turn_cpu_s", "s", 2),
+    "turn 10": ("turn_10_ms", "ms", 0),
+    "last turns": ("last_ms", "ms", 0),
+    "long thread, last / turn 10": ("ratio", "×", 2),
+    "lower quartiles, last / turns 6-25": ("low_ratio", "×", 2),
+}
+
+
+async def measure(args: argparse.Namespace) -> dict[str, float]:
+    out = await per_step(args.rounds, args.profile)
+    if args.long:
+        turn = await long_turn(args.long)
+        out.update(turn_ratio=turn["ratio"], turn_cpu_s=turn["cpu_s"])
+    if args.turns:
+        out.update(await long_thread(args.turns, args.profile_thread))
+    return out
+
+
+def paired(args: argparse.Namespace) -> None:
+    """Each build `--pairs` times in a process of its own, the order alternating."""
+    builds = {"baseline": str(Path(args.baseline).resolve()), "this": str(HERE.parent / "src")}
+    child = [sys.executable, __file__, "--json", f"--rounds={args.rounds}", f"--long={args.long}"]
+    child.append(f"--turns={args.turns}")
+    results: dict[str, list[dict[str, float]]] = {name: [] for name in builds}
+    for i in range(args.pairs):
+        for name in sorted(builds, reverse=bool(i % 2)):
+            env = {**os.environ, "PYTHONPATH": builds[name]}
+            proc = subprocess.run(child, env=env, capture_output=True, text=True, check=True)
+            results[name].append(json.loads(proc.stdout.splitlines()[-1]))
+            print(f"pair {i + 1} {name}: {results[name][-1]}", flush=True)
+    print(f"\n{'figure':<36} {'baseline':>10} {'this':>10} {'this/baseline':>14}  (medians of {args.pairs})")
+    for label, (key, unit, digits) in FIGURES.items():
+        if key not in results["this"][0]:
+            continue
+        base, this = (statistics.median(r[key] for r in results[name]) for name in builds)
+        print(f"{label:<36} {base:>9.{digits}f}{unit} {this:>9.{digits}f}{unit} {this / base:>13.3f}")
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
@@ -189,7 +235,14 @@ async def main() -> None:
         "--profile-thread",
         help="write cProfiles of the long thread's turns 6-15 / last 10 to FILE.early / .late",
     )
+    ap.add_argument("--baseline", help="another build's src folder, measured in the same run")
+    ap.add_argument("--pairs", type=int, default=4, help="runs of each build with --baseline")
+    ap.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     args = ap.parse_args()
+    if args.baseline:
+        return paired(args)
+    if args.json:
+        return print(json.dumps(await measure(args)))
     r = await per_step(args.rounds, args.profile)
     print(
         f"per step: {r['per_step_ms']:.1f} ms auger CPU (1-call turn {r['one_call_ms']:.0f} ms); "

@@ -1,10 +1,10 @@
 """A turn's Python work does not grow with the thread (issue 16, item 2): no function auger runs
 on the event loop — its own, langchain's, LangGraph's — takes a Python step per message of the
-history. Counted as Python line events (`sys.settrace`) per function, in a turn early in a thread
-and in one ~160 messages later: a pass over the history, even once a turn and one line a
-message, adds at least that many; what is bounded by design stays under it. Each is the fewer of
-two turns in a row: LangGraph stores the whole message list as a snapshot every 50 writes (one
-turn in ~12 encodes every message then: what is left to do, see docs/ARCHITECTURE.md)."""
+history. Counted as Python line events (`sys.settrace`) per function, in two turns early in a
+thread and in two ~170 messages later: a pass over the history, even once in two turns and one
+line a message, adds at least that many; what is bounded by design stays under it. The late two
+hold the write that makes LangGraph store the whole message list as a snapshot (every 50 writes:
+the 200th message), which is encoded without a Python step per message too."""
 
 from __future__ import annotations
 
@@ -18,7 +18,10 @@ from auger.core.runtime import open_session
 from llm_server import ScriptedLLM
 from session_helpers import options, scripted_settings
 
-EARLY, LATE = 5, 44  # turns traced (and the next); each adds 4 messages (prompt, call, result, answer)
+# turns traced (and the next); each adds 4 messages (prompt, call, result, answer): turn 49 the
+# 200th, with a snapshot (turns 5 and 6, messages 21-28, hold none). A turn's start replays the
+# writes since the last snapshot (bounded by its frequency): 20 + 24 early, 46 + 0 late.
+EARLY, LATE = 5, 49
 # the event loop's own (its rounds depend on timing) and the start-of-turn replay of the writes
 # since the thread's last snapshot (bounded by its frequency: tests/core/test_history_cost.py)
 UNCOUNTED = ("asyncio/", "selectors.py", "threads/messages_reducer.py")
@@ -56,7 +59,7 @@ async def test_no_function_takes_a_python_step_per_message_of_the_thread(
         await session.aclose()
     assert history == 4 * (LATE + 2)
     added = 4 * (LATE - EARLY)
-    early, late = (counts[at] & counts[at + 1] for at in (EARLY, LATE))  # the fewer of the two
+    early, late = (counts[at] + counts[at + 1] for at in (EARLY, LATE))
     grown = {
         f"{path.split('site-packages/')[-1].split('/src/')[-1]}:{line} {name}": n - early[key]
         for key, n in late.items()

@@ -123,6 +123,64 @@ def test_the_messages_of_a_delta_snapshot_are_remembered_too() -> None:
     assert serde.snapshot_hits == 1 and CountingSerializer.decoded == 6  # other bytes: decoded
 
 
+def _kinds() -> list[BaseMessage]:
+    from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+
+    call = {"name": "ls", "args": {"path": "/"}, "id": "c1"}
+    return [
+        SystemMessage("system", id="s"),
+        HumanMessage([{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "x"}}]),
+        AIMessage(
+            "",
+            tool_calls=[call],
+            id="a",
+            usage_metadata={"input_tokens": 1, "output_tokens": 2, "total_tokens": 3},
+        ),
+        ToolMessage("/bin /etc", tool_call_id="c1", name="ls", id="t", artifact={"n": {1, 2}}),
+        AIMessage("done", id="b", response_metadata={"finish_reason": "stop"}),
+    ]
+
+
+def test_a_snapshot_is_langgraphs_bytes_packed_from_the_kept_encodings() -> None:
+    """Every 50 writes LangGraph stores the whole message list: each message is encoded once —
+    by the write that stored it, or kept from the bytes it was decoded from — not again then."""
+    from langgraph.checkpoint.serde.types import _DeltaSnapshot
+
+    plain, serde = JsonPlusSerializer(), MessageMemoSerializer()
+    written, (unseen,) = _kinds(), _kinds()[-1:]
+    for message in written[:-1]:  # the writes: LangGraph's bytes
+        assert serde.dumps_typed([message]) == plain.dumps_typed([message])
+    (decoded,) = serde.loads_typed(plain.dumps_typed([written[-1]]))
+    assert serde.encoded_anew == len(written) - 1
+    messages = [*written[:-1], decoded]
+    for snapshot in (_DeltaSnapshot(messages), _DeltaSnapshot([*messages, unseen])):
+        checkpoint = {"v": 4, "channel_values": {"messages": snapshot, "files": _DeltaSnapshot({"f": 1})}}
+        assert serde.dumps_typed(checkpoint) == plain.dumps_typed(checkpoint)  # SQLite's blob
+        assert serde.dumps_typed(snapshot) == plain.dumps_typed(snapshot)  # PostgreSQL's
+    assert serde.encoded_anew == len(written)  # the message never written nor read: once
+    hits = serde.snapshot_hits
+    assert [m.content for m in serde.loads_typed(serde.dumps_typed(snapshot)).value] == [
+        m.content for m in snapshot.value
+    ]
+    assert serde.snapshot_hits == hits + 1  # what it stored is read back without unpacking it
+
+
+def test_a_message_changed_in_place_is_snapshotted_as_it_was_last_written() -> None:
+    """As LangGraph's replay of the writes between snapshots gives it; written again, as it is."""
+    from langchain_core.messages import AIMessage
+    from langgraph.checkpoint.serde.types import _DeltaSnapshot
+
+    plain, serde = JsonPlusSerializer(), MessageMemoSerializer()
+    message = AIMessage("first", id="a")
+    serde.dumps_typed([message])
+    message.content = "second"
+    (kept,) = plain.loads_typed(serde.dumps_typed(_DeltaSnapshot([message]))).value
+    assert kept.content == "first"
+    (rewritten,) = plain.loads_typed(serde.dumps_typed([message]))
+    (snapshotted,) = plain.loads_typed(serde.dumps_typed(_DeltaSnapshot([message]))).value
+    assert rewritten.content == snapshotted.content == "second"
+
+
 async def test_a_turn_s_start_looks_up_only_the_messages_written_since_the_thread_s_snapshot(
     settings: Settings, tmp_path: Path
 ) -> None:
@@ -146,11 +204,19 @@ async def test_a_turn_s_start_looks_up_only_the_messages_written_since_the_threa
             )
         hits, looked = serde.snapshot_hits, serde.looked_up
         messages = (await graph.aget_state(cfg)).values["messages"]
+        after = serde.snapshot_hits, serde.looked_up
+        async with conn.execute("SELECT type, checkpoint FROM checkpoints") as rows:
+            stored = [JsonPlusSerializer().loads_typed(tuple(row)) for row in await rows.fetchall()]
     finally:
         await conn.close()
-    assert len(messages) == 2 * turns and serde.snapshot_hits == hits + 1
+    # the snapshot as LangGraph's own serializer reads it: the thread's first messages
+    (snapshot,) = [c["channel_values"]["messages"].value for c in stored if "messages" in c["channel_values"]]
+    assert len(snapshot) >= SNAPSHOT_FREQUENCY - 2
+    assert [m.model_dump() for m in snapshot] == [m.model_dump() for m in messages[: len(snapshot)]]
+    assert len(messages) == 2 * turns and after[0] == hits + 1
+    assert serde.encoded_anew == 2 * turns  # each message once, by its write: none at the snapshot
     # the messages written since the snapshot, not the ones in it too (~95 without the memo)
-    assert serde.looked_up - looked <= SNAPSHOT_FREQUENCY, serde.looked_up - looked
+    assert after[1] - looked <= SNAPSHOT_FREQUENCY, after[1] - looked
 
 
 def _request(model: Any, messages: list[Any]) -> Any:
