@@ -35,7 +35,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 from itertools import repeat
-from typing import Any
+from typing import Any, cast
 
 import ormsgpack
 from langchain_core.messages import BaseMessage
@@ -112,7 +112,7 @@ class MessageMemoSerializer(JsonPlusSerializer):
     def _fresh(self, message: BaseMessage) -> ormsgpack.Ext:
         """The message encoded by LangGraph's own hook, kept for the snapshots to come."""
         self.encoded_anew += 1
-        ext = _msgpack_default(message)
+        ext = cast(ormsgpack.Ext, _msgpack_default(message))  # a pydantic model: an extension
         self._hold(len(ormsgpack.packb(ext)))
         self.encoded[id(message)] = (message, ext)
         return ext
@@ -122,9 +122,10 @@ class MessageMemoSerializer(JsonPlusSerializer):
         messages = snap.value
         if not _all_messages(messages):
             return snap  # LangGraph's own encoding
-        kept = list(map(self.encoded.get, map(id, messages)))  # C-level; held, so ids are theirs
-        for i in false_at(list(map(operator.is_not, kept, repeat(None)))):
-            kept[i] = (messages[i], self._fresh(messages[i]))
+        found = list(map(self.encoded.get, map(id, messages)))  # C-level; held, so ids are theirs
+        for i in false_at(list(map(operator.is_not, found, repeat(None)))):
+            found[i] = (messages[i], self._fresh(messages[i]))
+        kept = cast(list[tuple[BaseMessage, ormsgpack.Ext]], found)  # none missing now
         data = super().dumps_typed(list(map(_EXT, kept)))[1]
         self._remember_snapshot(data, messages)
         return ormsgpack.Ext(EXT_DELTA_SNAPSHOT, data)
