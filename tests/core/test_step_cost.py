@@ -157,6 +157,81 @@ def test_traced_hook_bookkeeping_still_goes_to_a_thread() -> None:
     assert _hops_thread(True) is True
 
 
+class _LangSmithSink:
+    """A stand-in LangSmith endpoint on 127.0.0.1: it accepts every request and keeps the bodies."""
+
+    def __init__(self) -> None:
+        import http.server
+
+        bodies = self.bodies = []  # type: list[bytes]
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                bodies.append(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(b"{}")
+
+            do_POST = do_PATCH = do_GET = _answer
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+def _hook_runs(settings: Settings, traced: bool | None) -> tuple[list[str], bytes]:
+    """The runs langsmith set up around middleware hooks in one two-step run (their names), and
+    what reached the LangSmith endpoint."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langsmith import Client, run_helpers, tracing_context
+
+    from auger.core.agent.graph import create_cli_agent
+
+    sink = _LangSmithSink()
+    client = Client(api_url=sink.url, api_key="test-key")
+    ls = {"tool_calls": [{"name": "ls", "args": {"path": "/"}}]}
+    model = ScriptedChatModel(script=[ls, "done"])
+    graph = create_cli_agent(settings, model=model, checkpointer=InMemorySaver())
+    names: list[str] = []
+    setup = run_helpers._setup_run
+
+    def counting(func: Any, container_input: Any, *args: Any, **kwargs: Any) -> Any:
+        names.append(str(container_input.get("name")))
+        return setup(func, container_input, *args, **kwargs)
+
+    async def run() -> Any:
+        with tracing_context(enabled=traced, client=client):
+            payload = {"messages": [HumanMessage("look")]}
+            cfg = {"configurable": {"thread_id": "t"}}
+            return await graph.ainvoke(payload, cfg, context=AugerContext(mode="yolo"))
+
+    run_helpers._setup_run = counting  # type: ignore[assignment]
+    try:
+        out = asyncio.run(run())
+    finally:
+        run_helpers._setup_run = setup  # type: ignore[assignment]
+        client.flush()
+        sink.server.shutdown()
+    assert out["messages"][-1].content == "done"
+    return names, b"".join(sink.bodies)
+
+
+def test_untraced_middleware_hooks_set_up_no_langsmith_run_but_traced_ones_still_do(
+    settings: Settings,
+) -> None:
+    """langchain wraps every middleware hook in `traceable`; untraced, auger calls the hook itself
+    (~230 Python calls a layer fewer); traced, langsmith's wrapper runs and the spans are sent."""
+    assert _hook_runs(settings, None) == ([], b"") and _hook_runs(settings, False) == ([], b"")
+    names, sent = _hook_runs(settings, True)
+    model_hooks = [n for n in names if n.endswith(".awrap_model_call")]
+    assert model_hooks and any(n.endswith(".awrap_tool_call") for n in names), names
+    assert all(n.encode() in sent for n in model_hooks)  # the hook spans reach LangSmith
+
+
 def test_data_block_types_are_computed_once_with_the_same_answer() -> None:
     from unittest import mock
 

@@ -300,7 +300,7 @@ def create_cli_agent(
     """
     from deepagents import create_deep_agent
 
-    from auger.core.agent.tracing import inline_when_untraced
+    from auger.core.agent.tracing import inline_when_untraced, plain_hooks_when_untraced
     from auger.core.backends.factory import make_backend
     from auger.core.backends.mounts import with_mounts
     from auger.core.catalog.memory import memory_sources
@@ -315,6 +315,7 @@ def create_cli_agent(
     from auger.core.threads.messages_reducer import AgentState
 
     inline_when_untraced()
+    plain_hooks_when_untraced()  # before the agents are built: langchain wraps hooks then
     history_passes.install()  # langchain's per-call passes over the history, each message once
     default_spec = settings.model
     if model is None:
