@@ -120,6 +120,9 @@ def watch(model: Any, *, share_loop: bool = False) -> tuple[Any, StreamedToolCal
         from auger.core.models.loop_share import YieldingStream
 
         handlers.append(YieldingStream())
+    # what a call reports to its callbacks as the model (langchain's `_serialized`, a `dumpd` of
+    # it kept on the instance) leaves the callbacks out: made once on `model`, every copy has it
+    getattr(model, "_serialized", None)
     return model.model_copy(update={"callbacks": handlers}), streamed
 
 
