@@ -12,12 +12,10 @@ import pytest
 from auger.core.backends.mounts import builtin_dir, with_mounts
 from auger.core.catalog.skills import (
     SKILL_KEY,
-    SkillError,
     discover_skills,
     invocation_message,
     list_skills,
     parse_invocation,
-    skill_file,
     support_files,
 )
 from auger.core.middleware.prompt.skills import AugerSkillsMiddleware
@@ -106,10 +104,6 @@ def test_support_files_never_leave_the_skill_folder(settings: Settings, tmp_path
     os.symlink(folder / "scripts" / "run.py", folder / "alias.py")  # a symlink inside is fine
     skill = discover_skills(settings).get("tool")
     assert skill is not None
-    assert skill_file(skill, "scripts/run.py").read_text() == "print(1)\n"
-    for bad in ("../other/SKILL.md", "/etc/passwd", "leak.txt", "scripts/../../x"):
-        with pytest.raises(SkillError):
-            skill_file(skill, bad)
     assert support_files(skill) == ["alias.py", "scripts/run.py"]
 
 

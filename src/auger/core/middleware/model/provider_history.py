@@ -117,11 +117,6 @@ def sanitize_message(msg: BaseMessage, target: str) -> BaseMessage:
     return msg
 
 
-def sanitize_history(messages: list[BaseMessage], target: str) -> list[BaseMessage]:
-    """Messages safe to send to a model of family `target` (unchanged objects where nothing applies)."""
-    return [sanitize_message(msg, target) for msg in messages]
-
-
 def _tag(response: Any, family: str) -> Any:
     inner = response.model_response if isinstance(response, ExtendedModelResponse) else response
     for msg in [inner] if isinstance(inner, AIMessage) else getattr(inner, "result", []):
