@@ -29,7 +29,6 @@ from auger.core.models.message_memo import MessageMemo
 
 FAMILY_KEY = "auger_provider"
 RESPONSES = "openai_responses"  # OpenAI's Responses API, as opposed to chat completions ("openai")
-REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking", "reasoning", "reasoning_content"})
 KEEP_BLOCKS = frozenset({"text", "image", "image_url"})
 REASONING_KWARGS = frozenset({"reasoning_content", "reasoning", "thinking", "redacted_thinking"})
 PROVIDER_BLOCK_FIELDS = frozenset({"cache_control", "signature", "id", "annotations", "extras", "index"})
