@@ -14,7 +14,6 @@ from auger.core.catalog.skills import (
     SKILL_KEY,
     discover_skills,
     invocation_message,
-    list_skills,
     parse_invocation,
     support_files,
 )
@@ -55,7 +54,7 @@ def test_precedence_rises_from_builtin_to_project_auger(settings: Settings, tmp_
     write_skill(root / ".agents" / "skills", "deploy", "project .agents deploy")
     write_skill(root / ".claude" / "skills", "deploy", "project .claude deploy")
     write_skill(root / ".auger" / "skills", "deploy", "project .auger deploy")
-    catalog = list_skills(settings)
+    catalog = discover_skills(settings)
     by_name = {s.name: s for s in catalog}
     assert by_name["commit"].description == "USER commit" and by_name["commit"].source == "user"
     assert by_name["commit"].virtual_path == "/~auger/skills/commit/SKILL.md"

@@ -153,9 +153,6 @@ def discover_skills(settings: Settings) -> SkillCatalog:
     return SkillCatalog(sorted(found.values(), key=lambda s: s.name), warnings)
 
 
-list_skills = discover_skills  # the name front ends use for autocomplete and `/skills`
-
-
 # --- files of a skill -----------------------------------------------------------------------
 
 
