@@ -1,4 +1,4 @@
-"""Where things live: AUGER_HOME (default ~/.auger) and the project root."""
+"""Where things live: AUGER_HOME (default ~/.auger), the project root and its git branch."""
 
 from __future__ import annotations
 
@@ -20,6 +20,22 @@ def project_root(cwd: Path | None = None) -> Path:
         if (folder / ".git").exists():
             return folder
     return start
+
+
+def git_branch(root: Path, commit_chars: int = 12) -> str | None:
+    """The checked-out branch of `root`, read from .git/HEAD (no subprocess); for a detached HEAD
+    the commit's first `commit_chars` hex digits."""
+    git = root / ".git"
+    try:
+        if git.is_file():  # a worktree or submodule: "gitdir: <path>"
+            line = git.read_text(encoding="utf-8").strip()
+            git = (root / line.removeprefix("gitdir:").strip()).resolve()
+        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if head.startswith("ref: refs/heads/"):
+        return head.removeprefix("ref: refs/heads/")
+    return head[:commit_chars] or None  # detached: the commit
 
 
 def threads_db(home: Path) -> Path:

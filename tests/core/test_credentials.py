@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from auger.core import events as ev
 from auger.core.safety.credentials import kinds_in, redact, secrets_in
-from auger.core.safety.redaction import Redactor, StreamRedactor
+from auger.core.safety.redaction import Redactor, StreamRedactor, credentials_in_env, secrets_in_env
 
 
 @pytest.mark.parametrize(
@@ -90,7 +90,7 @@ def test_credentials_inside_a_variable_become_known_secrets() -> None:
         "HOME": "/home/me",
         "SHORT": "redis://:pw@r",
     }
-    red = Redactor.from_env(env)
+    red = Redactor([*secrets_in_env(env).items(), *credentials_in_env(env)])  # as default_redactor builds it
     assert secrets_in(env["DATABASE_URL"]) == ["Sup3rS3cretPw"]
     assert red.text("the password is Sup3rS3cretPw") == "the password is [redacted:$DATABASE_URL]"
     assert red.text("redis://:pw@r and pw") == "redis://:[redacted]@r and pw"  # short: only in a URL

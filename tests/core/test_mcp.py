@@ -217,7 +217,7 @@ def test_long_and_odd_names_stay_unique_and_valid() -> None:
 async def test_read_only_tools(tmp_path: Path) -> None:
     servers = [fast("hinted"), replace(crashing("flagged"), read_only=True)]
     async with running(servers, tmp_path) as manager:
-        read_only = manager.read_only_tools()
+        read_only = {t.name for t in manager.tools() if t.metadata and t.metadata.get("read_only")}
         assert {
             "mcp__hinted__getenv",
             "mcp__hinted__pid",

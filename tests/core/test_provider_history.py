@@ -18,7 +18,7 @@ from auger.core.middleware.model.provider_history import (
     ProviderHistoryMiddleware,
     message_family,
     model_family,
-    sanitize_history,
+    sanitize_message,
 )
 from auger.core.models.openai_compat import ChatOpenAICompatible
 from scripted_model import ScriptedChatModel
@@ -79,8 +79,13 @@ def test_families_of_models_and_messages() -> None:
     assert message_family(VLLM_REPLY) == "openai"
 
 
+def _sanitized(messages: list[Any], target: str) -> list[Any]:
+    """The history as ProviderHistoryMiddleware sends it to a model of family `target`."""
+    return [sanitize_message(msg, target) for msg in messages]
+
+
 def test_anthropic_history_sent_to_openai_has_no_anthropic_marks() -> None:
-    cleaned = sanitize_history(_history(), "openai")
+    cleaned = _sanitized(_history(), "openai")
     payload = json.dumps([_convert_message_to_dict(m) for m in cleaned])
     for mark in FORBIDDEN:
         assert mark not in payload, mark
@@ -91,7 +96,7 @@ def test_anthropic_history_sent_to_openai_has_no_anthropic_marks() -> None:
 
 
 def test_openai_history_sent_to_anthropic_has_no_openai_reasoning() -> None:
-    cleaned = sanitize_history(_history(), "anthropic")
+    cleaned = _sanitized(_history(), "anthropic")
     _, messages = _format_messages(cleaned, model="claude-sonnet-4-5")
     payload = json.dumps(messages)
     for mark in ("ENCRYPTED-REASONING", "PRIVATE-THOUGHTS", "rs_1", "msg_1"):
@@ -102,11 +107,11 @@ def test_openai_history_sent_to_anthropic_has_no_openai_reasoning() -> None:
 
 def test_same_family_and_plain_messages_are_untouched() -> None:
     history = _history()
-    cleaned = sanitize_history(history, "openai")
+    cleaned = _sanitized(history, "openai")
     assert cleaned[2] is history[2] and cleaned[4] is history[4]
     assert cleaned[5] is history[5]  # written by an openai chat-completions model
     assert cleaned[3] is not history[3]  # the Responses API's items mean nothing to chat completions
-    assert sanitize_history(history, "openai_responses")[3] is history[3]
+    assert _sanitized(history, "openai_responses")[3] is history[3]
     assert ANTHROPIC_REPLY.content[0]["signature"] == "SIGNED-BY-ANTHROPIC"  # the original is not mutated
 
 

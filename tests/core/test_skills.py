@@ -12,12 +12,9 @@ import pytest
 from auger.core.backends.mounts import builtin_dir, with_mounts
 from auger.core.catalog.skills import (
     SKILL_KEY,
-    SkillError,
     discover_skills,
     invocation_message,
-    list_skills,
     parse_invocation,
-    skill_file,
     support_files,
 )
 from auger.core.middleware.prompt.skills import AugerSkillsMiddleware
@@ -57,7 +54,7 @@ def test_precedence_rises_from_builtin_to_project_auger(settings: Settings, tmp_
     write_skill(root / ".agents" / "skills", "deploy", "project .agents deploy")
     write_skill(root / ".claude" / "skills", "deploy", "project .claude deploy")
     write_skill(root / ".auger" / "skills", "deploy", "project .auger deploy")
-    catalog = list_skills(settings)
+    catalog = discover_skills(settings)
     by_name = {s.name: s for s in catalog}
     assert by_name["commit"].description == "USER commit" and by_name["commit"].source == "user"
     assert by_name["commit"].virtual_path == "/~auger/skills/commit/SKILL.md"
@@ -106,10 +103,6 @@ def test_support_files_never_leave_the_skill_folder(settings: Settings, tmp_path
     os.symlink(folder / "scripts" / "run.py", folder / "alias.py")  # a symlink inside is fine
     skill = discover_skills(settings).get("tool")
     assert skill is not None
-    assert skill_file(skill, "scripts/run.py").read_text() == "print(1)\n"
-    for bad in ("../other/SKILL.md", "/etc/passwd", "leak.txt", "scripts/../../x"):
-        with pytest.raises(SkillError):
-            skill_file(skill, bad)
     assert support_files(skill) == ["alias.py", "scripts/run.py"]
 
 

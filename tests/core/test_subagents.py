@@ -11,7 +11,7 @@ from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 
-from auger.core.catalog.subagents import discover_subagents, list_subagents, subagent_specs
+from auger.core.catalog.subagents import discover_subagents, subagent_specs
 from auger.core.middleware.tools.tool_allowlist import ToolAllowListMiddleware
 from auger.settings import Settings, load_settings
 from scripted_model import ScriptedChatModel
@@ -61,7 +61,7 @@ def test_sources_validation_models_and_claude_tool_names(settings: Settings) -> 
     no_desc = write_agent(bad, "no-desc.md", "name: no-desc")
     bad_name = write_agent(bad, "bad.md", "name: Bad Name\ndescription: d")
     empty = write_agent(bad, "empty.md", "name: empty\ndescription: d", body="")
-    catalog = list_subagents(settings)
+    catalog = discover_subagents(settings)
     by_name = {a.name: a for a in catalog}
     assert by_name["explorer"].description == "USER explorer" and by_name["explorer"].source == "user"
     assert by_name["tester"].tools == ("read_file", "grep", "execute")

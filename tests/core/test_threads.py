@@ -23,8 +23,9 @@ from auger.core.threads.history import read_history
 from auger.core.threads.index import fork_thread, messages_after
 from auger.core.threads.schema import MIGRATIONS
 from auger.core.threads.search import IndexedMessage, fts_query
-from auger.core.threads.store import ThreadStore, git_branch, make_title, parse_age, resolve_thread
+from auger.core.threads.store import ThreadStore, make_title, parse_age, resolve_thread
 from auger.errors import ThreadError, UsageError
+from auger.paths import git_branch
 from auger.settings import load_settings
 from conftest_llm import ScriptedLLM
 from session_helpers import options, scripted_settings

@@ -126,7 +126,7 @@ class ThreadPool:
     async def _register(self, session: Session) -> None:
         """Record a new thread in the database at once, so every replica knows it (its title is
         the first prompt, as for any thread)."""
-        from auger.core.threads.store import git_branch
+        from auger.paths import git_branch
 
         settings = self.runtime.settings
         root = settings.project_root

@@ -12,8 +12,8 @@ from textual.app import App
 from textual.screen import Screen
 from textual.widgets import TextArea
 
+from auger.paths import git_branch
 from auger.tui import format as fmt
-from auger.tui.gitinfo import git_branch
 from auger.tui.state import ACTIVITY, RUNNING, Phase
 from auger.tui.widgets.prompt import PromptInput
 from auger.tui.widgets.status import StatusBar
@@ -172,7 +172,7 @@ class AppBase(App[int]):
         bar.context_tokens = session.context_tokens if session else 0
         thread = self.facts.thread
         bar.title = thread.title if thread and session and thread.id == session.thread_id else ""
-        bar.branch = git_branch(self.settings.project_root) or ""
+        bar.branch = git_branch(self.settings.project_root, commit_chars=8) or ""
         bar.cwd = fmt.short_path(self.settings.cwd)
 
     # -- actions ---------------------------------------------------------------------------

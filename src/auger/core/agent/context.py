@@ -40,15 +40,3 @@ class AugerContext:
     terminal: Any = None  # the front end's terminal for `execute` (auger.core.port.ClientTerminal)
     # this turn's auger.core.rewind.TurnRecorder (RewindMiddleware snapshots before file changes)
     rewind: Any = None
-
-
-def needs_approval(tool_name: str, ctx: AugerContext | None) -> bool:
-    """The approval-mode policy: manual asks for every gated tool, auto-edit lets file edits
-    through, yolo asks for nothing; tools granted "always" for the thread pass (plan mode's
-    refusals are the permission engine's). Permission rules come on top of it:
-    `auger.core.middleware.tools.permissions.tool_verdict`."""
-    if ctx is None:
-        return True
-    if ctx.mode == "yolo" or tool_name in ctx.always_allow:
-        return False
-    return not (ctx.mode == "auto-edit" and tool_name in FILE_EDIT_TOOLS)

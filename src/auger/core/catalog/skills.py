@@ -14,8 +14,8 @@ body are replaced by what followed `/name` (`auger.core.catalog.arguments`). A f
 frontmatter, a name that does not match its folder, or that cannot be read is skipped with a
 warning naming the file and the reason. Discovery reads the
 host folders directly (no deepagents import); the agent reads skills through the backend at the
-virtual paths of `auger.core.backends.mounts`. Support files are served only from inside the skill's
-folder: `skill_file` refuses `..`, absolute paths and symlinks that lead out.
+virtual paths of `auger.core.backends.mounts`. A skill's support files (`support_files`) are
+only those inside its folder: symlinks that lead out are skipped.
 """
 
 from __future__ import annotations
@@ -153,22 +153,7 @@ def discover_skills(settings: Settings) -> SkillCatalog:
     return SkillCatalog(sorted(found.values(), key=lambda s: s.name), warnings)
 
 
-list_skills = discover_skills  # the name front ends use for autocomplete and `/skills`
-
-
 # --- files of a skill -----------------------------------------------------------------------
-
-
-def skill_file(skill: Skill, relative: str) -> Path:
-    """A support file of `skill`, refusing anything that would leave the skill's folder."""
-    rel = Path(relative)
-    if rel.is_absolute() or ".." in rel.parts or not relative.strip():
-        raise SkillError(f"{relative!r} is not a path inside the skill {skill.name!r}.")
-    base = skill.folder.resolve()
-    target = (skill.folder / rel).resolve()
-    if not target.is_relative_to(base):
-        raise SkillError(f"{relative!r} leads outside the skill {skill.name!r} (symlink).")
-    return target
 
 
 def support_files(skill: Skill, limit: int = MAX_SUPPORT_FILES) -> list[str]:

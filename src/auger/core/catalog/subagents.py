@@ -167,9 +167,6 @@ def discover_subagents(settings: Settings) -> SubagentCatalog:
     return SubagentCatalog(agents, async_agents, warnings, _acp_agents(settings, warnings))
 
 
-list_subagents = discover_subagents  # for a `/agents` view
-
-
 def subagent_specs(
     catalog: SubagentCatalog, *, middleware: Callable[[str | None], list[Any]], tools: Sequence[Any] = ()
 ) -> list[dict[str, Any]]:

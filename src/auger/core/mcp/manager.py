@@ -397,11 +397,6 @@ class McpManager:
                 out.append(tool.model_copy(update={"name": name, "metadata": meta}))
         return out
 
-    def read_only_tools(self) -> set[str]:
-        """Names (as `tools()` gives them) that need no approval: `readOnlyHint` tools and every
-        tool of a server configured `readOnly`."""
-        return {t.name for t in self.tools() if (t.metadata or {}).get("read_only")}
-
     def prompts(self) -> list[McpPrompt]:
         """Prompts of every connected server; each runs as `/{prompt.command} args`."""
         return [p for s in self._servers.values() if s.status == "connected" for p in s.prompts]

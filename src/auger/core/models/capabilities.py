@@ -44,11 +44,11 @@ def model_capabilities(settings: Settings, spec: str) -> ModelCapabilities:
 
 def capabilities(runtime: Runtime, current: str | None) -> Capabilities:
     from auger.core.agent.graph import agent_tool_names
-    from auger.core.catalog.subagents import list_subagents
+    from auger.core.catalog.subagents import discover_subagents
     from auger.core.models.choices import model_choices
 
     settings = runtime.settings
-    found = list_subagents(settings)
+    found = discover_subagents(settings)
     agents = [AgentCapabilities("auger", "main", current, agent_tool_names(runtime.graph, runtime.mcp))]
     agents.append(AgentCapabilities("general-purpose", "subagent", None, None))
     agents += [

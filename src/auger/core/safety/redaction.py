@@ -49,11 +49,6 @@ class Redactor:
         self._pattern: re.Pattern[str] | None = None
         self.add(secrets or {})
 
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, names: Iterable[str] = ()) -> Redactor:
-        env = os.environ if env is None else env
-        return cls([*secrets_in_env(env, names).items(), *credentials_in_env(env)])
-
     def add(self, secrets: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
         """Add `{NAME: value}` secrets (or (NAME, value) pairs; short values are ignored)."""
         pairs = secrets.items() if isinstance(secrets, Mapping) else secrets

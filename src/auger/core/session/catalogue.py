@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from auger.core.catalog.commands import list_commands
 from auger.core.catalog.memory import list_memory_files
-from auger.core.catalog.skills import list_skills
-from auger.core.catalog.subagents import list_subagents
+from auger.core.catalog.skills import discover_skills
+from auger.core.catalog.subagents import discover_subagents
 from auger.core.operations import (
     Catalogue,
     CommandInfo,
@@ -31,7 +31,7 @@ GENERAL_PURPOSE = SubagentInfo("general-purpose", "Any task, with the main agent
 
 def _invocable(settings: Settings) -> tuple[list[SkillInfo], list[CommandInfo]]:
     """The skills and custom commands `/name` reaches, each name once."""
-    skills = list_skills(settings)
+    skills = discover_skills(settings)
     own = {s.name for s in skills if s.source != "built-in"}
     commands = [c for c in list_commands(settings) if c.name not in own]
     shadowed = {c.name for c in commands}
@@ -46,7 +46,7 @@ def catalogue(runtime: Runtime) -> Catalogue:
     from auger.core.safety.plan_mode import PLAN_MODE
 
     settings = runtime.settings
-    agents = list_subagents(settings)
+    agents = discover_subagents(settings)
     subagents = [GENERAL_PURPOSE]
     subagents += [SubagentInfo(a.name, a.description, a.source, a.model) for a in agents.agents]
     subagents += [

@@ -238,8 +238,3 @@ class StreamTranslator:
 def call_key(name: str, args: dict[str, Any]) -> str:
     """Identifies a tool call by name and arguments (approval requests carry no call id)."""
     return f"{name}:{json.dumps(args, sort_keys=True, default=str)}"
-
-
-def args_preview(args: dict[str, Any], limit: int = 200) -> str:
-    text = json.dumps(args, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from auger.core.threads.history import content_text, read_history
 from auger.core.threads.search import IndexedMessage
-from auger.core.threads.store import ThreadStore, git_branch
+from auger.core.threads.store import ThreadStore
+from auger.paths import git_branch
 
 if TYPE_CHECKING:
     from auger.settings import Settings

@@ -146,21 +146,6 @@ def parse_age(text: str) -> float:
     return float(match[1]) * _UNIT[match[2]]
 
 
-def git_branch(root: Path) -> str | None:
-    """The checked-out branch of `root`, read from .git/HEAD (no subprocess)."""
-    git = root / ".git"
-    try:
-        if git.is_file():  # a worktree or submodule: "gitdir: <path>"
-            line = git.read_text(encoding="utf-8").strip()
-            git = (root / line.removeprefix("gitdir:").strip()).resolve()
-        head = (git / "HEAD").read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    if head.startswith("ref: refs/heads/"):
-        return head.removeprefix("ref: refs/heads/")
-    return head[:12] or None  # detached: the commit
-
-
 class ThreadStore:
     """Thread metadata and search index over one thread database (`auger.core.threads.backend`:
     the SQLite file or PostgreSQL). Thread-safe (one lock, one connection)."""

@@ -29,7 +29,6 @@ from auger.core.models.message_memo import MessageMemo
 
 FAMILY_KEY = "auger_provider"
 RESPONSES = "openai_responses"  # OpenAI's Responses API, as opposed to chat completions ("openai")
-REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking", "reasoning", "reasoning_content"})
 KEEP_BLOCKS = frozenset({"text", "image", "image_url"})
 REASONING_KWARGS = frozenset({"reasoning_content", "reasoning", "thinking", "redacted_thinking"})
 PROVIDER_BLOCK_FIELDS = frozenset({"cache_control", "signature", "id", "annotations", "extras", "index"})
@@ -115,11 +114,6 @@ def sanitize_message(msg: BaseMessage, target: str) -> BaseMessage:
         if stripped is not msg.content:
             return msg.model_copy(update={"content": stripped})
     return msg
-
-
-def sanitize_history(messages: list[BaseMessage], target: str) -> list[BaseMessage]:
-    """Messages safe to send to a model of family `target` (unchanged objects where nothing applies)."""
-    return [sanitize_message(msg, target) for msg in messages]
 
 
 def _tag(response: Any, family: str) -> Any:
