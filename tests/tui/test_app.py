@@ -139,3 +139,15 @@ async def test_old_blocks_are_pruned_past_the_budget(tui: Tui) -> None:
         history = await app.session.history()  # type: ignore[union-attr]
         assert len([e for e in history if e.type == "turn_started"]) == 15  # the thread keeps everything
         await wait_for(pilot, lambda: not app.busy)
+
+
+async def test_a_status_refresh_that_lands_after_the_app_closed_does_nothing(tui: Tui) -> None:
+    """A refresh queued while the app ran (an MCP server still connecting re-reads the catalogue
+    every second) can fire as the app closes, with no screen left: it must not raise."""
+    tui.llm.add({"text": "hello"})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "hi")
+    app.refresh_status()
+    await app.refresh_thread()

@@ -162,6 +162,8 @@ class AppBase(App[int]):
             bar.activity = text
 
     def refresh_status(self, window: bool = True) -> None:
+        if not self.screen_stack:  # closed: a refresh queued before (a timer, a read) came too late
+            return
         bar = self.status
         session = self.session
         spec = session.model_spec if session else self.settings.model

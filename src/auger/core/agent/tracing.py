@@ -28,6 +28,11 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+# loaded with the agent (graph.py imports this module as it builds one), never at startup
+from langchain_core.runnables.config import var_child_runnable_config
+from langchain_core.tracers.langchain import LangChainTracer
+from langsmith.utils import tracing_is_enabled
+
 
 async def _inline(
     default: Callable[..., Awaitable[Any]],
@@ -37,8 +42,6 @@ async def _inline(
     *args: Any,
     **kwargs: Any,
 ) -> Any:
-    from langsmith.utils import tracing_is_enabled
-
     if tracing_is_enabled():
         return await default(ctx, func, *args, **kwargs)
     return ctx.run(func, *args, **kwargs)
@@ -56,10 +59,6 @@ def inline_when_untraced() -> None:
 
 def _traced() -> bool:
     """Whether langsmith's `traceable` would trace a hook called now (with no arguments of its own)."""
-    from langchain_core.runnables.config import var_child_runnable_config
-    from langchain_core.tracers.langchain import LangChainTracer
-    from langsmith.utils import tracing_is_enabled
-
     if tracing_is_enabled():
         return True
     config = var_child_runnable_config.get()

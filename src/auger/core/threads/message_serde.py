@@ -44,7 +44,7 @@ from langgraph.checkpoint.serde.types import _DeltaSnapshot
 
 from auger.core.models.identity_pass import false_at
 
-MEMO_BYTES = 16 * 1024 * 1024  # bytes held at most (~16k messages), then the memo starts over
+MEMO_BYTES = 16 * 1024 * 1024  # bytes held (keys and encodings: ~8k messages), then it starts over
 SNAPSHOTS = 2  # delta snapshots remembered whole (the newest; threads run side by side)
 _EXT = operator.itemgetter(1)
 
