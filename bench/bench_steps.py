@@ -196,10 +196,10 @@ FIGURES = {  # figure: (result key, unit, digits)
 
 
 async def measure(args: argparse.Namespace) -> dict[str, float]:
+    """Every figure the arguments ask for (the long turn's keys prefixed `turn_`)."""
     out = await per_step(args.rounds, args.profile)
     if args.long:
-        turn = await long_turn(args.long)
-        out.update(turn_ratio=turn["ratio"], turn_cpu_s=turn["cpu_s"])
+        out.update({f"turn_{key}": value for key, value in (await long_turn(args.long)).items()})
     if args.turns:
         out.update(await long_thread(args.turns, args.profile_thread))
     return out
@@ -243,20 +243,18 @@ async def main() -> None:
         return paired(args)
     if args.json:
         return print(json.dumps(await measure(args)))
-    r = await per_step(args.rounds, args.profile)
+    r = await measure(args)
     print(
         f"per step: {r['per_step_ms']:.1f} ms auger CPU (1-call turn {r['one_call_ms']:.0f} ms); "
         "target ≤ 15 ms"
     )
     if args.long:
-        r = await long_turn(args.long)
         print(
-            f"long turn ({args.long} calls): gap between model calls {r['early_ms']:.1f} ms at step 15, "
-            f"{r['late_ms']:.1f} ms at step {args.long - 20}: {r['ratio']:.2f}× (target ≤ 1.25×); "
-            f"turn CPU {r['cpu_s']:.1f} s"
+            f"long turn ({args.long} calls): gap between model calls {r['turn_early_ms']:.1f} ms at "
+            f"step 15, {r['turn_late_ms']:.1f} ms at step {args.long - 20}: {r['turn_ratio']:.2f}× "
+            f"(target ≤ 1.25×); turn CPU {r['turn_cpu_s']:.1f} s"
         )
     if args.turns:
-        r = await long_thread(args.turns, args.profile_thread)
         print(
             f"long thread ({args.turns} turns): auger CPU per turn {r['turn_10_ms']:.0f} ms at turn 10, "
             f"{r['last_ms']:.0f} ms at the end: {r['ratio']:.2f}× (target ≤ 1.25×); "
