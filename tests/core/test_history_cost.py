@@ -376,3 +376,38 @@ def test_auto_summarization_counts_with_it() -> None:
     middleware = summarization(ScriptedChatModel(script=[]), None)
     assert isinstance(middleware.token_counter, ApproximateTokens) and middleware.token_counter.scaling
     assert middleware._lc_helper._partial_token_counter is middleware.token_counter.unscaled
+
+
+async def test_the_snapshot_stored_in_postgresql_reads_back_with_langgraphs_own_serializer(
+    settings: Settings, pg_url: str
+) -> None:
+    """On PostgreSQL the snapshot is a blob of its own (`checkpoint_blobs`): packed from the kept
+    encodings, it decodes with LangGraph's plain serializer to the thread's first messages."""
+    import psycopg
+
+    from auger.core.agent.graph import create_cli_agent
+    from auger.core.threads.messages_reducer import SNAPSHOT_FREQUENCY
+    from auger.core.threads.postgres.saver import open_postgres_saver
+
+    saver, closer = await open_postgres_saver(pg_url)
+    turns = SNAPSHOT_FREQUENCY - 10  # two writes a turn: one snapshot, at ~50 messages
+    graph = create_cli_agent(
+        settings, model=ScriptedChatModel(script=[f"answer {i}" for i in range(turns)]), checkpointer=saver
+    )
+    cfg = {"configurable": {"thread_id": "t"}}
+    try:
+        for i in range(turns):
+            await graph.ainvoke(
+                {"messages": [HumanMessage(f"question {i}")]}, cfg, context=AugerContext(mode="yolo")
+            )
+        messages = (await graph.aget_state(cfg)).values["messages"]
+    finally:
+        await closer.close()
+    assert saver.serde.encoded_anew == 2 * turns  # each message once, by its write
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute(
+            "SELECT type, blob FROM checkpoint_blobs WHERE channel = 'messages' AND type <> 'empty'"
+        ).fetchall()
+    (snapshot,) = [JsonPlusSerializer().loads_typed((kind, bytes(blob))).value for kind, blob in rows]
+    assert len(snapshot) >= SNAPSHOT_FREQUENCY - 2
+    assert [m.model_dump() for m in snapshot] == [m.model_dump() for m in messages[: len(snapshot)]]
