@@ -9,8 +9,10 @@ auger's own work plus the SDKs it drives, never the model's.
 * per step: paired rounds of a 1-call turn and a 20-call turn (each on a new thread; the model
   calls `ls /` then answers); per step = (20-call CPU - 1-call CPU) / 19, median over rounds.
   Target ≤ 15 ms.
-* long turn: one turn of `--long` tool calls; the gap between model calls (the server's arrival
-  times) around step 15 and step ~280 (medians of 11 gaps). Target: ≤ 1.25× apart.
+* long turn: one turn of `--long` tool calls; auger's time between model calls (from the end of
+  the server's answer to the next request's arrival, so the server's own parsing of ever longer
+  requests is left out) around step 15 and step ~280 (medians of 11 gaps). Target: ≤ 1.25× apart.
+  Also printed: the request-to-request ratio, the server's time included.
 * long thread: `--turns` one-call turns on one thread; auger CPU of turns 6-15 vs the last 10
   (medians). Target: ≤ 1.25× apart. Also the ratio of the lower quartiles of turns 6-25 and the
   last 20 (a busy machine only adds time: steadier when other work shares the cores).
@@ -53,17 +55,19 @@ class Server:
 
     def __init__(self, script: list[dict[str, Any]], tmp: Path) -> None:
         (tmp / "script.json").write_text(json.dumps(script))
-        self.log = tmp / "requests.jsonl"
+        self.log = tmp / "times.txt"
         self.proc = subprocess.Popen(
-            [sys.executable, str(SERVER), "--script", str(tmp / "script.json"), "--log", str(self.log)],
+            [sys.executable, str(SERVER), "--script", str(tmp / "script.json"), "--times", str(self.log)],
             stdout=subprocess.PIPE,
             text=True,
         )
         assert self.proc.stdout is not None
         self.port = int(self.proc.stdout.readline().strip().split("=")[1])
 
-    def times(self) -> list[float]:
-        return [json.loads(line)["time"] for line in self.log.read_text().splitlines()]
+    def times(self) -> list[tuple[float, float]]:
+        """(received, answered) of each model call, in order."""
+        pairs = (line.split() for line in self.log.read_text().splitlines())
+        return sorted((float(a), float(b)) for a, b in pairs)
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -98,8 +102,11 @@ async def _turn(session: Any, prompt: str = "bench") -> float:
     return time.process_time() - cpu
 
 
-def _median_gap(times: list[float], at: int) -> float:
-    gaps = [b - a for a, b in itertools.pairwise(times)]
+def _median_gap(times: list[tuple[float, float]], at: int, *, own: bool) -> float:
+    """Median of the 11 gaps around call `at`: from one request to the next, or (`own`) from the
+    end of one answer to the next request, auger's own time (the server's parsing and logging of
+    ever longer requests left out)."""
+    gaps = [b[0] - (a[1] if own else a[0]) for a, b in itertools.pairwise(times)]
     window = gaps[max(0, at - 5) : at + 6]
     return statistics.median(window)
 
@@ -143,8 +150,15 @@ async def long_turn(calls: int) -> dict[str, float]:
         await session.aclose()
         server.stop()
     times = server.times()
-    early, late = _median_gap(times, 15), _median_gap(times, calls - 20)
-    return {"early_ms": early * 1e3, "late_ms": late * 1e3, "ratio": late / early, "cpu_s": cpu}
+    early, late = _median_gap(times, 15, own=True), _median_gap(times, calls - 20, own=True)
+    raw = _median_gap(times, calls - 20, own=False) / _median_gap(times, 15, own=False)
+    return {
+        "early_ms": early * 1e3,
+        "late_ms": late * 1e3,
+        "ratio": late / early,
+        "raw_ratio": raw,
+        "cpu_s": cpu,
+    }
 
 
 async def long_thread(turns: int, profile: str | None = None) -> dict[str, float]:
@@ -187,6 +201,7 @@ FIGURES = {  # figure: (result key, unit, digits)
     "per step": ("per_step_ms", "ms", 1),
     "1-call turn": ("one_call_ms", "ms", 0),
     "long turn, step -20 / 15": ("turn_ratio", "×", 2),
+    "  request to request": ("turn_raw_ratio", "×", 2),
     "long turn CPU": ("turn_cpu_s", "s", 2),
     "turn 10": ("turn_10_ms", "ms", 0),
     "last turns": ("last_ms", "ms", 0),
@@ -252,7 +267,8 @@ async def main() -> None:
         print(
             f"long turn ({args.long} calls): gap between model calls {r['turn_early_ms']:.1f} ms at "
             f"step 15, {r['turn_late_ms']:.1f} ms at step {args.long - 20}: {r['turn_ratio']:.2f}× "
-            f"(target ≤ 1.25×); turn CPU {r['turn_cpu_s']:.1f} s"
+            f"(target ≤ 1.25×); request to request {r['turn_raw_ratio']:.2f}×; "
+            f"turn CPU {r['turn_cpu_s']:.1f} s"
         )
     if args.turns:
         print(

@@ -63,8 +63,10 @@ A script file for the CLI is a JSON list of responses, or ``{"models": [...],
 "responses": [...]}``.  The request log (``--log``) gets one JSON line per chat request:
 ``{"time": t, "request": <body>, "response": <scripted response used>}``. ``script.first_tokens``
 holds the wall time at which each streamed reply's first text chunk was sent (latency benches).
+``--times FILE`` appends ``received answered`` (epoch seconds) per POST: the gap from one answer's
+end to the next request is the client's own time between model calls (bench_steps).
 
-    python tests/llm_server.py --script FILE.json --port 0 --log FILE.jsonl [--api-key K]
+    python tests/llm_server.py --script FILE.json --port 0 --log FILE.jsonl [--times FILE] [--api-key K]
 
 prints ``PORT=<n>`` as its first stdout line, then serves on 127.0.0.1 until killed.
 In-process: ``with ScriptedLLM(script=[...]) as llm: llm.base_url; llm.requests; llm.add(...)``;
@@ -163,7 +165,12 @@ def matches(when: dict[str, Any] | None, body: dict[str, Any]) -> bool:
 class Script:
     """Thread-safe list of pending responses plus the log of requests received."""
 
-    def __init__(self, responses: list[Any] | None = None, log_path: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        responses: list[Any] | None = None,
+        log_path: str | Path | None = None,
+        times_path: str | Path | None = None,
+    ) -> None:
         self._lock = threading.Lock()
         self._pending: list[Response] = []
         self.requests: list[dict[str, Any]] = []
@@ -171,6 +178,7 @@ class Script:
         self.served: list[Response] = []
         self.first_tokens: list[float] = []  # time.time() each streamed reply's first text chunk was sent
         self.log_path = Path(log_path) if log_path else None
+        self.times_path = Path(times_path) if times_path else None
         self.models: list[str] = []  # every `when.model` ever scripted, for GET /v1/models
         self.add(*(responses or []))
 
@@ -205,6 +213,12 @@ class Script:
             line = json.dumps({"time": time.time(), "request": body, "response": resp}, default=str)
             with self.log_path.open("a", encoding="utf-8") as f:
                 f.write(line + "\n")
+
+    def timed(self, received: float, answered: float) -> None:
+        """With a times file: note when a POST arrived and when its answer was written (benches)."""
+        if self.times_path:
+            with self._lock, self.times_path.open("a", encoding="utf-8") as f:
+                f.write(f"{received:.6f} {answered:.6f}\n")
 
 
 def _pieces(text: str, size: int) -> list[str]:
@@ -247,6 +261,9 @@ class Handler(BaseHTTPRequestHandler):
     """One HTTP/1.1 connection (keep-alive) to the scripted server."""
 
     protocol_version = "HTTP/1.1"
+    # each SSE chunk is its own small write: with Nagle's algorithm on, a write waits for the ACK of
+    # the one before, which the client delays (~40 ms on Linux), so every reply would stall there
+    disable_nagle_algorithm = True
     server: LLMHTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
@@ -339,6 +356,13 @@ class Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"object": "list", "data": data})
 
     def do_POST(self) -> None:
+        received = time.time()
+        try:
+            self._post()
+        finally:
+            self.server.script.timed(received, time.time())
+
+    def _post(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         route = self.path.split("?")[0].rstrip("/")
         if route not in ("/v1/chat/completions", "/v1/messages"):
@@ -475,8 +499,9 @@ class ScriptedLLM:
         models: list[str] | None = None,
         log_path: str | Path | None = None,
         port: int = 0,
+        times_path: str | Path | None = None,
     ) -> None:
-        self.script = Script(script, log_path)
+        self.script = Script(script, log_path, times_path)
         self.server = LLMHTTPServer(port, self.script, models, api_key)
         self._thread: threading.Thread | None = None
 
@@ -536,13 +561,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", help="JSON file: a list of responses or {models, responses}")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--log", help="append one JSON line per chat request here")
+    parser.add_argument("--times", help="append 'received answered' (epoch seconds) per POST here")
     parser.add_argument("--api-key", default=None, help="require 'Authorization: Bearer KEY'")
     args = parser.parse_args(argv)
     data: Any = json.loads(Path(args.script).read_text(encoding="utf-8")) if args.script else []
     responses, models = (
         (data, None) if isinstance(data, list) else (data.get("responses", []), data.get("models"))
     )
-    llm = ScriptedLLM(responses, api_key=args.api_key, models=models, log_path=args.log, port=args.port)
+    llm = ScriptedLLM(
+        responses,
+        api_key=args.api_key,
+        models=models,
+        log_path=args.log,
+        port=args.port,
+        times_path=args.times,
+    )
     print(f"PORT={llm.port}", flush=True)
     try:
         llm.server.serve_forever()

@@ -381,3 +381,27 @@ async def test_anthropic_non_streaming_errors_and_cut(llm: ScriptedLLM) -> None:
         await claude(llm).ainvoke("y")
     msg, _ = await collect(claude(llm), "z")
     assert msg.text == "cut" and not msg.response_metadata.get("stop_reason")
+
+
+async def test_streamed_replies_do_not_wait_on_delayed_acks(tmp_path: Path) -> None:
+    """Each SSE chunk is its own write: with Nagle's algorithm on, a reply waits ~40 ms for the
+    client's delayed ACK, which made every scripted model call cost 40 ms of nothing (and every
+    e2e turn and step bench with it). 20 streamed tool-call replies on one connection, and a
+    `--times` line for each (received <= answered)."""
+    times = tmp_path / "times.txt"
+    call = {"tool_calls": [{"name": "ls", "args": {"path": "/"}}], "repeat": True}
+    with ScriptedLLM([call], times_path=times) as llm:
+        client = openai.AsyncOpenAI(base_url=llm.base_url, api_key="x", max_retries=0)
+        await _raw_stream(llm)  # connect and warm up
+        start = time.perf_counter()
+        for _ in range(20):
+            stream = await client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hi"}], stream=True
+            )
+            async for _chunk in stream:
+                pass
+        took = time.perf_counter() - start
+    assert took < 0.6, f"20 replies took {took:.2f} s: stalled on delayed ACKs (40 ms each)?"
+    pairs = [tuple(map(float, line.split())) for line in times.read_text().splitlines()]
+    assert len(pairs) == 21
+    assert all(received <= answered for received, answered in pairs)
