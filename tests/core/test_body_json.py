@@ -1,5 +1,5 @@
 """A chat request's JSON is built from each message's bytes, encoded once
-(auger.core.models.body_json): the bytes are the openai SDK's own encoding of the whole body, on
+(auger.core.models.requests.body_json): the bytes are the openai SDK's own encoding of the whole body, on
 every kind of message and history, and a long thread encodes only the messages it has not sent."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from langchain_core.tools import tool
 from openai import _base_client
 from openai._utils._json import openapi_dumps
 
-from auger.core.models import body_json
-from auger.core.models.body_json import BodyJson
-from auger.core.models.openai_body import PrebuiltBodyCompletions
 from auger.core.models.providers import build_chat_model
+from auger.core.models.requests import body_json
+from auger.core.models.requests.body_json import BodyJson
+from auger.core.models.requests.openai_body import PrebuiltBodyCompletions
 from auger.core.models.specs import ModelSpec
 from auger.core.runtime import open_session
 from llm_server import ScriptedLLM

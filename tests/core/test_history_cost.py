@@ -15,7 +15,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from auger.core.agent.context import AugerContext
 from auger.core.threads.backend import ThreadDatabase
-from auger.core.threads.message_serde import MessageMemoSerializer
+from auger.core.threads.checkpoints.message_serde import MessageMemoSerializer
 from auger.settings import Settings
 from scripted_model import ScriptedChatModel
 from session_helpers import offline_settings
@@ -51,7 +51,7 @@ async def test_a_reloaded_thread_decodes_only_the_messages_it_has_not_met(
     settings: Settings, database: ThreadDatabase
 ) -> None:
     from auger.core.agent.graph import create_cli_agent
-    from auger.core.threads.checkpointer import open_saver
+    from auger.core.threads.checkpoints.checkpointer import open_saver
 
     database.home.mkdir()
     saver, closer = await open_saver(database)
@@ -187,7 +187,7 @@ async def test_a_turn_s_start_looks_up_only_the_messages_written_since_the_threa
     """LangGraph rebuilds the messages from the newest snapshot (every `SNAPSHOT_FREQUENCY`
     writes) and the writes since: the snapshot comes back whole from the memo."""
     from auger.core.agent.graph import create_cli_agent
-    from auger.core.threads.checkpointer import open_checkpointer
+    from auger.core.threads.checkpoints.checkpointer import open_checkpointer
     from auger.core.threads.messages_reducer import SNAPSHOT_FREQUENCY
 
     saver, conn = await open_checkpointer(tmp_path / "threads.db")

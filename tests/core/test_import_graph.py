@@ -147,3 +147,17 @@ def test_the_tui_and_headless_use_only_the_port_of_the_core() -> None:
         if name.startswith("auger.tui") or name == "auger.headless"
     }
     assert {name: targets for name, targets in used.items() if targets} == {}
+
+
+def test_no_folder_holds_more_than_15_modules_and_each_has_a_public_init() -> None:
+    """A folder that grows past ~15 modules wants sub-packages named for what they hold."""
+    folders = {path.parent for path in SRC.rglob("*.py") if "__pycache__" not in path.parts}
+    assert len(folders) > 20  # the tree was really read
+    crowded = {}
+    for folder in folders:
+        modules = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
+        if len(modules) > 15:
+            crowded[str(folder.relative_to(SRC))] = len(modules)
+        init = folder / "__init__.py"
+        assert init.exists() and ast.get_docstring(ast.parse(init.read_text())), f"{folder}: no docstring"
+    assert crowded == {}

@@ -1,4 +1,4 @@
-"""A request converts only the messages it has not sent before (auger.core.models.message_dicts),
+"""A request converts only the messages it has not sent before (auger.core.models.requests.message_dicts),
 and sends the same bytes as langchain-openai converting the whole history: a real Session over
 many turns against the scripted server, and the memo on its own with every kind of message."""
 
@@ -12,8 +12,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models import base as openai_base
 
-from auger.core.models.message_dicts import ChatOpenAIMessageMemo
 from auger.core.models.providers import build_chat_model
+from auger.core.models.requests.message_dicts import ChatOpenAIMessageMemo
 from auger.core.models.specs import ModelSpec
 from auger.core.runtime import open_session
 from llm_server import ScriptedLLM

@@ -8,7 +8,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from auger.core.middleware.model.wire_content import wire_message
-from auger.core.models.message_memo import MessageMemo
+from auger.core.models.requests.message_memo import MessageMemo
 
 
 def test_each_message_is_transformed_once_while_it_stays() -> None:

@@ -126,7 +126,7 @@ async def test_a_graph_rebuilds_the_list_only_when_a_turn_reads_it_back(
     agent_settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from auger.core.agent.graph import create_cli_agent
-    from auger.core.threads.checkpointer import open_checkpointer
+    from auger.core.threads.checkpoints.checkpointer import open_checkpointer
 
     steps, turns = 15, 4
     ls = {"tool_calls": [{"name": "ls", "args": {"path": "/"}}]}

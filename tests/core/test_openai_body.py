@@ -1,6 +1,6 @@
 """The chat body langchain-openai builds goes out without the openai SDK's per-call walk
-(auger.core.models.openai_body), and the bytes on the wire are the SDK's own: the same requests through
-both paths, against the scripted server, compared byte for byte."""
+(auger.core.models.requests.openai_body), and the bytes on the wire are the SDK's own: the
+same requests through both paths, against the scripted server, compared byte for byte."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_core.tools import tool
 from pydantic import BaseModel
 
-from auger.core.models.openai_body import PrebuiltBodyCompletions
 from auger.core.models.providers import build_chat_model
+from auger.core.models.requests.openai_body import PrebuiltBodyCompletions
 from auger.core.models.specs import ModelSpec
 from conftest_llm import ScriptedLLM
 

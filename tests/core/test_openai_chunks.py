@@ -1,6 +1,6 @@
-"""Streamed chat-completion chunks reach langchain as dicts (auger.core.models.openai_chunks): the same
-message as the SDK's models gave — text, reasoning, tool calls, usage, finish reason — without
-building a pydantic model per chunk."""
+"""Streamed chat-completion chunks reach langchain as dicts
+(auger.core.models.replies.openai_chunks): the same message as the SDK's models gave — text,
+reasoning, tool calls, usage, finish reason — without building a pydantic model per chunk."""
 
 from __future__ import annotations
 

@@ -18,10 +18,10 @@ from auger.core import events as ev
 from auger.core.runtime import open_runtime, open_session
 from auger.core.session.session import Session
 from auger.core.threads.backend import ThreadDatabase
-from auger.core.threads.collapse import Step, plan
+from auger.core.threads.checkpoints.collapse import Step, plan
+from auger.core.threads.checkpoints.sqlite_saver import next_version
 from auger.core.threads.history import read_history
 from auger.core.threads.index import ThreadIndex, fork_thread
-from auger.core.threads.sqlite_saver import next_version
 from conftest import db_bytes, db_rows
 from conftest_llm import typed
 from llm_server import ScriptedLLM

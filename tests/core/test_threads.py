@@ -18,7 +18,7 @@ import pytest
 from auger.core import events as ev
 from auger.core.runtime import open_runtime, open_session
 from auger.core.threads.backend import ThreadDatabase
-from auger.core.threads.checkpointer import open_saver
+from auger.core.threads.checkpoints.checkpointer import open_saver
 from auger.core.threads.history import read_history
 from auger.core.threads.index import fork_thread, messages_after
 from auger.core.threads.schema import MIGRATIONS
@@ -244,7 +244,7 @@ def test_damaged_sqlite_database_is_a_clear_error(tmp_path: Path) -> None:
 _OPEN_AT = """
 import asyncio, sys, time
 from pathlib import Path
-from auger.core.threads.checkpointer import open_checkpointer
+from auger.core.threads.checkpoints.checkpointer import open_checkpointer
 from auger.core.threads.store import ThreadStore
 path, start = Path(sys.argv[1]), float(sys.argv[2])
 while time.time() < start:

@@ -1,4 +1,4 @@
-"""A tool set's schemas are converted once, not on every model call (auger.core.models.tool_schemas),
+"""A tool set's schemas are converted once, not on every model call (auger.core.models.requests.tool_schemas),
 and the requests on the wire are byte for byte what converting on every call sends."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 from langchain_openai.chat_models import base as openai_base
 
-from auger.core.models.complete_reply import watch
 from auger.core.models.providers import build_chat_model
+from auger.core.models.replies.complete_reply import watch
+from auger.core.models.requests.tool_schemas import CachedToolBinding
 from auger.core.models.specs import ModelSpec
-from auger.core.models.tool_schemas import CachedToolBinding
 from conftest_llm import ScriptedLLM
 
 CALLS = 5

@@ -24,7 +24,7 @@ def _modules_after(code: str) -> set[str]:
 
 def test_tui_modules_import_no_agent_stack() -> None:
     code = (
-        "import auger.tui, auger.tui.app, auger.tui.turn, auger.tui.inputs, auger.tui.replay\n"
+        "import auger.tui, auger.tui.app, auger.tui.turn, auger.tui.prompt.inputs, auger.tui.replay\n"
         "from auger.tui import make_app\nfrom auger.tui.commands import load_commands\nload_commands()\n"
         "import auger.tui.screens.model_picker, auger.tui.screens.thread_picker, auger.cli.frontends"
     )

@@ -13,8 +13,8 @@ import pytest
 from conftest_tui import Tui, ready, reply_streaming, send_nowait, tui, type_while_busy, wait_for  # noqa: F401
 from textual import events
 
-from auger.core.models import loop_share
-from auger.core.models.loop_share import HOLD, LoopShare
+from auger.core.models.replies import loop_share
+from auger.core.models.replies.loop_share import HOLD, LoopShare
 from auger.tui.typing_pace import TypingPace, pace_of
 from auger.tui.widgets.markdown_view import MarkdownLines
 from auger.tui.widgets.prompt import PromptInput

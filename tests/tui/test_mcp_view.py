@@ -48,7 +48,7 @@ async def test_project_servers_wait_for_trust_then_start(tui: Tui) -> None:
 async def test_prompts_resources_and_progress_in_the_tui(tui: Tui) -> None:
     """`/mcp__calc__review 42 ...` is completed and sent as the server's prompt, `@calc:docs://guide`
     attaches the resource, and a tool's progress shows on its row."""
-    from auger.tui.completer import completions
+    from auger.tui.prompt.completer import completions
     from auger.tui.widgets.tool_row import ToolRow
 
     spec = {"mcpServers": {"calc": {"command": sys.executable, "args": [str(SERVER)]}}}

@@ -45,7 +45,7 @@ from auger.core.threads.search import snippet_parts
 from auger.core.threads.store import LiveThread, ThreadInfo
 
 if TYPE_CHECKING:
-    from auger.core.models.loop_share import KeysFirst
+    from auger.core.models.replies.loop_share import KeysFirst
     from auger.settings import Settings
 
 __all__ = [

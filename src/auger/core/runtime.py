@@ -76,7 +76,7 @@ async def open_runtime(
     from auger.core.safety.permissions import PermissionEngine
     from auger.core.safety.redaction import configure
     from auger.core.threads.backend import thread_database
-    from auger.core.threads.checkpointer import open_saver
+    from auger.core.threads.checkpoints.checkpointer import open_saver
     from auger.core.threads.index import ThreadIndex
     from auger.core.threads.store import ThreadStore
 

@@ -3,7 +3,7 @@ Session's events; everything it does to the agent goes through the Session's met
 
 What the app is doing (booting, a turn, waiting for the user...) is `auger.tui.state.TuiState`;
 what it knows of the agent is `auger.tui.facts.Facts`. Input handling (slash commands, `!shell`,
-`@file`, the queue) lives in `auger.tui.inputs`; event rendering in `auger.tui.turn`; the
+`@file`, the queue) lives in `auger.tui.prompt.inputs`; event rendering in `auger.tui.turn`; the
 commands in `auger.tui.commands`, which get a `CommandContext` (`commands()`), not the app. The
 agent is an `AgentPort` (`auger.core.port`): an in-process Session or a client of `auger serve`,
 from the factory the CLI picked; the catalogue, models, `!command` and threads all come through it.
@@ -25,7 +25,7 @@ from auger.tui.app_base import AppBase
 from auger.tui.bindings import APP_BINDINGS, keymap_from_settings
 from auger.tui.facts import Facts
 from auger.tui.gcpolicy import GcPolicy, end_startup
-from auger.tui.history import FILE_NAME, PromptHistory
+from auger.tui.prompt.history import FILE_NAME, PromptHistory
 from auger.tui.state import TuiState
 from auger.tui.typing_pace import noting_keys, pace_of
 from auger.tui.widgets.prompt import PromptInput
@@ -39,9 +39,9 @@ if TYPE_CHECKING:
 
     from auger.core.port import AgentPort, SessionFactory
     from auger.settings import Settings
-    from auger.tui.completer import CompletionSet
-    from auger.tui.files import FileIndex
-    from auger.tui.inputs import InputController
+    from auger.tui.prompt.completer import CompletionSet
+    from auger.tui.prompt.files import FileIndex
+    from auger.tui.prompt.inputs import InputController
     from auger.tui.turn import TurnView
     from auger.tui.widgets.approval import ApprovalPrompt
     from auger.tui.widgets.input_form import InputForm
@@ -51,7 +51,7 @@ BLOCKS_CSS = Path(__file__).with_name("blocks.tcss")
 
 # Imported after the first paint (they are not needed to draw the empty screen).
 LATER = (
-    "auger.tui.inputs",
+    "auger.tui.prompt.inputs",
     "auger.tui.turn",
     "auger.tui.replay",
     "auger.tui.widgets.messages",
@@ -114,7 +114,7 @@ class AugerApp(AppBase):
     def files(self) -> FileIndex:
         """The project's files, for `@path` completion (built on first use)."""
         if self._files is None:
-            from auger.tui.files import FileIndex
+            from auger.tui.prompt.files import FileIndex
 
             self._files = FileIndex(self.settings.project_root)
         return self._files
@@ -122,7 +122,7 @@ class AugerApp(AppBase):
     @property
     def inputs(self) -> InputController:
         if self._inputs is None:
-            from auger.tui.inputs import InputController
+            from auger.tui.prompt.inputs import InputController
 
             self._inputs = InputController(self)
         return self._inputs
@@ -334,7 +334,7 @@ class AugerApp(AppBase):
         self.prompt.sync_menu()
 
     def _completions(self, text: str, cursor: int) -> CompletionSet | None:
-        from auger.tui.completer import completions
+        from auger.tui.prompt.completer import completions
 
         return completions(self.facts, lambda: self.files, text, cursor)
 
@@ -348,7 +348,7 @@ class AugerApp(AppBase):
 
     # -- actions ---------------------------------------------------------------------------
     async def action_editor(self) -> None:
-        from auger.tui.editor import edit_in_editor
+        from auger.tui.prompt.editor import edit_in_editor
 
         text = await edit_in_editor(self, self.prompt.text)
         if text is not None:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from auger.settings import Settings
     from auger.tui.commands.context import CommandContext
     from auger.tui.facts import Facts
-    from auger.tui.history import PromptHistory
+    from auger.tui.prompt.history import PromptHistory
     from auger.tui.state import TuiState
 
 MODES = ("manual", "auto-edit", "yolo", "plan")  # auger.core.port.MODES (not imported before the first paint)

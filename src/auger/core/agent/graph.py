@@ -15,8 +15,8 @@ outermost first):
                                  its own); outside 1, so it sees the reply tagged with its spec.
 1. ConfigurableModelMiddleware — pick the model (and temperature, max_tokens, reasoning_effort)
                                  for this call from the run context (`/model`); refuse a reply
-                                 that did not finish (`auger.core.models.complete_reply`); tag the reply
-                                 with the effective `provider:model`.
+                                 that did not finish (`auger.core.models.replies.complete_reply`);
+                                 tag the reply with the effective `provider:model`.
 2. ProviderHistoryMiddleware   — after a cross-provider switch, send the history without the
                                  previous provider's reasoning blocks / cache fields.
 2b. WireContentMiddleware      — send only what any provider takes: valid Unicode, tool results

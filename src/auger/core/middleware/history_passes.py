@@ -28,7 +28,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from auger.core.models.message_memo import MessageMemo
+from auger.core.models.requests.message_memo import MessageMemo
 
 PASSES = (  # (module, function): the globals `install` replaces
     ("langchain_core.language_models.chat_models", "_format_for_tracing"),

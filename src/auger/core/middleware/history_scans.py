@@ -8,7 +8,7 @@ reorders media results and looks for evicted messages (~0.5 ms a call); the dang
 patch, before every run, collects every tool call and every answer (~0.3 ms a turn). Their
 verdicts are per message, or sums over the messages, so they are kept from one call to the
 next, for as long as the messages stay in the requests — known by identity, as
-auger.core.models.message_memo explains: a request that grows the last one, or
+auger.core.models.requests.message_memo explains: a request that grows the last one, or
 replaces some of its messages, costs only what is new. Whenever a verdict says there is
 something to do, the SDK's own code does it (the filesystem passes: over the part of the list
 they can act on), so what the model is sent, or what enters the thread, is the SDK's.
@@ -30,8 +30,8 @@ from deepagents.middleware.patch_tool_calls import PatchToolCallsMiddleware
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from auger.core.middleware.model.unsupported_content import TextAwareUnsupportedContent, plain_text
-from auger.core.models.identity_pass import false_at
-from auger.core.models.message_memo import MessageMemo, common_prefix
+from auger.core.models.requests.identity_pass import false_at
+from auger.core.models.requests.message_memo import MessageMemo, common_prefix
 
 
 def takes_as_is(message: Any) -> bool:

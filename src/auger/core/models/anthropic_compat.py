@@ -2,8 +2,8 @@
 
 langchain-anthropic builds its own httpx2 client and takes none from outside; this subclass
 builds the async client (what auger calls) on `auger.core.models.provider_http.TimeoutClient`.
-Its streamed replies merge as they arrive (auger.core.models.merged_stream) and its tool schemas
-are converted once per tool set (auger.core.models.tool_schemas). Imported only
+Its streamed replies merge as they arrive (auger.core.models.replies.merged_stream) and its tool schemas
+are converted once per tool set (auger.core.models.requests.tool_schemas). Imported only
 when an Anthropic model is used.
 """
 
@@ -16,9 +16,9 @@ import anthropic
 from langchain_anthropic import ChatAnthropic
 from pydantic import Field
 
-from auger.core.models.merged_stream import MergedStream
 from auger.core.models.provider_http import RequestTimeout, TimeoutClient
-from auger.core.models.tool_schemas import CachedToolBinding
+from auger.core.models.replies.merged_stream import MergedStream
+from auger.core.models.requests.tool_schemas import CachedToolBinding
 
 
 class AnthropicRequestTimeout(RequestTimeout, anthropic.AnthropicError):

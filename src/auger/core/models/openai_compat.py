@@ -4,9 +4,9 @@ Those servers stream the model's reasoning as `delta.reasoning_content` (or `del
 which langchain-openai drops; keep it in `additional_kwargs["reasoning_content"]` so the session
 can show it. Imported only when such a provider is used.
 
-Both classes merge a streamed reply as it arrives (auger.core.models.merged_stream) and convert
-a tool set's schemas once (auger.core.models.tool_schemas) and each message of a request to its
-dict once (auger.core.models.message_dicts).
+Both classes merge a streamed reply as it arrives (auger.core.models.replies.merged_stream) and convert
+a tool set's schemas once (auger.core.models.requests.tool_schemas) and each message of a request to its
+dict once (auger.core.models.requests.message_dicts).
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from typing import Any
 
 from langchain_core.outputs import ChatGenerationChunk
 
-from auger.core.models.merged_stream import MergedStream
-from auger.core.models.message_dicts import ChatOpenAIMessageMemo
-from auger.core.models.tool_schemas import CachedToolBinding
+from auger.core.models.replies.merged_stream import MergedStream
+from auger.core.models.requests.message_dicts import ChatOpenAIMessageMemo
+from auger.core.models.requests.tool_schemas import CachedToolBinding
 
 
 class ChatOpenAIStreamed(CachedToolBinding, MergedStream, ChatOpenAIMessageMemo):
     """ChatOpenAI (OpenAI itself) with its streamed replies merged as they arrive, its tool
-    schemas converted once per tool set (auger.core.models.tool_schemas) and each message
-    converted to its dict once (auger.core.models.message_dicts)."""
+    schemas converted once per tool set (auger.core.models.requests.tool_schemas) and each message
+    converted to its dict once (auger.core.models.requests.message_dicts)."""
 
 
 class ChatOpenAICompatible(ChatOpenAIStreamed):

@@ -58,7 +58,7 @@ def _openai(ms: ModelSpec, params: dict[str, Any], env: Mapping[str, str], timeo
         api_key = api_key or "not-needed"
     if headers := params.pop("headers", None):
         extra["default_headers"] = headers
-    from auger.core.models.openai_body import send_prebuilt_bodies
+    from auger.core.models.requests.openai_body import send_prebuilt_bodies
 
     model = cls(
         model=ms.model,
@@ -74,7 +74,7 @@ def _openai(ms: ModelSpec, params: dict[str, Any], env: Mapping[str, str], timeo
         **extra,
         **params,
     )
-    from auger.core.models.openai_chunks import raw_chunks
+    from auger.core.models.replies.openai_chunks import raw_chunks
 
     # streamed chunks stay dicts (half the cost of a fast stream); bodies posted as built
     return send_prebuilt_bodies(raw_chunks(model))  # type: ignore[no-any-return]

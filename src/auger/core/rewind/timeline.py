@@ -15,7 +15,7 @@ from auger.core.rewind import records, trees
 from auger.core.rewind.records import TurnRecord
 from auger.core.rewind.trees import Change, Reader
 from auger.core.text import counted
-from auger.core.threads import checkpoints as thread_checkpoints
+from auger.core.threads.checkpoints import rows as thread_checkpoints
 from auger.errors import ThreadError, UsageError
 
 

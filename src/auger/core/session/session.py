@@ -27,7 +27,7 @@ from auger.errors import BusyError, NotFoundError, UsageError
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage
 
-    from auger.core.models.loop_share import KeysFirst
+    from auger.core.models.replies.loop_share import KeysFirst
     from auger.core.operations import Operation
     from auger.core.port import AgentPort, TurnOptions
     from auger.core.runtime import Runtime
@@ -90,8 +90,8 @@ class Session(AgentPort):
 
     def give_way_to(self, keys: KeysFirst | None) -> None:
         """The turns run in this loop: their model calls and streams wait while a key is on its
-        way to the screen (auger.core.models.loop_share)."""
-        from auger.core.models.loop_share import give_way
+        way to the screen (auger.core.models.replies.loop_share)."""
+        from auger.core.models.replies.loop_share import give_way
 
         give_way(keys)
 

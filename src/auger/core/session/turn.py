@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from auger.core import events as ev
 from auger.core.agent.context import MODES, AugerContext
-from auger.core.models.loop_share import LoopShare
 from auger.core.models.provider_errors import describe_error
+from auger.core.models.replies.loop_share import LoopShare
 from auger.core.rewind.recorder import TurnRecorder, finish_turn, turn_recorder
 from auger.core.safety.redaction import StreamRedactor
 from auger.core.session.approvals import decide

@@ -2,8 +2,9 @@
 
 `ThreadDatabase` names the place: the embedded SQLite file `$AUGER_HOME/threads.db` (the
 default), or a PostgreSQL server when `database_url = "postgresql://…"` (config key, also
-`AUGER_DATABASE_URL`). The checkpointer (`auger.core.threads.checkpointer.open_saver`) and the thread
-store (`auger.core.threads.open_thread_store`) both open it from the same `ThreadDatabase`.
+`AUGER_DATABASE_URL`). The checkpointer
+(`auger.core.threads.checkpoints.checkpointer.open_saver`) and the thread store
+(`auger.core.threads.store.open_store`) both open it from the same `ThreadDatabase`.
 
 `ThreadBackend` is what differs between the two: connecting and migrating, a write transaction
 whose cursor takes SQLite's `?` placeholders on both (so the ThreadStore's statements — and the
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from auger.errors import ConfigError
 
 if TYPE_CHECKING:
-    from auger.core.threads.collapse import Marks, SeedCheck
+    from auger.core.threads.checkpoints.collapse import Marks, SeedCheck
     from auger.core.threads.search import IndexedMessage
     from auger.settings import Settings
 
@@ -113,11 +114,11 @@ class ThreadBackend(Protocol):
     def delete_checkpoints(self, cur: Any, thread_id: str) -> None: ...
 
     def copy_turns(self, cur: Any, source_id: str, new_id: str, at_turn: int | None) -> int:
-        """A fork's checkpoints (`auger.core.threads.checkpoints`); returns the turns copied."""
+        """A fork's checkpoints (`auger.core.threads.checkpoints.rows`); returns the turns copied."""
         ...
 
     def truncate_turns(self, cur: Any, thread_id: str, keep: int) -> str:
-        """Cut the thread after user turn `keep` (`auger.core.threads.checkpoints.truncate_turns`);
+        """Cut the thread after user turn `keep` (`auger.core.threads.checkpoints.rows.truncate_turns`);
         returns the first checkpoint id removed."""
         ...
 
@@ -135,7 +136,7 @@ class ThreadBackend(Protocol):
         *,
         settled: bool,
     ) -> Marks:
-        """Drop a finished turn's intermediate checkpoints (`auger.core.threads.collapse`)."""
+        """Drop a finished turn's intermediate checkpoints (`auger.core.threads.checkpoints.collapse`)."""
         ...
 
     def vacuum(self) -> tuple[int, int]:

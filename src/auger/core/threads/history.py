@@ -125,7 +125,7 @@ async def read_history(db: Path | ThreadDatabase, thread_id: str) -> list[Any]:
     """A thread's messages, read from the checkpointer without building the agent. `db`: the
     thread database, or an SQLite file."""
     from auger.core.threads.backend import ThreadDatabase
-    from auger.core.threads.checkpointer import open_saver
+    from auger.core.threads.checkpoints.checkpointer import open_saver
 
     if isinstance(db, Path):
         db = ThreadDatabase(db.parent, file=db)

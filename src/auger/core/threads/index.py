@@ -1,6 +1,6 @@
 """Keeping the thread store current: a row when a turn starts (title, project, branch, model),
 the message count and the search index of the new messages when it ends, and both for a fork.
-When a turn ends its intermediate checkpoints are also collapsed (`auger.core.threads.collapse`).
+When a turn ends its intermediate checkpoints are also collapsed (`auger.core.threads.checkpoints.collapse`).
 
 `ThreadIndex` is the Runtime's turn observer: every Session of the Runtime calls it (unless the
 session records nothing, like the server's stateless chats)."""

@@ -13,7 +13,7 @@ migration recorded in `auger_migrations`. Append to `MIGRATIONS`; never edit one
   changed files: the project snapshot before and after it (`auger.core.rewind.records`).
 * `auger_threads.collapsed_through`, `.seed_checkpoint` — the checkpoint up to which a thread's
   finished turns are collapsed, and the one kept for its messages snapshot alone
-  (`auger.core.threads.collapse`).
+  (`auger.core.threads.checkpoints.collapse`).
 
 Standard library only (the `auger threads` commands import this on their fast path).
 """
@@ -24,7 +24,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from auger.core.threads.checkpointer import BUSY_TIMEOUT_MS, PAGE_SIZE, is_locked, lock_retries
+from auger.core.threads.checkpoints.checkpointer import BUSY_TIMEOUT_MS, PAGE_SIZE, is_locked, lock_retries
 from auger.errors import ThreadError
 
 MIGRATIONS: list[tuple[str, str]] = [

@@ -2,7 +2,7 @@
 
 One connection, WAL and a busy timeout (`auger.core.threads.schema.prepare`); every write is one
 short `BEGIN IMMEDIATE` transaction. LangGraph's tables here are `checkpoints` and `writes`
-(`auger.core.threads.checkpoints`, `thread_artifacts`, `thread_collapse` handle them as plain SQL).
+(`auger.core.threads.checkpoints.rows`, `thread_artifacts`, `thread_collapse` handle them as plain SQL).
 Standard library only.
 """
 
@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from auger.core.sqlite_write import immediate
-from auger.core.threads import checkpoints as thread_checkpoints
-from auger.core.threads import collapse as thread_collapse
 from auger.core.threads import schema as thread_schema
 from auger.core.threads import search as thread_search
 from auger.core.threads.artifacts import thread_artifacts
 from auger.core.threads.backend import SearchRow
-from auger.core.threads.checkpointer import BUSY_TIMEOUT_MS, check_db_path, database_error
+from auger.core.threads.checkpoints import collapse as thread_collapse
+from auger.core.threads.checkpoints import rows as thread_checkpoints
+from auger.core.threads.checkpoints.checkpointer import BUSY_TIMEOUT_MS, check_db_path, database_error
 from auger.core.threads.search import IndexedMessage
 from auger.errors import ThreadError
 

@@ -3,7 +3,7 @@
 LangGraph owns `checkpoints` and `writes` (the conversation itself); auger owns the `auger_*`
 tables beside them (`auger.core.threads.schema`: one row per thread in `auger_threads`, message
 text for full-text search in `auger_messages` + `auger_fts`, see `auger.core.threads.search`).
-A fork copies LangGraph's rows verbatim (`auger.core.threads.checkpoints`).
+A fork copies LangGraph's rows verbatim (`auger.core.threads.checkpoints.rows`).
 
 Only the standard library is imported here, so `auger threads list/search/rename/delete/prune`
 start fast. Anything that needs the message objects lives in `auger.core.threads.history`.
@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from auger.core.backends.mounts import artifacts_dir
 from auger.core.rewind import records as rewind_records
-from auger.core.threads import collapse as thread_collapse
 from auger.core.threads import lease as thread_lease
 from auger.core.threads import search as thread_search
 from auger.core.threads.backend import ThreadBackend, ThreadDatabase, open_backend, thread_database
+from auger.core.threads.checkpoints import collapse as thread_collapse
 from auger.core.threads.schema import THREAD_COLUMNS
 from auger.core.threads.search import IndexedMessage
 from auger.errors import ThreadError, UsageError
@@ -397,7 +397,7 @@ class ThreadStore:
         settled: bool,
     ) -> None:
         """Drop the intermediate checkpoints of the thread's turns since the last collapse
-        (`auger.core.threads.collapse`); `settled`: nothing is pending (the turn finished)."""
+        (`auger.core.threads.checkpoints.collapse`); `settled`: nothing is pending (the turn finished)."""
         with self._write() as cur:
             row = cur.execute(
                 "SELECT collapsed_through, seed_checkpoint FROM auger_threads WHERE id = ?", (thread_id,)

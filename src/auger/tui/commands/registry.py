@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from auger.tui.commands.context import CommandContext
-    from auger.tui.completer import Completion
     from auger.tui.facts import Facts
+    from auger.tui.prompt.completer import Completion
 
 Handler = Callable[["CommandContext", str], Awaitable[None]]
 ArgCompleter = Callable[["Facts", str], list["Completion"]]

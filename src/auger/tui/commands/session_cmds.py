@@ -9,7 +9,7 @@ from auger.errors import UsageError
 from auger.tui import format as fmt
 from auger.tui.commands.context import reported
 from auger.tui.commands.registry import command
-from auger.tui.completer import Completion
+from auger.tui.prompt.completer import Completion
 
 if TYPE_CHECKING:
     from auger.tui.commands.context import CommandContext

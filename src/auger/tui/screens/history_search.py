@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 
 from auger.tui.format import one_line
-from auger.tui.history import PromptHistory
+from auger.tui.prompt.history import PromptHistory
 from auger.tui.screens.picker import FilterPicker
 
 

@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from auger.tui.completer import Completion, CompletionSet
+from auger.tui.prompt.completer import Completion, CompletionSet
 
 
 class CompletionMenu(OptionList, can_focus=False):

@@ -12,11 +12,11 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 
-from auger.tui.history import PromptHistory
+from auger.tui.prompt.history import PromptHistory
 from auger.tui.typing_pace import pace_of
 
 if TYPE_CHECKING:
-    from auger.tui.completer import CompletionSet
+    from auger.tui.prompt.completer import CompletionSet
     from auger.tui.widgets.completion import CompletionMenu
 
 PLACEHOLDER = "Ask anything · / for commands · @ to add a file · ! to run a shell command"

@@ -11,7 +11,7 @@ effective spec in `response_metadata["auger_model_spec"]`, so the checkpointed h
 which model wrote what (ResumeStateMiddleware reads it; provider_history relies on it).
 
 Every call is also where a reply that did not finish (a cut stream, tool-call arguments that
-are not complete JSON) is refused before it enters the thread: `auger.core.models.complete_reply`.
+are not complete JSON) is refused before it enters the thread: `auger.core.models.replies.complete_reply`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 
-from auger.core.models.complete_reply import StreamedToolCalls, ensure_complete, watch
+from auger.core.models.replies.complete_reply import StreamedToolCalls, ensure_complete, watch
 
 ModelFactory = Callable[[str, dict[str, Any]], BaseChatModel]
 SPEC_KEY = "auger_model_spec"

@@ -20,7 +20,7 @@ from langchain_core.messages import AnyMessage, ToolMessage
 
 from auger.core.middleware.base import RequestShaper
 from auger.core.models.images import model_takes_images
-from auger.core.models.message_memo import MessageMemo
+from auger.core.models.requests.message_memo import MessageMemo
 
 IMAGE_BLOCKS = frozenset({"image", "image_url"})
 NOT_SHOWN = "not shown: the model does not take images"

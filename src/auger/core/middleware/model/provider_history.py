@@ -25,7 +25,7 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResp
 from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain_core.messages import AIMessage, BaseMessage
 
-from auger.core.models.message_memo import MessageMemo
+from auger.core.models.requests.message_memo import MessageMemo
 
 FAMILY_KEY = "auger_provider"
 RESPONSES = "openai_responses"  # OpenAI's Responses API, as opposed to chat completions ("openai")

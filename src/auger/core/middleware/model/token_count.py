@@ -22,7 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.utils.pydantic import model_json_schema
 
-from auger.core.models.message_memo import MessageMemo, common_prefix
+from auger.core.models.requests.message_memo import MessageMemo, common_prefix
 
 
 class ApproximateTokens:

@@ -23,7 +23,7 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AnyMessage, ToolMessage
 
-from auger.core.models.message_memo import MessageMemo
+from auger.core.models.requests.message_memo import MessageMemo
 from auger.core.text import clean_content, clean_text
 
 TOOL_RESULT_BLOCKS = frozenset({"text", "image", "image_url"})

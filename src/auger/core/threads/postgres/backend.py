@@ -5,7 +5,7 @@ takes `?` placeholders (`QmarkCursor`), so the ThreadStore's statements and the 
 run unchanged. auger's tables and migrations: `auger.core.threads.postgres.db`; search (tsvector + GIN):
 `auger.core.threads.postgres.search`; LangGraph's rows: `auger.core.threads.postgres.checkpoints`.
 A finished turn's intermediate checkpoints are collapsed as on SQLite
-(`auger.core.threads.collapse` over `checkpoint_writes`; which checkpoint holds a delta value and
+(`auger.core.threads.checkpoints.collapse` over `checkpoint_writes`; which checkpoint holds a delta value and
 the blobs no kept checkpoint names: `auger.core.threads.postgres.checkpoints`).
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from auger.core.threads.artifacts import thread_artifacts
 from auger.core.threads.backend import SearchRow
-from auger.core.threads.collapse import POSTGRES, Marks, SeedCheck, collapse
+from auger.core.threads.checkpoints.collapse import POSTGRES, Marks, SeedCheck, collapse
 from auger.core.threads.postgres import checkpoints as postgres_checkpoints
 from auger.core.threads.postgres import search as postgres_search
 from auger.core.threads.postgres.db import QmarkCursor, connect, migrate, shown_url

@@ -3,11 +3,11 @@
 `AsyncPostgresSaver` keeps a checkpoint in `checkpoints` (JSONB; small channel values inline),
 the larger channel values in `checkpoint_blobs` keyed by (thread, namespace, channel, version),
 and pending writes in `checkpoint_writes`. A fork copies the chain's checkpoints (chosen as on
-SQLite, `auger.core.threads.checkpoints.fork_chain`), every blob of the source's main graph (a
+SQLite, `auger.core.threads.checkpoints.rows.fork_chain`), every blob of the source's main graph (a
 version is shared by many checkpoints; copying all is simple and always complete) and the writes
 of every copied checkpoint but the last (the fork ends with no task pending). A rewind cuts the
 thread as on SQLite and drops the blobs no checkpoint left names; collapsing
-(`auger.core.threads.collapse`) asks which checkpoints hold a delta value (`seed_checkpoints`).
+(`auger.core.threads.checkpoints.collapse`) asks which checkpoints hold a delta value (`seed_checkpoints`).
 Every function runs inside the caller's transaction, through `QmarkCursor` (`?` placeholders).
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from auger.core.threads import checkpoints as thread_checkpoints
-from auger.core.threads.checkpoints import fork_chain
+from auger.core.threads.checkpoints import rows as thread_checkpoints
+from auger.core.threads.checkpoints.rows import fork_chain
 
 TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
 

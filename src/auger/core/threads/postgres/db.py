@@ -12,7 +12,7 @@ The same tables as the SQLite file (`auger.core.threads.schema`), in PostgreSQL'
 * `auger_rewind_turns` — the project snapshots around each user turn that changed files
   (`auger.core.rewind.records`, the same statements as on SQLite);
 * `auger_threads.collapsed_through`, `.seed_checkpoint` — how far a thread's finished turns are
-  collapsed (`auger.core.threads.collapse`).
+  collapsed (`auger.core.threads.checkpoints.collapse`).
 
 Migrations are named and recorded in `auger_migrations` like SQLite's, under a transaction-level
 advisory lock, so replicas starting at once apply each exactly once. A database holding tables

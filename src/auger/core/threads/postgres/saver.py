@@ -9,7 +9,7 @@ statement holds a snapshot, and setup's `CREATE INDEX CONCURRENTLY` waits for ev
 snapshot, so two auger starting at once on a new database waited for each other forever. An
 unreachable server or a missing psycopg is one clear ConfigError
 (`auger.core.threads.postgres.db`). Its serializer decodes each stored message once per process,
-as the SQLite saver's does (`auger.core.threads.message_serde`): the channel values and writes
+as the SQLite saver's does (`auger.core.threads.checkpoints.message_serde`): the channel values and writes
 it reads back at every turn's start are the thread's whole message list.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from auger.core.threads.message_serde import MessageMemoSerializer
+from auger.core.threads.checkpoints.message_serde import MessageMemoSerializer
 from auger.core.threads.postgres.db import CONNECT_TIMEOUT, connect_error, psycopg_module
 
 SETUP_KEY = 0x61756766  # the advisory lock around LangGraph's setup ("augf")

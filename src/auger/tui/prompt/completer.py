@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from auger.tui.commands import REGISTRY
-from auger.tui.files import mention_at
+from auger.tui.prompt.files import mention_at
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from auger.tui.facts import Facts
-    from auger.tui.files import FileIndex
+    from auger.tui.prompt.files import FileIndex
 
 MAX_ITEMS = 12
 

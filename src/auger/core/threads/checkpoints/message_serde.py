@@ -42,7 +42,7 @@ from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.serde.jsonplus import EXT_DELTA_SNAPSHOT, JsonPlusSerializer, _msgpack_default
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 
-from auger.core.models.identity_pass import false_at
+from auger.core.models.requests.identity_pass import false_at
 
 MEMO_BYTES = 16 * 1024 * 1024  # bytes held (keys and encodings: ~8k messages), then it starts over
 SNAPSHOTS = 2  # delta snapshots remembered whole (the newest; threads run side by side)

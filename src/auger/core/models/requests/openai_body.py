@@ -13,7 +13,7 @@ the wire are unchanged
 `response_format` (a pydantic class becomes a JSON schema there), a parameter left as the SDK's
 `omit`/`not_given`, or a non-list iterable of messages — goes through the SDK's own `create`.
 The body goes out as the bytes the SDK would encode it to, each message's JSON kept from one
-request to the next (auger.core.models.body_json); with `extra_body` (which the SDK merges into
+request to the next (auger.core.models.requests.body_json); with `extra_body` (which the SDK merges into
 the body) it is handed over as a dict for the SDK to encode.
 Imported only with an OpenAI or OpenAI-compatible model.
 """
@@ -28,7 +28,7 @@ from openai._base_client import make_request_options
 from openai.resources.chat.completions import AsyncCompletions
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from auger.core.models.body_json import BodyJson
+from auger.core.models.requests.body_json import BodyJson
 
 _OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
 _order: dict[str, int] = {}

@@ -1,5 +1,5 @@
 """The SQLite checkpointer: one file (`$AUGER_HOME/threads.db`), WAL, a busy timeout, short
-channel versions (`auger.core.threads.sqlite_saver`).
+channel versions (`auger.core.threads.checkpoints.sqlite_saver`).
 
 A folder we cannot write, or a file that is not an SQLite database, is a clear error and the
 file is never overwritten.
@@ -79,7 +79,7 @@ async def open_checkpointer(path: Path) -> tuple[Any, Any]:
 
     import aiosqlite
 
-    from auger.core.threads.sqlite_saver import CompactSqliteSaver
+    from auger.core.threads.checkpoints.sqlite_saver import CompactSqliteSaver
 
     check_db_path(path)
     try:

@@ -19,7 +19,7 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from auger.core.threads.message_serde import MessageMemoSerializer
+from auger.core.threads.checkpoints.message_serde import MessageMemoSerializer
 
 
 def version_number(version: str | int | float | None) -> int:
@@ -39,7 +39,7 @@ def next_version(current: str | int | float | None) -> str:
 
 
 class CompactSqliteSaver(AsyncSqliteSaver):
-    """Also: messages decoded once per process (`auger.core.threads.message_serde`)."""
+    """Also: messages decoded once per process (`auger.core.threads.checkpoints.message_serde`)."""
 
     def __init__(self, conn: Any, *, serde: Any = None) -> None:
         super().__init__(conn, serde=serde if serde is not None else MessageMemoSerializer())

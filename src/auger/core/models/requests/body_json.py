@@ -3,15 +3,15 @@
 The openai SDK encodes the whole request body on every call (`openapi_dumps`: compact
 separators, `ensure_ascii=False`, no NaN): at turn 300 of a thread (1,200 messages) ~2 ms a
 call, the biggest part of a step that still grew with the thread once the SDK's re-validation
-was gone (auger.core.models.openai_body). JSON is compositional — an object's encoding is its
+was gone (auger.core.models.requests.openai_body). JSON is compositional — an object's encoding is its
 keys' and values' encodings joined with `:` and `,` — so `BodyJson.encode` joins the encodings
 of the body's values, and of each message dict of its `messages` list, with the same encoder:
 the same bytes as `openapi_dumps(body)` (tests/core/test_body_json.py compares them).
 
-A message dict is known by identity: MessageDictMemo (auger.core.models.message_dicts) hands
+A message dict is known by identity: MessageDictMemo (auger.core.models.requests.message_dicts) hands
 the same dict objects to one request after another and nothing changes them after the payload
 is built (auger posts the body as built). So they are kept in a MessageMemo
-(auger.core.models.message_memo): the places where a request holds the last one's dict are
+(auger.core.models.requests.message_memo): the places where a request holds the last one's dict are
 found in one C-level pass; only the other dicts are looked up, and only the ones not met
 before are encoded. A dict built afresh (the system prompt, a rewritten message)
 is a new object, so it is encoded anew.
@@ -23,7 +23,7 @@ from typing import Any
 
 from openai._utils._json import openapi_dumps
 
-from auger.core.models.message_memo import MessageMemo
+from auger.core.models.requests.message_memo import MessageMemo
 
 
 class BodyJson:

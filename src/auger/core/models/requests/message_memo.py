@@ -19,7 +19,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from auger.core.models.identity_pass import changed_places
+from auger.core.models.requests.identity_pass import changed_places
 
 
 class MessageMemo:

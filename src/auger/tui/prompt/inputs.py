@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from auger.errors import AugerError
 from auger.tui.commands import REGISTRY, load_commands, parse
 from auger.tui.commands.context import reported
-from auger.tui.files import inline_mentions
+from auger.tui.prompt.files import inline_mentions
 from auger.tui.widgets.messages import ShellBlock, UserMessage
 
 if TYPE_CHECKING:

@@ -11,11 +11,11 @@ list of dicts, byte for byte on the wire (tests/core/test_message_dicts.py compa
 
 A message is known by its identity (LangGraph keeps the same message objects in state from call
 to call, and middleware copies a message rather than changing it in place, which
-auger.core.models.message_memo relies on too); one met again at another place must
+auger.core.models.requests.message_memo relies on too); one met again at another place must
 also still hold the same content object. The places where a request holds the same message as
 the last one are found in one C-level pass, only the rest is looked at in Python (at 1,200
 messages ~0.1 ms a call). The dicts are shared from one request to the next: nothing after the
-payload changes them (auger posts the body as built, auger.core.models.openai_body; the SDK's
+payload changes them (auger posts the body as built, auger.core.models.requests.openai_body; the SDK's
 own path copies).
 """
 
@@ -31,7 +31,7 @@ from langchain_core.prompt_values import ChatPromptValue, PromptValue
 from langchain_openai import ChatOpenAI
 from pydantic import PrivateAttr
 
-from auger.core.models.identity_pass import changed_places
+from auger.core.models.requests.identity_pass import changed_places
 
 Convert = Callable[[list[BaseMessage]], list[dict[str, Any]]]
 
@@ -83,7 +83,7 @@ class MessageDictMemo:
 class ChatOpenAIMessageMemo(ChatOpenAI):
     """ChatOpenAI whose chat-completions requests convert only the messages not sent before.
     The memo is made with the model and shared by its copies (auger copies the model per call
-    to add callbacks: auger.core.models.complete_reply.watch)."""
+    to add callbacks: auger.core.models.replies.complete_reply.watch)."""
 
     _message_memo: MessageDictMemo = PrivateAttr(default_factory=lambda: MessageDictMemo())
 

@@ -109,7 +109,7 @@ def _reply(response: Any) -> AIMessage | None:
 def watch(model: Any, *, share_loop: bool = False) -> tuple[Any, StreamedToolCalls]:
     """A copy of `model` (sharing its clients) whose calls report their chunks to the collector;
     `share_loop` (an async call): and give the event loop turns while they stream
-    (auger.core.models.loop_share)."""
+    (auger.core.models.replies.loop_share)."""
     streamed = StreamedToolCalls()
     if not isinstance(model, BaseChatModel):
         return model, streamed
@@ -117,7 +117,7 @@ def watch(model: Any, *, share_loop: bool = False) -> tuple[Any, StreamedToolCal
     handlers = list(callbacks) if isinstance(callbacks, list) else list(getattr(callbacks, "handlers", []))
     handlers.append(streamed)
     if share_loop:
-        from auger.core.models.loop_share import YieldingStream
+        from auger.core.models.replies.loop_share import YieldingStream
 
         handlers.append(YieldingStream())
     # what a call reports to its callbacks as the model (langchain's `_serialized`, a `dumpd` of
