@@ -6,6 +6,8 @@ A Session in this process against the scripted OpenAI-compatible server in ANOTH
 artificial latency), so this process's CPU time (`time.process_time`, all its threads) is
 auger's own work plus the SDKs it drives, never the model's.
 
+* machine: the CPU time of a fixed pure-Python workload, so figures taken on different machines
+  (sessions here get new ones) can be set side by side.
 * per step: paired rounds of a 1-call turn and a 20-call turn (each on a new thread; the model
   calls `ls /` then answers); per step = (20-call CPU - 1-call CPU) / 19, median over rounds.
   Target ≤ 15 ms.
@@ -198,6 +200,7 @@ def _quartile(costs: list[float]) -> float:
 
 
 FIGURES = {  # figure: (result key, unit, digits)
+    "machine (fixed Python workload)": ("machine_ms", "ms", 1),
     "per step": ("per_step_ms", "ms", 1),
     "1-call turn": ("one_call_ms", "ms", 0),
     "long turn, step -20 / 15": ("turn_ratio", "×", 2),
@@ -210,9 +213,26 @@ FIGURES = {  # figure: (result key, unit, digits)
 }
 
 
+def machine_ms() -> float:
+    """CPU ms of a fixed pure-Python workload (calls, dict lookups, JSON; the best of 5): per-step
+    figures from different machines compare only through it."""
+    data = [{"role": "tool", "content": "x" * 200, "n": i, "ids": list(range(10))} for i in range(2000)]
+
+    def weight(item: dict[str, Any]) -> int:
+        return item["n"] + len(item["content"]) + sum(item["ids"])
+
+    best = float("inf")
+    for _ in range(5):
+        cpu = time.process_time()
+        sum(map(weight, data * 5))
+        json.loads(json.dumps(data))
+        best = min(best, time.process_time() - cpu)
+    return best * 1e3
+
+
 async def measure(args: argparse.Namespace) -> dict[str, float]:
     """Every figure the arguments ask for (the long turn's keys prefixed `turn_`)."""
-    out = await per_step(args.rounds, args.profile)
+    out = {"machine_ms": machine_ms(), **await per_step(args.rounds, args.profile)}
     if args.long:
         out.update({f"turn_{key}": value for key, value in (await long_turn(args.long)).items()})
     if args.turns:
@@ -261,7 +281,7 @@ async def main() -> None:
     r = await measure(args)
     print(
         f"per step: {r['per_step_ms']:.1f} ms auger CPU (1-call turn {r['one_call_ms']:.0f} ms); "
-        "target ≤ 15 ms"
+        f"target ≤ 15 ms; this machine's fixed Python workload {r['machine_ms']:.1f} ms"
     )
     if args.long:
         print(
