@@ -58,9 +58,6 @@ class Redactor:
         values = sorted(self._secrets, key=len, reverse=True)
         self._pattern = re.compile("|".join(re.escape(v) for v in values)) if values else None
 
-    def __bool__(self) -> bool:
-        return True  # credentials are recognised by their shape, with or without known values
-
     @property
     def longest(self) -> int:
         return max((len(v) for v in self._secrets), default=0)
@@ -226,8 +223,6 @@ class SecretFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         redactor = self._redactor or default_redactor()
-        if not redactor:
-            return True
         try:
             message = record.getMessage()
         except Exception:  # a bad format string: leave it to the handler's own error path
