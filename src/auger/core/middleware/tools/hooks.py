@@ -18,7 +18,6 @@ reason) is appended to it. Hook problems become Notices.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -30,7 +29,7 @@ from auger.core.agent.context import AugerContext
 from auger.core.mcp.names import legacy_names
 from auger.core.middleware.model import model_hooks
 from auger.core.middleware.tools import pre_tool
-from auger.core.middleware.tools.permissions import REFUSED_FLAG, mcp_identity
+from auger.core.middleware.tools.permissions import error_message, mcp_identity, notify
 from auger.core.middleware.tools.redaction import map_tool_messages
 from auger.core.safety.claude_tools import claude_names
 from auger.core.safety.hook_runner import HookResult, HookRunner
@@ -57,21 +56,13 @@ def tool_subjects(name: str, tool: Any) -> list[str]:
 
 
 def _notify(request: Any, result: HookResult) -> None:
-    writer = getattr(request.runtime, "stream_writer", None)
     for message, level in result.notices:
-        if callable(writer):
-            with contextlib.suppress(Exception):  # best effort
-                writer({"auger_event": "notice", "message": message, "level": level})
+        notify(request, message, level)
 
 
 def _blocked(call: Mapping[str, Any], reason: str) -> ToolMessage:
-    return ToolMessage(
-        f"Blocked by a PreToolUse hook, the tool was not run: {reason}",
-        tool_call_id=call.get("id") or "",
-        name=call["name"],
-        status="error",
-        additional_kwargs={REFUSED_FLAG: f"PreToolUse hook: {reason}"},
-    )
+    text = f"Blocked by a PreToolUse hook, the tool was not run: {reason}"
+    return error_message(call, text, f"PreToolUse hook: {reason}")
 
 
 def _tool_messages(result: Any) -> list[ToolMessage]:

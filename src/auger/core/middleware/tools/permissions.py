@@ -81,15 +81,20 @@ def approval_description(name: str, args: Mapping[str, Any], verdict: Verdict) -
     return f"{name} {describe_call(name, args)} needs approval: {verdict.reason}."
 
 
-def refused(call: Mapping[str, Any], verdict: Verdict) -> ToolMessage:
-    name, args = str(call["name"]), dict(call.get("args") or {})
+def error_message(call: Mapping[str, Any], text: str, refused: str | None = None) -> ToolMessage:
+    """The error result the model reads for `call`; `refused`: why the call never ran (REFUSED_FLAG)."""
     return ToolMessage(
-        refusal_message(name, args, verdict),
+        text,
         tool_call_id=call.get("id") or "",
-        name=name,
+        name=str(call["name"]),
         status="error",
-        additional_kwargs={REFUSED_FLAG: verdict.reason},
+        additional_kwargs={REFUSED_FLAG: refused} if refused is not None else {},
     )
+
+
+def refused(call: Mapping[str, Any], verdict: Verdict) -> ToolMessage:
+    text = refusal_message(str(call["name"]), dict(call.get("args") or {}), verdict)
+    return error_message(call, text, verdict.reason)
 
 
 def interrupt_config(
@@ -138,7 +143,8 @@ def plan_denial(ctx: AugerContext, request: Any) -> Verdict | None:
     return verdict if verdict is not None and verdict.action == "deny" else None
 
 
-def _notify(request: Any, message: str, level: str = "warning") -> None:
+def notify(request: Any, message: str, level: str = "warning") -> None:
+    """A Notice for the user on the run's custom stream."""
     writer = getattr(request.runtime, "stream_writer", None)
     if callable(writer):
         with contextlib.suppress(Exception):  # best effort: the model still reads the refusal
@@ -160,7 +166,7 @@ class PermissionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             return None
         where = "" if verdict.by == "plan" else " in [permissions]"
         what = f"{call['name']} {describe_call(call['name'], call.get('args') or {})}"
-        _notify(request, f"Refused {what}: {verdict.reason}{where}.")
+        notify(request, f"Refused {what}: {verdict.reason}{where}.")
         return refused(call, verdict)
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
