@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from langchain.agents.middleware.types import ExtendedModelResponse, ModelResponse
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, ToolCall
 
 from auger.core.safety.hook_runner import HookResult
 from auger.core.safety.permissions import Verdict
@@ -79,8 +79,8 @@ def apply_updates(result: Any, updates: Mapping[str, dict[str, Any]]) -> Any:
     return replace_reply(result, message, message.model_copy(update={"tool_calls": calls}))
 
 
-def pending_calls(result: Any, memo: Mapping[str, Any]) -> list[dict[str, Any]]:
+def pending_calls(result: Any, memo: Mapping[str, Any]) -> list[ToolCall]:
     """The reply's tool calls whose PreToolUse hooks have not run yet this turn."""
     message = reply_message(result)
     calls = message.tool_calls if message is not None else []
-    return [dict(c) for c in calls if c.get("id") and c["id"] not in memo]
+    return [c for c in calls if c.get("id") and c["id"] not in memo]
