@@ -15,11 +15,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
-from langchain.agents.middleware.types import ExtendedModelResponse, ModelResponse
 from langchain_core.messages import BaseMessage
 from langgraph.types import Command
 
 from auger.core.agent.context import AugerContext
+from auger.core.middleware.base import map_reply
 from auger.core.safety.redaction import Redactor, default_redactor
 
 
@@ -50,13 +50,7 @@ class RedactionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         return map_tool_messages(result, self.redactor.message)
 
     def _model_result(self, result: Any, ctx: Any) -> Any:
-        if isinstance(result, ExtendedModelResponse):
-            return dataclasses.replace(result, model_response=self._model_result(result.model_response, ctx))
-        if isinstance(result, ModelResponse):
-            return dataclasses.replace(result, result=[self._message(m, ctx) for m in result.result])
-        if isinstance(result, BaseMessage):
-            return self._message(result, ctx)
-        return result
+        return map_reply(result, lambda m: self._message(m, ctx))
 
     def _message(self, msg: BaseMessage, ctx: Any) -> BaseMessage:
         out: BaseMessage = self.redactor.message(msg)
