@@ -17,12 +17,12 @@ The checkpointed history is not changed: only the request is.
 from __future__ import annotations
 
 import operator
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import AnyMessage, ToolMessage
 
+from auger.core.middleware.base import RequestShaper
 from auger.core.models.message_memo import MessageMemo
 from auger.core.text import clean_content, clean_text
 
@@ -64,26 +64,15 @@ def wire_message(msg: AnyMessage) -> AnyMessage:
     return msg if content is msg.content else msg.model_copy(update={"content": content})
 
 
-def wire_request(request: ModelRequest, memo: MessageMemo | None = None) -> ModelRequest:
-    messages = memo.map(request.messages) if memo else [wire_message(m) for m in request.messages]
-    if all(map(operator.is_, messages, request.messages)):  # C-level: no Python step per message
-        return request
-    return request.override(messages=messages)
-
-
-class WireContentMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class WireContentMiddleware(RequestShaper):
     """Each message is cleaned once while it stays in the requests (`MessageMemo`), not per step."""
 
     def __init__(self) -> None:
         super().__init__()
         self._memo = MessageMemo(wire_message)
 
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse:
-        return handler(wire_request(request, self._memo))
-
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> ModelResponse:
-        return await handler(wire_request(request, self._memo))
+    def shape(self, request: ModelRequest) -> ModelRequest:
+        messages = self._memo.map(request.messages)
+        if all(map(operator.is_, messages, request.messages)):  # C-level: no Python step per message
+            return request
+        return request.override(messages=messages)

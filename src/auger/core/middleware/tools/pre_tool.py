@@ -22,7 +22,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolCall
 
-from auger.core.middleware.base import ai_messages, map_reply
+from auger.core.middleware.base import ai_messages, map_reply, tool_name
 from auger.core.safety.hook_runner import HookResult
 from auger.core.safety.permissions import Verdict
 
@@ -50,12 +50,7 @@ def reply_message(result: Any) -> AIMessage | None:
 
 
 def tools_by_name(request: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for tool in getattr(request, "tools", None) or []:
-        name = tool.get("name") if isinstance(tool, dict) else getattr(tool, "name", None)
-        if isinstance(name, str):
-            out[name] = tool
-    return out
+    return {name: tool for tool in getattr(request, "tools", None) or [] if (name := tool_name(tool))}
 
 
 def apply_updates(result: Any, updates: Mapping[str, dict[str, Any]]) -> Any:
