@@ -21,7 +21,7 @@ from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
 from auger.core.catalog.memory import folder_memory, memory_files, read_with_imports
-from auger.core.middleware.tools.redaction import map_tool_messages
+from auger.core.middleware.tools.redaction import appended, map_tool_messages
 from auger.core.safety.rules import FILE_TOOLS, path_key
 
 MEMORY_KEY = "auger_memory"
@@ -89,15 +89,8 @@ class FolderMemoryMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         def add(msg: ToolMessage) -> ToolMessage:
             if msg.status == "error" or not blocks:
                 return msg
-            extra = "\n\n".join(blocks)
-            content: Any = msg.content
-            content = (
-                f"{content}\n\n{extra}"
-                if isinstance(content, str)
-                else [*content, {"type": "text", "text": extra}]
-            )
             kwargs = {**msg.additional_kwargs, MEMORY_KEY: names}
-            return msg.model_copy(update={"content": content, "additional_kwargs": kwargs})
+            return appended(msg, "\n\n".join(blocks), additional_kwargs=kwargs)
 
         return map_tool_messages(result, add)
 

@@ -31,7 +31,7 @@ from auger.core.mcp.names import legacy_names
 from auger.core.middleware.model import model_hooks
 from auger.core.middleware.tools import pre_tool
 from auger.core.middleware.tools.permissions import error_message, mcp_identity, notify
-from auger.core.middleware.tools.redaction import map_tool_messages
+from auger.core.middleware.tools.redaction import appended, map_tool_messages
 from auger.core.safety.claude_tools import claude_names
 from auger.core.safety.hook_runner import HookResult, HookRunner
 from auger.core.safety.host_paths import AgentPaths
@@ -89,14 +89,7 @@ def _append(result: Any, extra: list[str]) -> Any:
     if not extra:
         return result
     note = "\n\n".join(extra)
-
-    def add(msg: ToolMessage) -> ToolMessage:
-        content = msg.content
-        if isinstance(content, str):
-            return msg.model_copy(update={"content": f"{content}\n\n{note}" if content else note})
-        return msg.model_copy(update={"content": [*content, {"type": "text", "text": note}]})
-
-    return map_tool_messages(result, add)
+    return map_tool_messages(result, lambda msg: appended(msg, note))
 
 
 def _replace(result: Any, output: Any) -> Any:

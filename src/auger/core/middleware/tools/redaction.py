@@ -37,6 +37,16 @@ def map_tool_messages(result: Any, fn: Callable[[Any], Any]) -> Any:
     return result
 
 
+def appended(msg: Any, text: str, **update: Any) -> Any:
+    """Tool message `msg` with `text` after what it says (a text block after a list's blocks) and
+    the other fields in `update`."""
+    if isinstance(msg.content, str):
+        content: Any = f"{msg.content}\n\n{text}" if msg.content else text
+    else:
+        content = [*msg.content, {"type": "text", "text": text}]
+    return msg.model_copy(update={**update, "content": content})
+
+
 class RedactionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     def __init__(self, redactor: Redactor | None = None) -> None:
         super().__init__()
