@@ -123,11 +123,10 @@ class HookRunner:
     ) -> bytes:
         """The event as this hook gets it: with Claude Code's tool name when it asked by that name."""
         name = hook.tool_name(subjects) if "tool_name" in payload else None
-        return self._stdin(event, {**payload, "tool_name": name} if name else payload)
-
-    def _stdin(self, event: str, payload: Mapping[str, Any]) -> bytes:
         data = {"hook_event_name": event, "cwd": self.cwd, "transcript_path": "", **payload}
-        return json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
+        if name:
+            data["tool_name"] = name
+        return json.dumps(data, ensure_ascii=False, default=str).encode()
 
     async def run(self, event: str, payload: Mapping[str, Any], subjects: Sequence[str] = ()) -> HookResult:
         hooks = self.matching(event, subjects)

@@ -131,10 +131,6 @@ def credentials_in_env(env: Mapping[str, str]) -> list[tuple[str, str]]:
     return [(k, secret) for k, v in env.items() if v for secret in credentials.secrets_in(v)]
 
 
-def provider_key_names(settings: Any) -> list[str]:
-    return [p.api_key_env for p in getattr(settings, "providers", {}).values() if p.api_key_env]
-
-
 _default = Redactor()
 _default_ready = False
 
@@ -152,7 +148,7 @@ def default_redactor() -> Redactor:
 def configure(settings: Any) -> Redactor:
     """Make sure the variables `settings` names as API keys are redacted too; return the redactor."""
     redactor = default_redactor()
-    names = provider_key_names(settings)
+    names = [p.api_key_env for p in getattr(settings, "providers", {}).values() if p.api_key_env]
     redactor.add({n: os.environ.get(n, "") for n in names})
     return redactor
 
