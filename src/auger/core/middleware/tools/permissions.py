@@ -108,26 +108,19 @@ def interrupt_config(
     extra = frozenset(gated)
     mcp_of = dict(mcp_names or {})
 
-    def when(request: Any) -> bool:
-        call = request.tool_call
-        ctx = getattr(request.runtime, "context", None)
-        verdict = tool_verdict(
-            ctx,
-            call["name"],
-            call.get("args") or {},
-            gated=is_gated(call["name"], extra),
-            mcp=mcp_identity(request.tool) or mcp_of.get(call["name"]),
-            call_id=call.get("id"),
+    def verdict(call: Any, runtime: Any, tool: Any = None) -> Verdict:
+        ctx, name = getattr(runtime, "context", None), call["name"]
+        mcp = mcp_identity(tool) or mcp_of.get(name)
+        return tool_verdict(
+            ctx, name, call.get("args") or {}, gated=is_gated(name, extra), mcp=mcp, call_id=call.get("id")
         )
-        return verdict.action == "ask"
+
+    def when(request: Any) -> bool:
+        return verdict(request.tool_call, request.runtime, request.tool).action == "ask"
 
     def describe(tool_call: Any, state: Any, runtime: Any) -> str:
-        ctx = getattr(runtime, "context", None)
         name, args = tool_call["name"], tool_call.get("args") or {}
-        verdict = tool_verdict(
-            ctx, name, args, gated=is_gated(name, extra), mcp=mcp_of.get(name), call_id=tool_call.get("id")
-        )
-        return approval_description(name, args, verdict)
+        return approval_description(name, args, verdict(tool_call, runtime))
 
     config = {"allowed_decisions": ["approve", "reject"], "when": when, "description": describe}
     return {name: dict(config) for name in dict.fromkeys(tool_names)}
