@@ -163,12 +163,10 @@ class PermissionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         return refused(call, verdict)
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        denied = self._denied(request)
-        return denied if denied is not None else handler(request)
+        return self._denied(request) or handler(request)
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        denied = self._denied(request)
-        return denied if denied is not None else await handler(request)
+        return self._denied(request) or await handler(request)
 
 
 def all_tool_names(extra: Sequence[str] = ()) -> list[str]:
