@@ -42,18 +42,14 @@ def describe_block(block: dict[str, Any]) -> str:
     return clean_text(f"[{kind}{detail}: not shown to the model]")
 
 
+def _not_sent(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") not in TOOL_RESULT_BLOCKS
+
+
 def _tool_content(content: Any) -> Any:
-    if not isinstance(content, list):
+    if not isinstance(content, list) or not any(map(_not_sent, content)):
         return content
-    out: list[Any] = []
-    changed = False
-    for block in content:
-        if isinstance(block, dict) and block.get("type") not in TOOL_RESULT_BLOCKS:
-            out.append({"type": "text", "text": describe_block(block)})
-            changed = True
-        else:
-            out.append(block)
-    return out if changed else content
+    return [{"type": "text", "text": describe_block(b)} if _not_sent(b) else b for b in content]
 
 
 def wire_message(msg: AnyMessage) -> AnyMessage:
