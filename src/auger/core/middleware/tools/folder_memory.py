@@ -50,16 +50,11 @@ class FolderMemoryMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         self.root = Path(settings.project_root)
 
     def _new_files(self, request: Any) -> list[Path]:
+        """The memory files of the folders down to a file tool's path not in the prompt yet."""
         ctx = getattr(request.runtime, "context", None)
-        call = request.tool_call
-        key = path_key(str(call["name"]))
-        paths = (
-            getattr(getattr(ctx, "permissions", None), "paths", None)
-            if isinstance(ctx, AugerContext)
-            else None
-        )
-        value = (call.get("args") or {}).get(key) if key else None
-        host = paths.host(str(value)) if paths is not None and isinstance(value, str) and value else None
+        paths = getattr(ctx.permissions, "paths", None) if isinstance(ctx, AugerContext) else None
+        value = (request.tool_call.get("args") or {}).get(path_key(str(request.tool_call["name"])))
+        host = paths.host(value) if paths is not None and isinstance(value, str) and value else None
         if host is None:
             return []
         found = [f for f in map(folder_memory, _folders(Path(host), self.root)) if f is not None]
