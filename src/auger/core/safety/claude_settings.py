@@ -33,9 +33,8 @@ class ClaudeSettings:
     raw: bytes = b""
 
 
-def settings_paths(project_root: Path | str, user_home: Path | None = None) -> list[tuple[str, Path]]:
-    root, home = Path(project_root), user_home or Path.home()
-    user = home / ".claude" / SETTINGS
+def settings_paths(project_root: Path | str) -> list[tuple[str, Path]]:
+    root, user = Path(project_root), Path.home() / ".claude" / SETTINGS
     out = [("user", user)]
     for scope, path in (
         ("project", root / ".claude" / SETTINGS),
@@ -72,9 +71,9 @@ def read_one(scope: str, path: Path) -> ClaudeSettings | None:
     return ClaudeSettings(scope, path, data, raw=raw)
 
 
-def read_settings(project_root: Path | str, user_home: Path | None = None) -> list[ClaudeSettings]:
+def read_settings(project_root: Path | str) -> list[ClaudeSettings]:
     """The Claude settings files that exist, user first."""
-    found = (read_one(scope, path) for scope, path in settings_paths(project_root, user_home))
+    found = (read_one(scope, path) for scope, path in settings_paths(project_root))
     return [f for f in found if f is not None]
 
 

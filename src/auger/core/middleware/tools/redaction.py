@@ -20,7 +20,7 @@ from langgraph.types import Command
 
 from auger.core.agent.context import AugerContext
 from auger.core.middleware.base import map_reply
-from auger.core.safety.redaction import Redactor, default_redactor
+from auger.core.safety.redaction import default_redactor
 
 
 def map_tool_messages(result: Any, fn: Callable[[Any], Any]) -> Any:
@@ -48,22 +48,14 @@ def appended(msg: Any, text: str, **update: Any) -> Any:
 
 
 class RedactionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
-    def __init__(self, redactor: Redactor | None = None) -> None:
-        super().__init__()
-        self._redactor = redactor
-
-    @property
-    def redactor(self) -> Redactor:
-        return self._redactor or default_redactor()
-
     def _tool_result(self, result: Any) -> Any:
-        return map_tool_messages(result, self.redactor.message)
+        return map_tool_messages(result, default_redactor().message)
 
     def _model_result(self, result: Any, ctx: Any) -> Any:
         return map_reply(result, lambda m: self._message(m, ctx))
 
     def _message(self, msg: BaseMessage, ctx: Any) -> BaseMessage:
-        out: BaseMessage = self.redactor.message(msg)
+        out: BaseMessage = default_redactor().message(msg)
         if out is msg or not isinstance(ctx, AugerContext):
             return out
         wrote_calls = getattr(msg, "tool_calls", None) or []
