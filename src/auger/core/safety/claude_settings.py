@@ -30,7 +30,6 @@ class ClaudeSettings:
     path: Path
     data: dict[str, Any] = field(default_factory=dict)
     problem: str | None = None  # why the file gives nothing
-    raw: bytes = b""
 
 
 def settings_paths(project_root: Path | str) -> list[tuple[str, Path]]:
@@ -49,26 +48,22 @@ def read_one(scope: str, path: Path) -> ClaudeSettings | None:
     """The file parsed, or with a `problem`; None when it does not exist."""
     try:
         raw = path.read_bytes()
+        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
     except FileNotFoundError:
         return None
     except OSError as exc:
-        return ClaudeSettings(
-            scope, path, problem=f"{path}: cannot read it ({exc.strerror or exc}); it is ignored"
-        )
-    try:
-        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+        problem = f"{path}: cannot read it ({exc.strerror or exc}); it is ignored"
     except UnicodeDecodeError as exc:
-        return ClaudeSettings(
-            scope, path, problem=f"{path}: not UTF-8 text (byte {exc.start}); it is ignored", raw=raw
-        )
+        problem = f"{path}: not UTF-8 text (byte {exc.start}); it is ignored"
     except json.JSONDecodeError as exc:
         problem = (
             f"{path}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg}); fix it, until then it is ignored"
         )
-        return ClaudeSettings(scope, path, problem=problem, raw=raw)
-    if not isinstance(data, dict):
-        return ClaudeSettings(scope, path, problem=f"{path}: must be a JSON object; it is ignored", raw=raw)
-    return ClaudeSettings(scope, path, data, raw=raw)
+    else:
+        if isinstance(data, dict):
+            return ClaudeSettings(scope, path, data)
+        problem = f"{path}: must be a JSON object; it is ignored"
+    return ClaudeSettings(scope, path, problem=problem)
 
 
 def read_settings(project_root: Path | str) -> list[ClaudeSettings]:
