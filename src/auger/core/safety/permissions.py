@@ -96,10 +96,9 @@ def _path_pattern(raw: str) -> str:
 def _command_pattern(command: str) -> str:
     exact = escape(shellparse.canonical(command))
     segments = shellparse.analyse(command)
-    parts = [s for s in segments or [] if not s.transparent]
-    if segments is None or len(segments) != 1 or len(parts) != 1 or parts[0].opaque:
+    if segments is None or len(segments) != 1 or segments[0].transparent or segments[0].opaque:
         return exact
-    words = parts[0].command.split(" ")
+    words = segments[0].command.split(" ")
     if words[0] in _RUNNERS or not _SUBCOMMAND.match(words[0]):
         return exact
     prefix = [words[0]]
