@@ -226,3 +226,63 @@ async def test_pre_compact_model_runs_the_hooks_of_the_run_then_asks_its_model(t
     assert (
         summarization(ScriptedChatModel(script=[]), None).name == "SummarizationMiddleware"
     )  # the SDK's slot
+
+
+async def test_middleware_runs_the_same_hooks_in_sync_and_async_graphs(tmp_path: Path) -> None:
+    """HooksMiddleware's sync and async hooks are one sequence: a `task` call gets SubagentStart,
+    PreToolUse, PostToolUse (its context appended to the result) and SubagentStop; a blocked call
+    is not run; a model reply's tool call takes a PreToolUse hook's `updatedInput`."""
+    from types import SimpleNamespace
+
+    from langchain_core.messages import AIMessage, ToolMessage
+    from langgraph.prebuilt.tool_node import ToolCallRequest
+
+    from auger.core.agent.context import AugerContext
+    from auger.core.middleware.tools.hooks import HooksMiddleware
+
+    log = tmp_path / "log"
+    updated = json.dumps({"hookSpecificOutput": {"updatedInput": {"content": "hooked"}}})
+    ctx = AugerContext(
+        hooks=runner(
+            tmp_path,
+            *(HookCommand(e, f"echo {e} >> {log}") for e in ("SubagentStart", "PreToolUse", "SubagentStop")),
+            HookCommand("PostToolUse", """echo '{"additionalContext": "checked"}'"""),
+            HookCommand("PreToolUse", "echo no >&2; exit 2", "execute"),
+            HookCommand("PreToolUse", f"echo '{updated}'", "write_file"),
+        )
+    )
+    runtime = SimpleNamespace(context=ctx, stream_writer=None)
+    args = {"subagent_type": "general-purpose", "description": "d", "command": "ls"}
+    ran: list[str] = []
+
+    def tool(request: ToolCallRequest) -> ToolMessage:
+        ran.append(request.tool_call["name"])
+        return ToolMessage("done", tool_call_id=request.tool_call["id"], name=request.tool_call["name"])
+
+    async def atool(request: ToolCallRequest) -> ToolMessage:
+        return tool(request)
+
+    def calls(name: str) -> ToolCallRequest:
+        return ToolCallRequest({"name": name, "args": args, "id": name}, None, {}, runtime)  # type: ignore[arg-type]
+
+    reply = AIMessage("", tool_calls=[{"name": "write_file", "args": {"content": "mine"}, "id": "w1"}])
+    model_call = SimpleNamespace(tools=[], state={}, runtime=runtime)
+    middleware = HooksMiddleware()
+    sync = [middleware.wrap_tool_call(calls(n), tool) for n in ("task", "execute")]
+    sync_reply = middleware.wrap_model_call(model_call, lambda _: reply)
+    sync_log, _ = log.read_text(), log.unlink()
+    ctx.pre_tool.clear()
+    done = [await middleware.awrap_tool_call(calls(n), atool) for n in ("task", "execute")]
+
+    async def model(_: object) -> AIMessage:
+        return reply
+
+    async_reply = await middleware.awrap_model_call(model_call, model)
+    for results, log_text, new_reply in ((sync, sync_log, sync_reply), (done, log.read_text(), async_reply)):
+        assert log_text.split() == ["SubagentStart", "PreToolUse", "SubagentStop", "PreToolUse", "PreToolUse"]
+        assert [m.content for m in results] == [
+            "done\n\nchecked",
+            "Blocked by a PreToolUse hook, the tool was not run: no",
+        ]
+        assert new_reply.tool_calls[0]["args"] == {"content": "hooked"} and "w1" in ctx.pre_tool
+    assert ran == ["task", "task"]

@@ -1,19 +1,23 @@
-"""Two shapes most of auger's middleware share, written once.
+"""Two shapes most of auger's middleware share, and the reading of a model call's result, written once.
 
 * `RequestShaper`: changes each model request (its tools, system message or messages) before the
   call — `shape(request)` — in the sync and the async graph alike.
 * `ToolFilter`: a shaper that offers the model only some tools and refuses, with a result the model
   reads, a call to a tool it was not offered (a model may call a tool it saw earlier in the thread).
   `offered(request, name, tool)` decides both; `refusal(request)` words the refusal.
+* `ai_messages(result)` / `map_reply(result, fn)`: the messages of a model call's result, in any
+  of its three shapes (a message, a `ModelResponse`, an `ExtendedModelResponse`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.messages import ToolMessage
+from langchain.agents.middleware.types import ExtendedModelResponse
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 
 def tool_name(tool: Any) -> str | None:
@@ -23,6 +27,23 @@ def tool_name(tool: Any) -> str | None:
     else:
         name = getattr(tool, "name", None)
     return name if isinstance(name, str) else None
+
+
+def ai_messages(result: Any) -> list[AIMessage]:
+    """The AI messages of a model call's result."""
+    if isinstance(result, ExtendedModelResponse):
+        result = result.model_response
+    messages = result.result if isinstance(result, ModelResponse) else [result]
+    return [m for m in messages if isinstance(m, AIMessage)]
+
+
+def map_reply(result: Any, fn: Callable[[BaseMessage], BaseMessage]) -> Any:
+    """A model call's result with `fn` applied to each of its messages."""
+    if isinstance(result, ExtendedModelResponse):
+        return dataclasses.replace(result, model_response=map_reply(result.model_response, fn))
+    if isinstance(result, ModelResponse):
+        return dataclasses.replace(result, result=[fn(m) for m in result.result])
+    return fn(result) if isinstance(result, BaseMessage) else result
 
 
 class RequestShaper(AgentMiddleware):  # type: ignore[type-arg]

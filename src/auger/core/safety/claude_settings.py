@@ -30,12 +30,10 @@ class ClaudeSettings:
     path: Path
     data: dict[str, Any] = field(default_factory=dict)
     problem: str | None = None  # why the file gives nothing
-    raw: bytes = b""
 
 
-def settings_paths(project_root: Path | str, user_home: Path | None = None) -> list[tuple[str, Path]]:
-    root, home = Path(project_root), user_home or Path.home()
-    user = home / ".claude" / SETTINGS
+def settings_paths(project_root: Path | str) -> list[tuple[str, Path]]:
+    root, user = Path(project_root), Path.home() / ".claude" / SETTINGS
     out = [("user", user)]
     for scope, path in (
         ("project", root / ".claude" / SETTINGS),
@@ -50,31 +48,27 @@ def read_one(scope: str, path: Path) -> ClaudeSettings | None:
     """The file parsed, or with a `problem`; None when it does not exist."""
     try:
         raw = path.read_bytes()
+        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
     except FileNotFoundError:
         return None
     except OSError as exc:
-        return ClaudeSettings(
-            scope, path, problem=f"{path}: cannot read it ({exc.strerror or exc}); it is ignored"
-        )
-    try:
-        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+        problem = f"{path}: cannot read it ({exc.strerror or exc}); it is ignored"
     except UnicodeDecodeError as exc:
-        return ClaudeSettings(
-            scope, path, problem=f"{path}: not UTF-8 text (byte {exc.start}); it is ignored", raw=raw
-        )
+        problem = f"{path}: not UTF-8 text (byte {exc.start}); it is ignored"
     except json.JSONDecodeError as exc:
         problem = (
             f"{path}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg}); fix it, until then it is ignored"
         )
-        return ClaudeSettings(scope, path, problem=problem, raw=raw)
-    if not isinstance(data, dict):
-        return ClaudeSettings(scope, path, problem=f"{path}: must be a JSON object; it is ignored", raw=raw)
-    return ClaudeSettings(scope, path, data, raw=raw)
+    else:
+        if isinstance(data, dict):
+            return ClaudeSettings(scope, path, data)
+        problem = f"{path}: must be a JSON object; it is ignored"
+    return ClaudeSettings(scope, path, problem=problem)
 
 
-def read_settings(project_root: Path | str, user_home: Path | None = None) -> list[ClaudeSettings]:
+def read_settings(project_root: Path | str) -> list[ClaudeSettings]:
     """The Claude settings files that exist, user first."""
-    found = (read_one(scope, path) for scope, path in settings_paths(project_root, user_home))
+    found = (read_one(scope, path) for scope, path in settings_paths(project_root))
     return [f for f in found if f is not None]
 
 

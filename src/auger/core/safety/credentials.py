@@ -19,7 +19,6 @@ that is a template or a reference is left alone — it starts with `$`, `{`, `<`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import NamedTuple
 
 PLACEHOLDER = "[redacted]"
@@ -101,25 +100,19 @@ def matches(text: str) -> list[Match]:
     return sorted(found, key=lambda f: f.secret_start)
 
 
-def spans(text: str) -> Iterator[tuple[int, int, str]]:
-    """(start, end, kind) of each credential in `text` (the secret part only), in order."""
-    for m in matches(text):
-        yield m.secret_start, m.secret_end, m.kind
-
-
 def redact(text: str) -> str:
     """`text` with every credential replaced by `[redacted]`."""
     out, last = [], 0
-    for start, end, _ in spans(text):
-        out += [text[last:start], PLACEHOLDER]
-        last = end
+    for m in matches(text):
+        out += [text[last : m.secret_start], PLACEHOLDER]
+        last = m.secret_end
     return "".join(out) + text[last:] if out else text
 
 
 def secrets_in(value: str) -> list[str]:
     """The credentials inside `value` (e.g. an environment variable's URL), as they are written."""
-    return [value[start:end] for start, end, _ in spans(value)]
+    return [value[m.secret_start : m.secret_end] for m in matches(value)]
 
 
 def kinds_in(text: str) -> list[str]:
-    return sorted({kind for _, _, kind in spans(text)})
+    return sorted({m.kind for m in matches(text)})

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from auger.core.safety.hook_config import HookCommand, load_hooks
-from auger.core.safety.redaction import Redactor, default_redactor
+from auger.core.safety.redaction import default_redactor
 
 CONTEXT_FROM_STDOUT = frozenset({"UserPromptSubmit", "SessionStart"})
 _PERMISSION_RANK = {"allow": 1, "ask": 2, "deny": 3}
@@ -91,26 +91,19 @@ class HookRunner:
         *,
         project_root: Path | str,
         cwd: Path | str | None = None,
-        env: Mapping[str, str] | None = None,
-        redactor: Redactor | None = None,
         notices: Iterable[str] = (),
     ) -> None:
         self.hooks = list(hooks)
         self.project_root = str(project_root)
         self.cwd = str(cwd or project_root)
-        base = dict(os.environ if env is None else env)
-        self.env = {**base, "AUGER_PROJECT_DIR": self.project_root, "CLAUDE_PROJECT_DIR": self.project_root}
-        self._redactor = redactor
+        root = self.project_root
+        self.env = {**os.environ, "AUGER_PROJECT_DIR": root, "CLAUDE_PROJECT_DIR": root}
         self.notices = list(notices)  # load-time notices, shown once by the session
 
     @classmethod
     def from_settings(cls, settings: Any, *, trust_project: bool = False) -> HookRunner:
         hooks, notices = load_hooks(settings, trust_project=trust_project)
         return cls(hooks, project_root=settings.project_root, cwd=settings.cwd, notices=notices)
-
-    @property
-    def redactor(self) -> Redactor:
-        return self._redactor or default_redactor()
 
     def has(self, event: str) -> bool:
         return any(h.event == event for h in self.hooks)
@@ -123,11 +116,10 @@ class HookRunner:
     ) -> bytes:
         """The event as this hook gets it: with Claude Code's tool name when it asked by that name."""
         name = hook.tool_name(subjects) if "tool_name" in payload else None
-        return self._stdin(event, {**payload, "tool_name": name} if name else payload)
-
-    def _stdin(self, event: str, payload: Mapping[str, Any]) -> bytes:
         data = {"hook_event_name": event, "cwd": self.cwd, "transcript_path": "", **payload}
-        return json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
+        if name:
+            data["tool_name"] = name
+        return json.dumps(data, ensure_ascii=False, default=str).encode()
 
     async def run(self, event: str, payload: Mapping[str, Any], subjects: Sequence[str] = ()) -> HookResult:
         hooks = self.matching(event, subjects)
@@ -196,7 +188,7 @@ class HookRunner:
 
     def _interpret(self, hook: HookCommand, raw: _Raw) -> HookResult:
         result = HookResult(ran=1)
-        red = self.redactor.text
+        red = default_redactor().text
         if raw.error is not None:
             result.notices.append((f"{hook.label} could not start: {red(raw.error)}; ignored.", "warning"))
         elif raw.timed_out:

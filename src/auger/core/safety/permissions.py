@@ -96,10 +96,9 @@ def _path_pattern(raw: str) -> str:
 def _command_pattern(command: str) -> str:
     exact = escape(shellparse.canonical(command))
     segments = shellparse.analyse(command)
-    parts = [s for s in segments or [] if not s.transparent]
-    if segments is None or len(segments) != 1 or len(parts) != 1 or parts[0].opaque:
+    if segments is None or len(segments) != 1 or segments[0].transparent or segments[0].opaque:
         return exact
-    words = parts[0].command.split(" ")
+    words = segments[0].command.split(" ")
     if words[0] in _RUNNERS or not _SUBCOMMAND.match(words[0]):
         return exact
     prefix = [words[0]]
@@ -134,11 +133,8 @@ class PermissionEngine:
         protected: Iterable[Path | str] = (),
         routes: Iterable[Route] = (),
     ) -> None:
-        self.rules: dict[str, list[Rule]] = {
-            "allow": _parse_all(allow, "allow"),
-            "ask": _parse_all(ask, "ask"),
-            "deny": _parse_all(deny, "deny"),
-        }
+        lists = (allow, ask, deny)
+        self.rules: dict[str, list[Rule]] = {k: _parse_all(t, k) for k, t in zip(KINDS, lists, strict=True)}
         self.paths = AgentPaths(root, routes)  # which host file a file tool's path is
         self.root = Path(self.paths.root)
         self.protected = ProtectedPaths(root, [os.path.expanduser("~/.ssh"), *protected])
@@ -152,9 +148,7 @@ class PermissionEngine:
         table = settings.data.get("permissions") or {}
         claude, _ = permission_rules(read_settings(settings.project_root))  # warnings: first turn
         return cls(
-            [*(table.get("allow") or ()), *claude["allow"]],
-            [*(table.get("ask") or ()), *claude["ask"]],
-            [*(table.get("deny") or ()), *claude["deny"]],
+            *([*(table.get(kind) or ()), *claude[kind]] for kind in KINDS),
             root=settings.project_root,
             protected=[settings.home],
             routes=mount_routes(settings),
@@ -193,19 +187,17 @@ class PermissionEngine:
         self, name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None
     ) -> Verdict | None:
         """The deny verdict for this call, if a deny rule matches it."""
-        return self._deny_rule(self.subject(name, args, mcp))
+        return self._rule("deny", self.subject(name, args, mcp))
 
-    def _deny_rule(self, sub: Subject) -> Verdict | None:
-        hit = next((r for r in self.rules["deny"] if touches(r, sub)), None)
-        return Verdict("deny", f'deny rule "{hit.text}"', (hit.text,), "rule") if hit else None
+    def _rule(self, kind: Action, sub: Subject) -> Verdict | None:
+        """The verdict of the first `kind` rule that touches the call."""
+        hit = next((r for r in self.rules[kind] if touches(r, sub)), None)
+        return Verdict(kind, f'{kind} rule "{hit.text}"', (hit.text,), "rule") if hit else None
 
     def _ask(self, sub: Subject) -> Verdict | None:
         """A protected path, then an ask rule."""
         protected = self.protected_reason(sub)
-        if protected is not None:
-            return Verdict("ask", protected, by="protected")
-        hit = next((r for r in self.rules["ask"] if touches(r, sub)), None)
-        return Verdict("ask", f'ask rule "{hit.text}"', (hit.text,), "rule") if hit else None
+        return Verdict("ask", protected, by="protected") if protected is not None else self._rule("ask", sub)
 
     def evaluate(
         self,
@@ -221,7 +213,7 @@ class PermissionEngine:
         mode. An MCP tool (`mcp`) that is not `gated` is a read-only one."""
         sub = self.subject(name, args, mcp)
         first = (
-            self._deny_rule(sub)
+            self._rule("deny", sub)
             or plan_verdict(name, mode, mcp_read_only=mcp is not None and not gated)
             or self._ask(sub)
         )

@@ -58,9 +58,6 @@ class Redactor:
         values = sorted(self._secrets, key=len, reverse=True)
         self._pattern = re.compile("|".join(re.escape(v) for v in values)) if values else None
 
-    def __bool__(self) -> bool:
-        return True  # credentials are recognised by their shape, with or without known values
-
     @property
     def longest(self) -> int:
         return max((len(v) for v in self._secrets), default=0)
@@ -134,10 +131,6 @@ def credentials_in_env(env: Mapping[str, str]) -> list[tuple[str, str]]:
     return [(k, secret) for k, v in env.items() if v for secret in credentials.secrets_in(v)]
 
 
-def provider_key_names(settings: Any) -> list[str]:
-    return [p.api_key_env for p in getattr(settings, "providers", {}).values() if p.api_key_env]
-
-
 _default = Redactor()
 _default_ready = False
 
@@ -155,7 +148,7 @@ def default_redactor() -> Redactor:
 def configure(settings: Any) -> Redactor:
     """Make sure the variables `settings` names as API keys are redacted too; return the redactor."""
     redactor = default_redactor()
-    names = provider_key_names(settings)
+    names = [p.api_key_env for p in getattr(settings, "providers", {}).values() if p.api_key_env]
     redactor.add({n: os.environ.get(n, "") for n in names})
     return redactor
 
@@ -226,8 +219,6 @@ class SecretFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         redactor = self._redactor or default_redactor()
-        if not redactor:
-            return True
         try:
             message = record.getMessage()
         except Exception:  # a bad format string: leave it to the handler's own error path

@@ -96,18 +96,10 @@ def analyse(command: str, _depth: int = 0) -> list[Segment] | None:
     if scanned is None:
         return None
     parts, inner = scanned
-    segments: list[Segment] = []
-    for text in parts:
-        found = _segments_of(text, _depth)
-        if found is None:
-            return None
-        segments.extend(found)
-    for sub in inner:
-        found = analyse(sub, _depth + 1)
-        if found is None:
-            return None
-        segments.extend(found)
-    return segments
+    groups = [_segments_of(text, _depth) for text in parts] + [analyse(sub, _depth + 1) for sub in inner]
+    if any(group is None for group in groups):
+        return None
+    return [segment for group in groups for segment in group or []]
 
 
 def _segments_of(text: str, depth: int) -> list[Segment] | None:

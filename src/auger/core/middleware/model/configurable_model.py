@@ -21,10 +21,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage
 
+from auger.core.middleware.base import ai_messages
 from auger.core.models.replies.complete_reply import StreamedToolCalls, ensure_complete, watch
 
 ModelFactory = Callable[[str, dict[str, Any]], BaseChatModel]
@@ -40,12 +39,8 @@ def context_params(ctx: Any) -> dict[str, Any]:
 
 def tag_response(response: Any, spec: str | None) -> Any:
     """Record `spec` on every AI message of a model response (any of the three result shapes)."""
-    if not spec:
-        return response
-    inner = response.model_response if isinstance(response, ExtendedModelResponse) else response
-    messages = [inner] if isinstance(inner, AIMessage) else getattr(inner, "result", [])
-    for msg in messages:
-        if isinstance(msg, AIMessage):
+    if spec:
+        for msg in ai_messages(response):
             msg.response_metadata[SPEC_KEY] = spec
     return response
 

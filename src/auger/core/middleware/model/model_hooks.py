@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from auger.core.middleware.base import tool_name
 from auger.core.safety.hook_runner import HookResult
 from auger.errors import AugerError
 
@@ -55,13 +56,12 @@ def _system_text(request: Any) -> str:
 
 def pre_payload(request: Any, base: dict[str, Any], model: str) -> dict[str, Any]:
     messages = list(getattr(request, "messages", None) or [])[-MAX_MESSAGES:]
-    tools = [t.get("name") if isinstance(t, dict) else getattr(t, "name", "") for t in request.tools or []]
     return {
         **base,
         "model": model,
         "system_prompt": _system_text(request),
         "messages": [{"role": _role(m), "content": _text(m.content)} for m in messages],
-        "tools": [t for t in tools if t],
+        "tools": [name for t in request.tools or [] if (name := tool_name(t))],
     }
 
 

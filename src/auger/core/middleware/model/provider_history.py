@@ -22,9 +22,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain_core.messages import AIMessage, BaseMessage
 
+from auger.core.middleware.base import ai_messages
 from auger.core.models.requests.message_memo import MessageMemo
 
 FAMILY_KEY = "auger_provider"
@@ -117,10 +117,8 @@ def sanitize_message(msg: BaseMessage, target: str) -> BaseMessage:
 
 
 def _tag(response: Any, family: str) -> Any:
-    inner = response.model_response if isinstance(response, ExtendedModelResponse) else response
-    for msg in [inner] if isinstance(inner, AIMessage) else getattr(inner, "result", []):
-        if isinstance(msg, AIMessage):
-            msg.response_metadata.setdefault(FAMILY_KEY, family)
+    for msg in ai_messages(response):
+        msg.response_metadata.setdefault(FAMILY_KEY, family)
     return response
 
 

@@ -52,11 +52,9 @@ class TurnLimitMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         return ExtendedModelResponse(model_response=ModelResponse(result=[message]), command=end)
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Any]) -> Any:
-        stop = self.stop(request)
-        return stop if stop is not None else handler(request)
+        return self.stop(request) or handler(request)
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[Any]]
     ) -> Any:
-        stop = self.stop(request)
-        return stop if stop is not None else await handler(request)
+        return self.stop(request) or await handler(request)

@@ -17,12 +17,12 @@ The checkpointed history is not changed: only the request is.
 from __future__ import annotations
 
 import operator
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import AnyMessage, ToolMessage
 
+from auger.core.middleware.base import RequestShaper
 from auger.core.models.requests.message_memo import MessageMemo
 from auger.core.text import clean_content, clean_text
 
@@ -42,18 +42,14 @@ def describe_block(block: dict[str, Any]) -> str:
     return clean_text(f"[{kind}{detail}: not shown to the model]")
 
 
+def _not_sent(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") not in TOOL_RESULT_BLOCKS
+
+
 def _tool_content(content: Any) -> Any:
-    if not isinstance(content, list):
+    if not isinstance(content, list) or not any(map(_not_sent, content)):
         return content
-    out: list[Any] = []
-    changed = False
-    for block in content:
-        if isinstance(block, dict) and block.get("type") not in TOOL_RESULT_BLOCKS:
-            out.append({"type": "text", "text": describe_block(block)})
-            changed = True
-        else:
-            out.append(block)
-    return out if changed else content
+    return [{"type": "text", "text": describe_block(b)} if _not_sent(b) else b for b in content]
 
 
 def wire_message(msg: AnyMessage) -> AnyMessage:
@@ -64,26 +60,15 @@ def wire_message(msg: AnyMessage) -> AnyMessage:
     return msg if content is msg.content else msg.model_copy(update={"content": content})
 
 
-def wire_request(request: ModelRequest, memo: MessageMemo | None = None) -> ModelRequest:
-    messages = memo.map(request.messages) if memo else [wire_message(m) for m in request.messages]
-    if all(map(operator.is_, messages, request.messages)):  # C-level: no Python step per message
-        return request
-    return request.override(messages=messages)
-
-
-class WireContentMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class WireContentMiddleware(RequestShaper):
     """Each message is cleaned once while it stays in the requests (`MessageMemo`), not per step."""
 
     def __init__(self) -> None:
         super().__init__()
         self._memo = MessageMemo(wire_message)
 
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse:
-        return handler(wire_request(request, self._memo))
-
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> ModelResponse:
-        return await handler(wire_request(request, self._memo))
+    def shape(self, request: ModelRequest) -> ModelRequest:
+        messages = self._memo.map(request.messages)
+        if all(map(operator.is_, messages, request.messages)):  # C-level: no Python step per message
+            return request
+        return request.override(messages=messages)

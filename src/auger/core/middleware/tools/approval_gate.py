@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, HumanInTheLoopMiddleware
+from langchain.agents.middleware.human_in_the_loop import Action
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import get_runtime
 from langgraph.types import interrupt
@@ -32,10 +33,6 @@ class ApprovalGateMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         # HITL's own reading of the config, request and decisions: the same prompts, the same
         # refusals, the same errors for a decision the config does not allow
         self._hitl = HumanInTheLoopMiddleware(interrupt_on=interrupt_on)
-
-    @property
-    def interrupt_on(self) -> dict[str, Any]:
-        return self._hitl.interrupt_on
 
     def _ask(self, request: Any) -> tuple[Any, ToolMessage | None]:
         """(the request to run, or the message the model reads instead) for one tool call."""
@@ -56,23 +53,17 @@ class ApprovalGateMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             return self._hitl._apply_edit(request, decision["edited_action"]), None
         return request, message
 
+    def _result(self, request: Any, run: Any, result: Any) -> Any:
+        """`result`, told (as HITL tells it) that a reviewer's edit replaced the call."""
+        if run is request:
+            return result
+        executed = Action(name=run.tool_call["name"], args=run.tool_call["args"])
+        return self._hitl._annotate_edited_result(result, run, executed)
+
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         run, message = self._ask(request)
-        if message is not None:
-            return message
-        edited = run is not request
-        result = handler(run)
-        return self._hitl._annotate_edited_result(result, run, _executed(run)) if edited else result
+        return message if message is not None else self._result(request, run, handler(run))
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         run, message = self._ask(request)
-        if message is not None:
-            return message
-        edited = run is not request
-        result = await handler(run)
-        return self._hitl._annotate_edited_result(result, run, _executed(run)) if edited else result
-
-
-def _executed(request: Any) -> Any:
-    call = request.tool_call
-    return {"name": call["name"], "args": call["args"]}
+        return message if message is not None else self._result(request, run, await handler(run))

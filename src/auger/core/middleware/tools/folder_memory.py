@@ -21,7 +21,7 @@ from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
 from auger.core.catalog.memory import folder_memory, memory_files, read_with_imports
-from auger.core.middleware.tools.redaction import map_tool_messages
+from auger.core.middleware.tools.redaction import appended, map_tool_messages
 from auger.core.safety.rules import FILE_TOOLS, path_key
 
 MEMORY_KEY = "auger_memory"
@@ -50,16 +50,11 @@ class FolderMemoryMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         self.root = Path(settings.project_root)
 
     def _new_files(self, request: Any) -> list[Path]:
+        """The memory files of the folders down to a file tool's path not in the prompt yet."""
         ctx = getattr(request.runtime, "context", None)
-        call = request.tool_call
-        key = path_key(str(call["name"]))
-        paths = (
-            getattr(getattr(ctx, "permissions", None), "paths", None)
-            if isinstance(ctx, AugerContext)
-            else None
-        )
-        value = (call.get("args") or {}).get(key) if key else None
-        host = paths.host(str(value)) if paths is not None and isinstance(value, str) and value else None
+        paths = getattr(ctx.permissions, "paths", None) if isinstance(ctx, AugerContext) else None
+        value = (request.tool_call.get("args") or {}).get(path_key(str(request.tool_call["name"])))
+        host = paths.host(value) if paths is not None and isinstance(value, str) and value else None
         if host is None:
             return []
         found = [f for f in map(folder_memory, _folders(Path(host), self.root)) if f is not None]
@@ -89,15 +84,8 @@ class FolderMemoryMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         def add(msg: ToolMessage) -> ToolMessage:
             if msg.status == "error" or not blocks:
                 return msg
-            extra = "\n\n".join(blocks)
-            content: Any = msg.content
-            content = (
-                f"{content}\n\n{extra}"
-                if isinstance(content, str)
-                else [*content, {"type": "text", "text": extra}]
-            )
             kwargs = {**msg.additional_kwargs, MEMORY_KEY: names}
-            return msg.model_copy(update={"content": content, "additional_kwargs": kwargs})
+            return appended(msg, "\n\n".join(blocks), additional_kwargs=kwargs)
 
         return map_tool_messages(result, add)
 

@@ -18,20 +18,20 @@ reason) is appended to it. Hook problems become Notices.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
+from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from auger.core.agent.context import AugerContext
 from auger.core.mcp.names import legacy_names
 from auger.core.middleware.model import model_hooks
 from auger.core.middleware.tools import pre_tool
-from auger.core.middleware.tools.permissions import REFUSED_FLAG, mcp_identity
-from auger.core.middleware.tools.redaction import map_tool_messages
+from auger.core.middleware.tools.permissions import error_message, mcp_identity, notify
+from auger.core.middleware.tools.redaction import appended, map_tool_messages
 from auger.core.safety.claude_tools import claude_names
 from auger.core.safety.hook_runner import HookResult, HookRunner
 from auger.core.safety.host_paths import AgentPaths
@@ -57,21 +57,13 @@ def tool_subjects(name: str, tool: Any) -> list[str]:
 
 
 def _notify(request: Any, result: HookResult) -> None:
-    writer = getattr(request.runtime, "stream_writer", None)
     for message, level in result.notices:
-        if callable(writer):
-            with contextlib.suppress(Exception):  # best effort
-                writer({"auger_event": "notice", "message": message, "level": level})
+        notify(request, message, level)
 
 
 def _blocked(call: Mapping[str, Any], reason: str) -> ToolMessage:
-    return ToolMessage(
-        f"Blocked by a PreToolUse hook, the tool was not run: {reason}",
-        tool_call_id=call.get("id") or "",
-        name=call["name"],
-        status="error",
-        additional_kwargs={REFUSED_FLAG: f"PreToolUse hook: {reason}"},
-    )
+    text = f"Blocked by a PreToolUse hook, the tool was not run: {reason}"
+    return error_message(call, text, f"PreToolUse hook: {reason}")
 
 
 def _tool_messages(result: Any) -> list[ToolMessage]:
@@ -97,14 +89,7 @@ def _append(result: Any, extra: list[str]) -> Any:
     if not extra:
         return result
     note = "\n\n".join(extra)
-
-    def add(msg: ToolMessage) -> ToolMessage:
-        content = msg.content
-        if isinstance(content, str):
-            return msg.model_copy(update={"content": f"{content}\n\n{note}" if content else note})
-        return msg.model_copy(update={"content": [*content, {"type": "text", "text": note}]})
-
-    return map_tool_messages(result, add)
+    return map_tool_messages(result, lambda msg: appended(msg, note))
 
 
 def _replace(result: Any, output: Any) -> Any:
@@ -115,8 +100,8 @@ def _replace(result: Any, output: Any) -> Any:
 class _Call:
     """One tool call going through the hooks (shared by the sync and async paths)."""
 
-    def __init__(self, request: Any, runner: HookRunner, ctx: AugerContext) -> None:
-        self.request, self.runner, self.ctx = request, runner, ctx
+    def __init__(self, request: Any, ctx: AugerContext) -> None:
+        self.request, self.ctx = request, ctx
         call = request.tool_call
         self.name, self.args = str(call["name"]), dict(call.get("args") or {})
         self.subjects = tool_subjects(self.name, request.tool)
@@ -190,124 +175,90 @@ class _Call:
         return _append(result, extra)
 
 
-class _Reply:
-    """The tool calls of one model reply going through PreToolUse (`auger.core.middleware.tools.pre_tool`)."""
+# A call's hooks in order, written once for the sync and the async graph: a generator yields each
+# step — a hook event to run, `(event, payload, subjects)`, or the request to hand on — and is sent
+# its answer (`HookResult`, or the handler's result); `_run` / `_arun` drive it.
+Steps = Generator[Any, Any, Any]
 
-    def __init__(self, request: Any, result: Any, runner: HookRunner, ctx: AugerContext) -> None:
-        self.request, self.result, self.runner, self.ctx = request, result, runner, ctx
-        self.tools = pre_tool.tools_by_name(request)
-        self.calls = pre_tool.pending_calls(result, ctx.pre_tool) if runner.has("PreToolUse") else []
-        self.updates: dict[str, dict[str, Any]] = {}
 
-    def call(self, tool_call: dict[str, Any]) -> _Call:
-        view = _ToolRequest(tool_call, self.tools.get(tool_call["name"]), self.request.runtime)
-        return _Call(view, self.runner, self.ctx)
-
-    def record(self, call: _Call, tool_call: dict[str, Any], pre: HookResult) -> None:
-        self.ctx.pre_tool[tool_call["id"]] = pre
-        _notify(self.request, pre)
+def _model_steps(request: Any, runner: HookRunner, ctx: AugerContext) -> Steps:
+    base, spec = {"session_id": ctx.thread_id or "", "permission_mode": ctx.mode}, ctx.model_spec or ""
+    if runner.has("PreModel"):
+        pre = yield "PreModel", model_hooks.pre_payload(request, base, spec), [spec]
+        _notify(request, pre)
+        model_hooks.check("PreModel", pre)
+        request = model_hooks.modified(request, pre)
+    result = yield request
+    if runner.has("PostModel"):
+        post = yield "PostModel", model_hooks.post_payload(pre_tool.reply_message(result), base, spec), [spec]
+        _notify(request, post)
+        model_hooks.check("PostModel", post)
+    # the reply's tool calls through PreToolUse now (`auger.core.middleware.tools.pre_tool`)
+    tools = pre_tool.tools_by_name(request)
+    updates: dict[str, dict[str, Any]] = {}
+    for tool_call in pre_tool.pending_calls(result, ctx.pre_tool) if runner.has("PreToolUse") else []:
+        view = ToolCallRequest(tool_call, tools.get(tool_call["name"]), request.state, request.runtime)
+        call = _Call(view, ctx)
+        pre = yield "PreToolUse", call.base, call.subjects
+        ctx.pre_tool[str(tool_call["id"])] = pre
+        _notify(request, pre)
         pre.notices = []  # shown once, here
         if pre.updated_input and not pre.blocked:
-            self.updates[tool_call["id"]] = {**call.args, **call.agent_input(pre.updated_input)}
-
-    def finish(self) -> Any:
-        return pre_tool.apply_updates(self.result, self.updates)
+            updates[str(tool_call["id"])] = {**call.args, **call.agent_input(pre.updated_input)}
+    return pre_tool.apply_updates(result, updates)
 
 
-class _ToolRequest:
-    """What `_Call` reads of a tool-call request, for a call that has not been dispatched yet."""
+def _tool_steps(request: Any, runner: HookRunner, ctx: AugerContext) -> Steps:
+    call = _Call(request, ctx)
+    if call.agent_type:
+        _notify(request, (yield "SubagentStart", call.subagent_payload(), [call.agent_type]))
+    refusal = call.after_pre(call.ran_before() or (yield "PreToolUse", call.base, call.subjects))
+    if refusal is not None:
+        return refusal
+    result = yield call.request
+    event, payload = call.post(result)
+    outcomes = [(yield event, payload, call.subjects)]
+    if call.agent_type:
+        stop = call.subagent_payload(_output(result))
+        outcomes.append((yield "SubagentStop", stop, [call.agent_type]))
+    return call.finish(result, *outcomes)
 
-    def __init__(self, tool_call: dict[str, Any], tool: Any, runtime: Any) -> None:
-        self.tool_call, self.tool, self.runtime = tool_call, tool, runtime
+
+def _run(steps: Callable[..., Steps], request: Any, handler: Callable[[Any], Any]) -> Any:
+    runner, ctx = _runner(request)
+    if runner is None or ctx is None:
+        return handler(request)
+    flow, answer = steps(request, runner, ctx), None
+    while True:
+        try:
+            step = flow.send(answer)
+        except StopIteration as done:
+            return done.value
+        answer = runner.run_sync(*step) if isinstance(step, tuple) else handler(step)
 
 
-def _model_base(ctx: AugerContext) -> tuple[dict[str, Any], str]:
-    spec = ctx.model_spec or ""
-    return {"session_id": ctx.thread_id or "", "permission_mode": ctx.mode}, spec
+async def _arun(steps: Callable[..., Steps], request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+    runner, ctx = _runner(request)
+    if runner is None or ctx is None:
+        return await handler(request)
+    flow, answer = steps(request, runner, ctx), None
+    while True:
+        try:
+            step = flow.send(answer)
+        except StopIteration as done:
+            return done.value
+        answer = await (runner.run(*step) if isinstance(step, tuple) else handler(step))
 
 
 class HooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
-    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        runner, ctx = _runner(request)
-        if runner is None or ctx is None:
-            return await handler(request)
-        base, spec = _model_base(ctx)
-        if runner.has("PreModel"):
-            pre = await runner.run("PreModel", model_hooks.pre_payload(request, base, spec), [spec])
-            _notify(request, pre)
-            model_hooks.check("PreModel", pre)
-            request = model_hooks.modified(request, pre)
-        result = await handler(request)
-        if runner.has("PostModel"):
-            payload = model_hooks.post_payload(pre_tool.reply_message(result), base, spec)
-            post = await runner.run("PostModel", payload, [spec])
-            _notify(request, post)
-            model_hooks.check("PostModel", post)
-        reply = _Reply(request, result, runner, ctx)
-        for tool_call in reply.calls:
-            call = reply.call(tool_call)
-            reply.record(call, tool_call, await runner.run("PreToolUse", call.base, call.subjects))
-        return reply.finish()
-
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        runner, ctx = _runner(request)
-        if runner is None or ctx is None:
-            return handler(request)
-        base, spec = _model_base(ctx)
-        if runner.has("PreModel"):
-            pre = runner.run_sync("PreModel", model_hooks.pre_payload(request, base, spec), [spec])
-            _notify(request, pre)
-            model_hooks.check("PreModel", pre)
-            request = model_hooks.modified(request, pre)
-        result = handler(request)
-        if runner.has("PostModel"):
-            payload = model_hooks.post_payload(pre_tool.reply_message(result), base, spec)
-            post = runner.run_sync("PostModel", payload, [spec])
-            _notify(request, post)
-            model_hooks.check("PostModel", post)
-        reply = _Reply(request, result, runner, ctx)
-        for tool_call in reply.calls:
-            call = reply.call(tool_call)
-            reply.record(call, tool_call, runner.run_sync("PreToolUse", call.base, call.subjects))
-        return reply.finish()
+        return _run(_model_steps, request, handler)
 
-    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        runner, ctx = _runner(request)
-        if runner is None or ctx is None:
-            return await handler(request)
-        call = _Call(request, runner, ctx)
-        outcomes: list[HookResult] = []
-        if call.agent_type:
-            start = await runner.run("SubagentStart", call.subagent_payload(), [call.agent_type])
-            _notify(request, start)
-        refusal = call.after_pre(
-            call.ran_before() or await runner.run("PreToolUse", call.base, call.subjects)
-        )
-        if refusal is not None:
-            return refusal
-        result = await handler(call.request)
-        event, payload = call.post(result)
-        outcomes.append(await runner.run(event, payload, call.subjects))
-        if call.agent_type:
-            stop = call.subagent_payload(_output(result))
-            outcomes.append(await runner.run("SubagentStop", stop, [call.agent_type]))
-        return call.finish(result, *outcomes)
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        return await _arun(_model_steps, request, handler)
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        runner, ctx = _runner(request)
-        if runner is None or ctx is None:
-            return handler(request)
-        call = _Call(request, runner, ctx)
-        outcomes: list[HookResult] = []
-        if call.agent_type:
-            _notify(request, runner.run_sync("SubagentStart", call.subagent_payload(), [call.agent_type]))
-        refusal = call.after_pre(call.ran_before() or runner.run_sync("PreToolUse", call.base, call.subjects))
-        if refusal is not None:
-            return refusal
-        result = handler(call.request)
-        event, payload = call.post(result)
-        outcomes.append(runner.run_sync(event, payload, call.subjects))
-        if call.agent_type:
-            stop = call.subagent_payload(_output(result))
-            outcomes.append(runner.run_sync("SubagentStop", stop, [call.agent_type]))
-        return call.finish(result, *outcomes)
+        return _run(_tool_steps, request, handler)
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        return await _arun(_tool_steps, request, handler)

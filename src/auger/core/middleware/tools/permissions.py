@@ -81,15 +81,20 @@ def approval_description(name: str, args: Mapping[str, Any], verdict: Verdict) -
     return f"{name} {describe_call(name, args)} needs approval: {verdict.reason}."
 
 
-def refused(call: Mapping[str, Any], verdict: Verdict) -> ToolMessage:
-    name, args = str(call["name"]), dict(call.get("args") or {})
+def error_message(call: Mapping[str, Any], text: str, refused: str | None = None) -> ToolMessage:
+    """The error result the model reads for `call`; `refused`: why the call never ran (REFUSED_FLAG)."""
     return ToolMessage(
-        refusal_message(name, args, verdict),
+        text,
         tool_call_id=call.get("id") or "",
-        name=name,
+        name=str(call["name"]),
         status="error",
-        additional_kwargs={REFUSED_FLAG: verdict.reason},
+        additional_kwargs={REFUSED_FLAG: refused} if refused is not None else {},
     )
+
+
+def refused(call: Mapping[str, Any], verdict: Verdict) -> ToolMessage:
+    text = refusal_message(str(call["name"]), dict(call.get("args") or {}), verdict)
+    return error_message(call, text, verdict.reason)
 
 
 def interrupt_config(
@@ -103,26 +108,19 @@ def interrupt_config(
     extra = frozenset(gated)
     mcp_of = dict(mcp_names or {})
 
-    def when(request: Any) -> bool:
-        call = request.tool_call
-        ctx = getattr(request.runtime, "context", None)
-        verdict = tool_verdict(
-            ctx,
-            call["name"],
-            call.get("args") or {},
-            gated=is_gated(call["name"], extra),
-            mcp=mcp_identity(request.tool) or mcp_of.get(call["name"]),
-            call_id=call.get("id"),
+    def verdict(call: Any, runtime: Any, tool: Any = None) -> Verdict:
+        ctx, name = getattr(runtime, "context", None), call["name"]
+        mcp = mcp_identity(tool) or mcp_of.get(name)
+        return tool_verdict(
+            ctx, name, call.get("args") or {}, gated=is_gated(name, extra), mcp=mcp, call_id=call.get("id")
         )
-        return verdict.action == "ask"
+
+    def when(request: Any) -> bool:
+        return verdict(request.tool_call, request.runtime, request.tool).action == "ask"
 
     def describe(tool_call: Any, state: Any, runtime: Any) -> str:
-        ctx = getattr(runtime, "context", None)
         name, args = tool_call["name"], tool_call.get("args") or {}
-        verdict = tool_verdict(
-            ctx, name, args, gated=is_gated(name, extra), mcp=mcp_of.get(name), call_id=tool_call.get("id")
-        )
-        return approval_description(name, args, verdict)
+        return approval_description(name, args, verdict(tool_call, runtime))
 
     config = {"allowed_decisions": ["approve", "reject"], "when": when, "description": describe}
     return {name: dict(config) for name in dict.fromkeys(tool_names)}
@@ -138,7 +136,8 @@ def plan_denial(ctx: AugerContext, request: Any) -> Verdict | None:
     return verdict if verdict is not None and verdict.action == "deny" else None
 
 
-def _notify(request: Any, message: str, level: str = "warning") -> None:
+def notify(request: Any, message: str, level: str = "warning") -> None:
+    """A Notice for the user on the run's custom stream."""
     writer = getattr(request.runtime, "stream_writer", None)
     if callable(writer):
         with contextlib.suppress(Exception):  # best effort: the model still reads the refusal
@@ -160,16 +159,14 @@ class PermissionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             return None
         where = "" if verdict.by == "plan" else " in [permissions]"
         what = f"{call['name']} {describe_call(call['name'], call.get('args') or {})}"
-        _notify(request, f"Refused {what}: {verdict.reason}{where}.")
+        notify(request, f"Refused {what}: {verdict.reason}{where}.")
         return refused(call, verdict)
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        denied = self._denied(request)
-        return denied if denied is not None else handler(request)
+        return self._denied(request) or handler(request)
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        denied = self._denied(request)
-        return denied if denied is not None else await handler(request)
+        return self._denied(request) or await handler(request)
 
 
 def all_tool_names(extra: Sequence[str] = ()) -> list[str]:

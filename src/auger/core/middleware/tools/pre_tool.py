@@ -17,13 +17,12 @@ can skip what the approval mode would ask, not the rules a user wrote.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from langchain.agents.middleware.types import ExtendedModelResponse, ModelResponse
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, ToolCall
 
+from auger.core.middleware.base import ai_messages, map_reply, tool_name
 from auger.core.safety.hook_runner import HookResult
 from auger.core.safety.permissions import Verdict
 
@@ -45,29 +44,13 @@ def hook_verdict(verdict: Verdict, pre: HookResult | None) -> Verdict:
 
 
 def reply_message(result: Any) -> AIMessage | None:
-    """The AI message of a model call's result (a ModelResponse, its extended form or a message)."""
-    if isinstance(result, ExtendedModelResponse):
-        return reply_message(result.model_response)
-    if isinstance(result, ModelResponse):
-        return next((m for m in reversed(result.result) if isinstance(m, AIMessage)), None)
-    return result if isinstance(result, AIMessage) else None
-
-
-def replace_reply(result: Any, old: AIMessage, new: AIMessage) -> Any:
-    if isinstance(result, ExtendedModelResponse):
-        return dataclasses.replace(result, model_response=replace_reply(result.model_response, old, new))
-    if isinstance(result, ModelResponse):
-        return dataclasses.replace(result, result=[new if m is old else m for m in result.result])
-    return new if result is old else result
+    """The (last) AI message of a model call's result."""
+    messages = ai_messages(result)
+    return messages[-1] if messages else None
 
 
 def tools_by_name(request: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for tool in getattr(request, "tools", None) or []:
-        name = tool.get("name") if isinstance(tool, dict) else getattr(tool, "name", None)
-        if isinstance(name, str):
-            out[name] = tool
-    return out
+    return {name: tool for tool in getattr(request, "tools", None) or [] if (name := tool_name(tool))}
 
 
 def apply_updates(result: Any, updates: Mapping[str, dict[str, Any]]) -> Any:
@@ -76,11 +59,12 @@ def apply_updates(result: Any, updates: Mapping[str, dict[str, Any]]) -> Any:
     if message is None or not updates:
         return result
     calls = [{**call, "args": updates.get(call.get("id") or "", call["args"])} for call in message.tool_calls]
-    return replace_reply(result, message, message.model_copy(update={"tool_calls": calls}))
+    new = message.model_copy(update={"tool_calls": calls})
+    return map_reply(result, lambda m: new if m is message else m)
 
 
-def pending_calls(result: Any, memo: Mapping[str, Any]) -> list[dict[str, Any]]:
+def pending_calls(result: Any, memo: Mapping[str, Any]) -> list[ToolCall]:
     """The reply's tool calls whose PreToolUse hooks have not run yet this turn."""
     message = reply_message(result)
     calls = message.tool_calls if message is not None else []
-    return [dict(c) for c in calls if c.get("id") and c["id"] not in memo]
+    return [c for c in calls if c.get("id") and c["id"] not in memo]

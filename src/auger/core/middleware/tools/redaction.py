@@ -15,12 +15,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
-from langchain.agents.middleware.types import ExtendedModelResponse, ModelResponse
 from langchain_core.messages import BaseMessage
 from langgraph.types import Command
 
 from auger.core.agent.context import AugerContext
-from auger.core.safety.redaction import Redactor, default_redactor
+from auger.core.middleware.base import map_reply
+from auger.core.safety.redaction import default_redactor
 
 
 def map_tool_messages(result: Any, fn: Callable[[Any], Any]) -> Any:
@@ -37,29 +37,25 @@ def map_tool_messages(result: Any, fn: Callable[[Any], Any]) -> Any:
     return result
 
 
+def appended(msg: Any, text: str, **update: Any) -> Any:
+    """Tool message `msg` with `text` after what it says (a text block after a list's blocks) and
+    the other fields in `update`."""
+    if isinstance(msg.content, str):
+        content: Any = f"{msg.content}\n\n{text}" if msg.content else text
+    else:
+        content = [*msg.content, {"type": "text", "text": text}]
+    return msg.model_copy(update={**update, "content": content})
+
+
 class RedactionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
-    def __init__(self, redactor: Redactor | None = None) -> None:
-        super().__init__()
-        self._redactor = redactor
-
-    @property
-    def redactor(self) -> Redactor:
-        return self._redactor or default_redactor()
-
     def _tool_result(self, result: Any) -> Any:
-        return map_tool_messages(result, self.redactor.message)
+        return map_tool_messages(result, default_redactor().message)
 
     def _model_result(self, result: Any, ctx: Any) -> Any:
-        if isinstance(result, ExtendedModelResponse):
-            return dataclasses.replace(result, model_response=self._model_result(result.model_response, ctx))
-        if isinstance(result, ModelResponse):
-            return dataclasses.replace(result, result=[self._message(m, ctx) for m in result.result])
-        if isinstance(result, BaseMessage):
-            return self._message(result, ctx)
-        return result
+        return map_reply(result, lambda m: self._message(m, ctx))
 
     def _message(self, msg: BaseMessage, ctx: Any) -> BaseMessage:
-        out: BaseMessage = self.redactor.message(msg)
+        out: BaseMessage = default_redactor().message(msg)
         if out is msg or not isinstance(ctx, AugerContext):
             return out
         wrote_calls = getattr(msg, "tool_calls", None) or []

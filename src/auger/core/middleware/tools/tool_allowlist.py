@@ -13,6 +13,7 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 
 from auger.core.middleware.base import ToolFilter
+from auger.core.middleware.tools.permissions import error_message
 
 
 class ToolAllowListMiddleware(ToolFilter):
@@ -26,9 +27,5 @@ class ToolAllowListMiddleware(ToolFilter):
     def refusal(self, request: Any) -> ToolMessage:
         name = request.tool_call["name"]
         allowed = ", ".join(sorted(self.allowed)) or "none"
-        return ToolMessage(
-            content=f"Error: the tool {name!r} is not available to this agent (allowed: {allowed}).",
-            tool_call_id=request.tool_call.get("id") or "",
-            name=name,
-            status="error",
-        )
+        text = f"Error: the tool {name!r} is not available to this agent (allowed: {allowed})."
+        return error_message(request.tool_call, text)

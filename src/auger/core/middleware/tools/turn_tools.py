@@ -16,7 +16,7 @@ from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
 from auger.core.middleware.base import ToolFilter
-from auger.core.middleware.tools.permissions import REFUSED_FLAG, mcp_identity
+from auger.core.middleware.tools.permissions import error_message, mcp_identity
 from auger.core.safety.rules import Rule, covers, parse_rule, subject_for
 
 
@@ -63,13 +63,7 @@ class TurnToolsMiddleware(ToolFilter):
 
     def refusal(self, request: Any) -> ToolMessage:
         call = request.tool_call
-        name = str(call["name"])
         allowed = ", ".join(r.text for r in _rules(request) or []) or "none"
         reason = f"not in this skill's (or command's) allowed-tools ({allowed})"
-        return ToolMessage(
-            f"Refused: {name} is {reason}. Do the task with those tools, or say what is missing.",
-            tool_call_id=call.get("id") or "",
-            name=name,
-            status="error",
-            additional_kwargs={REFUSED_FLAG: reason},
-        )
+        text = f"Refused: {call['name']} is {reason}. Do the task with those tools, or say what is missing."
+        return error_message(call, text, reason)
