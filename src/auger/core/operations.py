@@ -489,30 +489,9 @@ RESOLVE_INPUT = Op(
     "Answer an input_requested event (an MCP server's form): accept with content, decline or cancel",
     scope="own",
 )
-OPERATIONS: tuple[Operation[Any, Any], ...] = (
-    AGENT_INFO,
-    CATALOGUE,
-    MODELS,
-    CAPABILITIES,
-    RUN_SHELL,
-    MCP_TRUST,
-    MCP_RESTART,
-    LIST_THREADS,
-    NEW_THREAD,
-    GET_THREAD,
-    RENAME_THREAD,
-    DELETE_THREAD,
-    FORK_THREAD,
-    REWIND,
-    DIFF,
-    TURNS,
-    HISTORY,
-    MESSAGES,
-    TRANSCRIPT,
-    SET_MODEL,
-    COMPACT,
-    RESOLVE_APPROVAL,
-    RESOLVE_INPUT,
+# every operation declared above, in their order (the routes and the OpenAPI document follow it)
+OPERATIONS: tuple[Operation[Any, Any], ...] = tuple(
+    v for v in dict(globals()).values() if isinstance(v, Operation)
 )
 
 
@@ -537,11 +516,6 @@ def to_wire(value: Any) -> Any:
 def from_wire(cls: type[Req], data: Any) -> Req:
     """Rebuild a `cls` dataclass from its wire form; WireError names what does not fit."""
     return typing.cast(Req, _decode(cls, data, "body"))
-
-
-def build(cls: type[Req], values: dict[str, Any]) -> Req:
-    """A request from values already converted (path and query parameters)."""
-    return typing.cast(Req, _decode(cls, values, "request"))
 
 
 _EXPECTED = {str: "a string", bool: "true or false", int: "a whole number", float: "a number"}
