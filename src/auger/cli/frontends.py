@@ -86,9 +86,7 @@ def read_prompt(args: Any) -> str:
 
     text = args.non_interactive or ""
     if not sys.stdin.isatty():
-        from auger.core.text import decode_bytes
-
-        piped = decode_bytes(sys.stdin.buffer.read())  # bytes that are not UTF-8 become U+FFFD
+        piped = sys.stdin.buffer.read().decode("utf-8", errors="replace")  # not UTF-8: U+FFFD, no error
         text = f"{text}\n\n{piped}".strip() if text else piped.strip()
     if not text.strip():
         raise UsageError("No task given.", hint='Use auger -n "your task" or pipe it on stdin.')
