@@ -94,10 +94,7 @@ async def _serve(args: Any, shake: handshake.Handshake) -> int:
     else:
         from auger.acp.sessions import SharedRuntime
 
-        options = agents.LocalOptions(
-            not args.no_mcp, tuple(args.mcp_config), args.trust_project_mcp, args.trust_project_hooks
-        )
-        factory = closer = SharedRuntime(options)
+        factory = closer = SharedRuntime(agents.options_from_args(args))
     agent = AugerAcpAgent(_settings_loader(args), factory, __version__)
     agent.client_capabilities = shake.client_capabilities
     reader, writer = await _stdio(shake.rest)
