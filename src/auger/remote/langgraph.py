@@ -176,12 +176,12 @@ class LangGraphSession(RemoteControls):
             threads = [t for t in threads if words in t.title.lower()]
         return ops.ThreadList(threads)
 
+    async def _update(self, thread_id: str, **metadata: Any) -> LiveThread:
+        """Merge `metadata` into the thread's; the thread as it is then."""
+        return to_thread(await self._sdk(self.client.threads.update(thread_id, metadata=metadata), thread_id))
+
     async def _rename_thread(self, request: ops.RenameThread) -> LiveThread:
-        await self._sdk(
-            self.client.threads.update(request.thread_id, metadata={"title": request.title}),
-            request.thread_id,
-        )
-        return await self._get_thread(request.thread_id)
+        return await self._update(request.thread_id, title=request.title)
 
     async def _delete_thread(self, request: ops.ThreadRef) -> ops.Deleted:
         await self._sdk(self.client.threads.delete(request.thread_id), request.thread_id)
@@ -207,11 +207,7 @@ class LangGraphSession(RemoteControls):
 
     async def _set_model(self, request: ops.SetModel) -> LiveThread:
         """The model goes with each run's context (the server checks it when the run starts)."""
-        await self._sdk(
-            self.client.threads.update(request.thread_id, metadata={"model": request.model}),
-            request.thread_id,
-        )
-        return await self._get_thread(request.thread_id)
+        return await self._update(request.thread_id, model=request.model)
 
     # -- a turn ----------------------------------------------------------------------------
     async def send(self, prompt: str, options: TurnOptions) -> AsyncIterator[ev.Event]:
@@ -256,8 +252,7 @@ class LangGraphSession(RemoteControls):
         """The thread's title (its first prompt), in its metadata: `threads list` shows it."""
         thread = await self._get_thread(self.thread_id)
         if not thread.title:
-            title = first_prompt([{"type": "human", "content": prompt}])
-            await self._sdk(self.client.threads.update(self.thread_id, metadata={"title": title}))
+            await self._update(self.thread_id, title=first_prompt([{"type": "human", "content": prompt}]))
 
     def _context(self, options: TurnOptions) -> dict[str, Any]:
         context: dict[str, Any] = {"mode": options.mode, "always_allow": sorted(self.grants)}
