@@ -59,7 +59,6 @@ class RemoteSession(RemoteControls):
         super().__init__()
         self.client = client
         self.url = url
-        self._cancel_requested = False
 
     @classmethod
     async def connect(cls, url: str, token: str | None, *, thread_id: str | None = None) -> RemoteSession:
@@ -82,7 +81,6 @@ class RemoteSession(RemoteControls):
     # -- controls (the rest: RemoteControls) ----------------------------------------------
     def _stop(self) -> None:
         """Ask the server to stop the running turn; the stream then ends with `cancelled`."""
-        self._cancel_requested = True  # what the server sent before it stopped is not shown
         self._spawn(self._request("POST", f"/threads/{self.thread_id}/cancel"))
 
     async def _answered(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
@@ -145,8 +143,7 @@ class RemoteSession(RemoteControls):
             ]
         if options.typed is not None:
             body["typed"] = options.typed
-        self._running = True
-        self._cancel_requested = False
+        self._running, self._cancelled = True, False
         ended = False
         try:
             async with self.client.stream("POST", f"/threads/{self.thread_id}/runs", json=body) as resp:
@@ -155,7 +152,7 @@ class RemoteSession(RemoteControls):
                     raise self._error(resp)
                 async for event in self._events(resp, options):
                     ended = ended or isinstance(event, ev.TurnEnded)
-                    if not (self._cancel_requested and isinstance(event, ev.STREAMED_TEXT)):
+                    if not (self._cancelled and isinstance(event, ev.STREAMED_TEXT)):
                         yield event
         except AugerError:
             raise

@@ -4,7 +4,8 @@ waits on, `busy`, `cancel()` answering them before the server is asked to stop, 
 background requests (`_spawn`) that `aclose()` lets finish.
 
 A subclass says how to stop the run on its server (`_stop`) and how to close its client
-(`_close`); its stream keeps `_running` and clears the pending requests when a turn ends.
+(`_close`); its stream keeps `_running` (`_cancelled`: `cancel()` came during the turn) and
+clears the pending requests when a turn ends.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class RemoteControls(AgentPort):
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._inputs: dict[str, ev.InputRequested] = {}  # forms shown to the user now
         self._running = False
+        self._cancelled = False  # cancel() during this turn: its streamed text is not shown any more
         self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
@@ -46,6 +48,7 @@ class RemoteControls(AgentPort):
             request.respond(ev.ApprovalDecision("reject", CANCELLED))
         self._inputs.clear()  # the server answers its open forms `cancel` when the run stops
         if self._running:
+            self._cancelled = True
             self._stop()
 
     def _stop(self) -> None:

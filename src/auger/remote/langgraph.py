@@ -69,7 +69,6 @@ class LangGraphSession(RemoteControls):
         self.url = url
         self.grants: set[str] = set()  # "always allow" rules for this thread (the run context)
         self._run_id: str | None = None
-        self._cancelled = False
         self._handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
             ops.AGENT_INFO.name: self._agent_info,
             ops.NEW_THREAD.name: self._new_thread,
@@ -106,7 +105,6 @@ class LangGraphSession(RemoteControls):
 
     # -- controls (the rest: RemoteControls) ----------------------------------------------
     def _stop(self) -> None:
-        self._cancelled = True
         if self._run_id:
             self._spawn(self.client.runs.cancel(self.thread_id, self._run_id))
 
