@@ -95,13 +95,6 @@ def images_field(body: dict[str, Any]) -> tuple[PromptImage, ...]:
     return tuple(out)
 
 
-def thread_id_field(body: dict[str, Any], name: str = "thread_id") -> str | None:
-    value = field(body, name, str)
-    if value is not None:
-        check_thread_id(value)
-    return value
-
-
 def check_thread_id(value: str) -> str:
     try:
         return operations.check_thread_id(value)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from auger.core import events as ev
-from auger.server.http import ApiError, thread_id_field
+from auger.server.http import ApiError, check_thread_id
 from auger.server.http import field as get_field
 
 HEADERS = {"x-vercel-ai-ui-message-stream": "v1"}
@@ -54,7 +54,7 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
     return ChatRequest(
         prompt=turns[-1][1],
         history=[t for t in turns[:-1] if t[1]],
-        thread_id=thread_id_field(body),
+        thread_id=None if (given := get_field(body, "thread_id", str)) is None else check_thread_id(given),
         model=get_field(body, "model", str),
     )
 
