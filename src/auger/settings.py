@@ -307,7 +307,7 @@ def load_settings(
     """Merge every layer into one validated `Settings` (ConfigError on invalid values)."""
     env = os.environ if env is None else env
     cwd = (cwd or Path.cwd()).resolve()
-    home, root = paths.auger_home(dict(env)), paths.project_root(cwd)
+    home, root = paths.auger_home(env), paths.project_root(cwd)
     data, sources = _defaults()
     warnings: list[str] = []
     for layer, path in _config_files(home, root):

@@ -111,7 +111,7 @@ def _files(home: Path, root: Path) -> dict[str, str]:
 
 
 def _path(cwd: Path | None, env: Mapping[str, str]) -> int:
-    files = _files(paths.auger_home(dict(env)), paths.project_root(cwd))
+    files = _files(paths.auger_home(env), paths.project_root(cwd))
     for layer, path in files.items():
         print(f"{layer}: {path}")
     return 0
@@ -123,7 +123,7 @@ def _path(cwd: Path | None, env: Mapping[str, str]) -> int:
 def _set(dotted: str, text: str, env: Mapping[str, str]) -> int:
     key = resolve_key(dotted)
     value = check(key, dotted, parse_text(key, text), "config set")
-    path = write_user_setting(paths.auger_home(dict(env)), dotted, value)
+    path = write_user_setting(paths.auger_home(env), dotted, value)
     parts = dotted.split(".")
     shown = redact(value, parts[-1], parts[-2] if len(parts) > 1 else "")
     action = f"removed {dotted}" if value is None else f"set {dotted} = {show_value(shown)}"

@@ -90,7 +90,7 @@ def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | No
 def _database(env: Mapping[str, str], cwd: Path) -> ThreadDatabase:
     """The thread database: AUGER_DATABASE_URL, else `database_url` of the user's config (read
     without loading every setting), else the SQLite file in AUGER_HOME."""
-    home = paths.auger_home(dict(env))
+    home = paths.auger_home(env)
     url = env.get("AUGER_DATABASE_URL", "").strip()
     if not url:
         from auger.settings import read_toml, user_config_path
