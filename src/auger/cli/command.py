@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from auger import __version__
+from auger.cli import frontends
 
 STARTED = time.monotonic()  # headless --timeout counts from here (the process start)
 
@@ -165,7 +166,7 @@ def flags_from_args(args: Any) -> dict[str, Any]:
 
 def _main(argv: Sequence[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
-        _end_startup()
+        frontends.end_startup()
         import importlib
 
         module = importlib.import_module(SUBCOMMANDS[argv[0]][0])
@@ -179,15 +180,7 @@ def _main(argv: Sequence[str]) -> int:
     setup_logging(settings.home)
     for warning in settings.warnings:
         print(f"auger: warning: {warning}", file=sys.stderr)
-    from auger.cli import frontends
-
     return frontends.run(settings, args)  # the collector comes back on after the first paint
-
-
-def _end_startup() -> None:
-    from auger.cli.frontends import end_startup
-
-    end_startup()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -245,7 +238,7 @@ def _guarded_main(argv: Sequence[str], pause_gc: bool = False) -> int:
         print(f"auger: internal error: {type(exc).__name__}: {exc}{see_log()}", file=sys.stderr)
         return 1
     finally:
-        _end_startup()
+        frontends.end_startup()
 
 
 if __name__ == "__main__":
