@@ -35,12 +35,6 @@ from auger.core.agent.context import AugerContext
 WORKSPACE_ENV = "AUGER_WORKSPACE"
 
 
-def workspace(env: dict[str, str] | None = None) -> Path:
-    """The project the hosted agent works in: `$AUGER_WORKSPACE`, else the working directory."""
-    value = (os.environ if env is None else env).get(WORKSPACE_ENV)
-    return Path(value).expanduser().resolve() if value else Path.cwd().resolve()
-
-
 def hosted_context(permissions: Any, hooks: Any) -> type[AugerContext]:
     """auger's run context with this server's permission engine and hook runner as defaults:
     LangGraph builds it from each run's JSON `context`, which cannot carry them."""
@@ -98,7 +92,8 @@ def build_graph() -> tuple[Any, Any]:
     from auger.core.safety.redaction import configure
     from auger.settings import load_settings
 
-    settings = load_settings(cwd=workspace())
+    workspace = os.environ.get(WORKSPACE_ENV)  # else the working directory
+    settings = load_settings(cwd=Path(workspace).expanduser() if workspace else None)
     configure(settings)
     context = hosted_context(PermissionEngine.from_settings(settings), HookRunner.from_settings(settings))
     mcp = mcp_manager(settings)  # the user's and trusted project servers, as `auger` starts them
