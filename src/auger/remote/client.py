@@ -83,9 +83,6 @@ class RemoteSession(RemoteControls):
         """Ask the server to stop the running turn; the stream then ends with `cancelled`."""
         self._spawn(self._request("POST", f"/threads/{self.thread_id}/cancel"))
 
-    async def _answered(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
-        await self._answer(request, decision)
-
     async def _close(self) -> None:
         await self.client.aclose()
 
@@ -185,7 +182,7 @@ class RemoteSession(RemoteControls):
             elif isinstance(event, ev.ApprovalRequested):
                 event = self._wire_approval(event)
                 if options.approval is not None:
-                    await self._answer(event, options.approval(event, options.mode))
+                    await self._answered(event, options.approval(event, options.mode))
                     continue
             elif isinstance(event, ev.InputRequested):
                 if options.approval is not None or not options.forms:  # nobody to fill in the form
@@ -205,12 +202,13 @@ class RemoteSession(RemoteControls):
 
         def decided(fut: asyncio.Future[ev.ApprovalDecision]) -> None:
             if self._pending.pop(event.request_id, None) is not None and not fut.cancelled():
-                self._spawn(self._answer(event, fut.result()))
+                self._spawn(self._answered(event, fut.result()))
 
         future.add_done_callback(decided)
         return event
 
-    async def _answer(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
+    async def _answered(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
+        """Post the decision to the server (the run waits for it there)."""
         self._pending.pop(request.request_id, None)
         answer = ops.Approval(
             self.thread_id,
