@@ -33,8 +33,9 @@ def offers_forms(capabilities: dict[str, Any]) -> bool:
 
 def editor_schema(schema: dict[str, Any]) -> s.ElicitationSchema:
     """The request's schema as ACP writes it (an optional field's `anyOf` with null unwrapped)."""
+    fields = form_fields(schema)
     properties: dict[str, Any] = {}
-    for f in form_fields(schema):
+    for f in fields:
         prop: dict[str, Any] = {"type": "string" if f.kind == "enum" else f.kind, "title": f.label}
         extras = {
             "description": f.description or None,
@@ -48,7 +49,7 @@ def editor_schema(schema: dict[str, Any]) -> s.ElicitationSchema:
             "enumNames": [n for _, n in f.choices] or None,
         }
         properties[f.name] = prop | {k: v for k, v in extras.items() if v is not None}
-    required = [f.name for f in form_fields(schema) if f.required]
+    required = [f.name for f in fields if f.required]
     return s.ElicitationSchema.model_validate(
         {"type": "object", "properties": properties, "required": required}
     )
