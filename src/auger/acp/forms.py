@@ -66,7 +66,10 @@ async def ask_editor(conn: Client, session: AcpSession, request: ev.InputRequest
             message = f"{exc.message} MCP server '{request.server}' asks: {request.message}"
         except AugerError:  # the turn is over (cancelled) by now
             return
-    await _answer_quietly(session, request, ev.InputAnswer("decline"))
+    try:  # refused twice: the server hears `decline`
+        await session.port.resolve_input(request.request_id, ev.InputAnswer("decline"))
+    except AugerError:
+        log.info("form %s was already answered", request.request_id)
 
 
 async def _editor_answer(
@@ -85,10 +88,3 @@ async def _editor_answer(
     if isinstance(response, s.AcceptElicitationResponse):
         return ev.InputAnswer("accept", response.content or {})
     return ev.InputAnswer("decline" if response.action == "decline" else "cancel")
-
-
-async def _answer_quietly(session: AcpSession, request: ev.InputRequested, answer: ev.InputAnswer) -> None:
-    try:
-        await session.port.resolve_input(request.request_id, answer)
-    except AugerError:
-        log.info("form %s was already answered", request.request_id)

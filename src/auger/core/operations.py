@@ -589,17 +589,13 @@ def _dataclass(cls: Any, data: Any, where: str) -> Any:
         if f.name in data and data[f.name] is not None:
             values[f.name] = _decode(hints[f.name], data[f.name], f"field {f.name!r}")
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            if f.name not in data or not _nullable(hints[f.name]):
+            if f.name not in data or type(None) not in typing.get_args(hints[f.name]):
                 raise WireError(f"missing field {f.name!r}")
             values[f.name] = None
     try:
         return cls(**values)
     except ValueError as exc:
         raise WireError(str(exc)) from None
-
-
-def _nullable(hint: Any) -> bool:
-    return type(None) in typing.get_args(hint)
 
 
 def kind_of(value: Any) -> str:
