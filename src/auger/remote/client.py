@@ -131,15 +131,13 @@ class RemoteSession(RemoteControls):
     async def send(self, prompt: str, options: TurnOptions) -> AsyncIterator[ev.Event]:
         if self._running:
             raise BusyError("A turn is already running on this session.")
-        body: dict[str, Any] = {"prompt": prompt, "mode": options.mode}
-        if options.max_turns is not None:
-            body["max_turns"] = options.max_turns
-        if options.images:
-            body["images"] = [
-                {"mime_type": i.mime_type, "data": i.data, "url": i.url} for i in options.images
-            ]
-        if options.typed is not None:
-            body["typed"] = options.typed
+        body = {  # None: not given (the server's default)
+            "prompt": prompt,
+            "mode": options.mode,
+            "max_turns": options.max_turns,
+            "images": ops.to_wire(options.images),
+            "typed": options.typed,
+        }
         self._running, self._cancelled = True, False
         ended = False
         try:
