@@ -41,8 +41,6 @@ Res = TypeVar("Res")
 class RemoteError(AugerError):
     """The auger server cannot be reached, refused the token, or answered something unexpected."""
 
-    exit_code = 1
-
 
 KINDS: dict[str, type[AugerError]] = {
     cls.__name__: cls
