@@ -114,10 +114,6 @@ def _highlighted(snippet: str) -> str:
     return marked_snippet(snippet, "", "")
 
 
-def _local(ts: float) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
-
-
 def _list(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     root = None if args.all else str(paths.project_root(Path(args.cwd).expanduser() if args.cwd else cwd))
     limit = None if args.limit <= 0 else args.limit
@@ -148,8 +144,8 @@ def _print_list(
         fork = f"  (fork of {t.parent_id[:8]} @{t.fork_turn})" if t.parent_id else ""
         snap = f"  [{_size(sizes[t.id])} snapshots]" if sizes.get(t.id) else ""
         msgs = "msg " if t.message_count == 1 else "msgs"
-        title = t.title or "Untitled"
-        print(f"{t.id[:12]}  {_local(t.updated_at)}  {t.message_count:>4} {msgs}  {title}{fork}{snap}")
+        title, when = t.title or "Untitled", datetime.fromtimestamp(t.updated_at)  # local time
+        print(f"{t.id[:12]}  {when:%Y-%m-%d %H:%M}  {t.message_count:>4} {msgs}  {title}{fork}{snap}")
         if all_projects:
             print(f"{'':14}{t.cwd}")
         if t.snippet is not None:
