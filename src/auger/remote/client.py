@@ -86,7 +86,7 @@ class RemoteSession(RemoteControls):
 
     # -- operations ------------------------------------------------------------------------
     async def call(self, op: ops.Operation[Req, Res], request: Req) -> Res:
-        fields = ops.to_wire(request) if dataclasses.fields(op.request) else {}  # type: ignore[arg-type]
+        fields = ops.to_wire(request)
         path = op.path.format(**{name: fields.pop(name) for name in op.path_params})
         present = {k: v for k, v in fields.items() if v is not None}
         if op.method in ("GET", "DELETE"):
