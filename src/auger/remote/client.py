@@ -14,8 +14,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -176,7 +174,7 @@ class RemoteSession(RemoteControls):
             elif isinstance(event, ev.TurnStarted) and event.model:
                 self.model_spec = event.model
             elif isinstance(event, ev.ApprovalRequested):
-                event = self._wire_approval(event)
+                event = self._awaited(event)  # `event.respond(...)` posts the decision
                 if options.approval is not None:
                     await self._answered(event, options.approval(event, options.mode))
                     continue
@@ -189,19 +187,6 @@ class RemoteSession(RemoteControls):
                     continue
                 self._inputs[event.request_id] = event
             yield event
-
-    def _wire_approval(self, event: ev.ApprovalRequested) -> ev.ApprovalRequested:
-        """Give the event a future: `event.respond(...)` posts the decision to the server."""
-        future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
-        event = dataclasses.replace(event, future=future)
-        self._pending[event.request_id] = event
-
-        def decided(fut: asyncio.Future[ev.ApprovalDecision]) -> None:
-            if self._pending.pop(event.request_id, None) is not None and not fut.cancelled():
-                self._spawn(self._answered(event, fut.result()))
-
-        future.add_done_callback(decided)
-        return event
 
     async def _answered(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
         """Post the decision to the server (the run waits for it there)."""

@@ -11,6 +11,7 @@ clears the pending requests when a turn ends.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable
 from typing import Any
@@ -71,6 +72,20 @@ class RemoteControls(AgentPort):
         if request.future is not None and not request.future.done():
             request.future.set_result(decision)
         await self._answered(request, decision)
+
+    def _awaited(self, request: ev.ApprovalRequested) -> ev.ApprovalRequested:
+        """`request` with a future, pending until it is answered; `request.respond(...)` sends the
+        decision on (`_answered`)."""
+        future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
+        request = dataclasses.replace(request, future=future)
+        self._pending[request.request_id] = request
+
+        def decided(fut: asyncio.Future[ev.ApprovalDecision]) -> None:
+            if self._pending.pop(request.request_id, None) is not None and not fut.cancelled():
+                self._spawn(self._answered(request, fut.result()))
+
+        future.add_done_callback(decided)
+        return request
 
     async def _answered(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
         """Send the decision where the run waits for it (RemoteSession: to the server)."""

@@ -15,8 +15,6 @@ graph (`langgraph.json`, graph id `auger`; `auger --connect URL` when URL is suc
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -319,14 +317,10 @@ class LangGraphSession(RemoteControls):
         from auger.core.safety.permissions import rule_for_call
 
         call_id, parent = translator.running_call(name, args)
-        future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
-        request = ev.ApprovalRequested(
-            uuid.uuid4().hex, call_id, name, args, description, parent, rule_for_call(name, args)
+        rule = rule_for_call(name, args)
+        return self._awaited(
+            ev.ApprovalRequested(uuid.uuid4().hex, call_id, name, args, description, parent, rule)
         )
-        request = dataclasses.replace(request, future=future)
-        self._pending[request.request_id] = request
-        future.add_done_callback(lambda _: self._pending.pop(request.request_id, None))
-        return request
 
     def _decision(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> dict[str, Any]:
         if decision.kind == "reject":
