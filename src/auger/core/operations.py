@@ -600,7 +600,4 @@ def _dataclass(cls: Any, data: Any, where: str) -> Any:
 
 def kind_of(value: Any) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
-    for cls, name in names.items():
-        if type(value) is cls:
-            return name
-    return "a number" if isinstance(value, int | float) else type(value).__name__
+    return names.get(type(value)) or ("a number" if isinstance(value, int | float) else type(value).__name__)
