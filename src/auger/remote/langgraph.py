@@ -183,14 +183,11 @@ class LangGraphSession(RemoteControls):
         await self._sdk(self.client.threads.delete(request.thread_id), request.thread_id)
         return ops.Deleted()
 
-    async def _messages(self, thread_id: str) -> list[Any]:
-        state = await self._sdk(self.client.threads.get_state(thread_id), thread_id)
-        return list((state.get("values") or {}).get("messages") or [])
-
     async def _history(self, request: ops.ThreadRef) -> ops.History:
         from auger.core.threads.history import to_events
 
-        messages = to_messages(await self._messages(request.thread_id))
+        state = await self._sdk(self.client.threads.get_state(request.thread_id), request.thread_id)
+        messages = to_messages((state.get("values") or {}).get("messages"))
         return ops.History(to_events(messages, request.thread_id))
 
     async def _transcript(self, request: ops.Transcript) -> ops.Text:
