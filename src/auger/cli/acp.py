@@ -59,20 +59,14 @@ def run(argv: Sequence[str]) -> int:
     return asyncio.run(_serve(args, shake))
 
 
-def _flags(args: Any) -> dict[str, Any]:
-    flags = {"mode": args.mode, "model": args.model}
-    if args.sandbox:
-        flags["sandbox.enabled"] = True
-    return {k: v for k, v in flags.items() if v is not None}
-
-
 def _settings_loader(args: Any) -> Any:
     warned: set[str] = set()
 
     def load(cwd: Path) -> Any:
         from auger.settings import load_settings
 
-        settings = load_settings(cwd, flags=_flags(args))
+        flags = {"mode": args.mode, "model": args.model, "sandbox.enabled": args.sandbox}  # None: not given
+        settings = load_settings(cwd, flags=flags)
         for warning in settings.warnings:
             if warning not in warned:
                 warned.add(warning)

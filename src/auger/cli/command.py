@@ -151,9 +151,13 @@ def flags_from_args(args: Any) -> dict[str, Any]:
         raise UsageError(f"--max-turns must be at least 1 (got {args.max_turns}).")
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout must be a positive number of seconds (got {args.timeout:g}).")
-    flags = {"model": args.model, "mode": args.mode, "max_turns": args.max_turns, "timeout": args.timeout}
-    if args.sandbox:
-        flags["sandbox.enabled"] = True
+    flags = {  # None: not given (load_settings skips it)
+        "model": args.model,
+        "mode": args.mode,
+        "max_turns": args.max_turns,
+        "timeout": args.timeout,
+        "sandbox.enabled": args.sandbox,  # True or None
+    }
     for kind, given in (("allow", args.allowed_tools), ("deny", args.disallowed_tools)):
         if given:  # only then: a bare `auger` imports nothing of auger.core before the TUI paints
             from auger.core.safety.claude_tools import split_tool_list
@@ -161,7 +165,7 @@ def flags_from_args(args: Any) -> dict[str, Any]:
             rules = [rule for text in given for rule in split_tool_list(text)]
             if rules:
                 flags[f"permissions.{kind}"] = rules
-    return {k: v for k, v in flags.items() if v is not None}
+    return flags
 
 
 def _main(argv: Sequence[str]) -> int:
