@@ -50,8 +50,6 @@ class ModelError(AugerError):
 class ProviderError(AugerError):
     """The model provider failed at run time: refused connection, 401, 429, 500, garbage (exit 1)."""
 
-    exit_code = 1
-
 
 class ThreadError(AugerError):
     """Unknown, ambiguous or unreadable thread / thread database."""
@@ -61,8 +59,6 @@ class ThreadError(AugerError):
 
 class RewindError(AugerError):
     """A rewind or diff could not run: snapshots missing or unreadable (exit 1). Nothing was changed."""
-
-    exit_code = 1
 
 
 class RewindConflict(AugerError):

@@ -132,7 +132,6 @@ async def run_turn(
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, session.cancel)
         loop.add_signal_handler(signal.SIGTERM, session.cancel)
-    timed_out = False
     printer.on_closed = session.cancel
     try:
         async with asyncio.timeout_at(deadline(timeout, started)):
@@ -142,8 +141,6 @@ async def run_turn(
                     continue
                 printer(event)
     except TimeoutError:
-        timed_out = True
-    if timed_out:
         printer(
             ev.Error(f"Timed out after {timeout:g} s (--timeout); the thread keeps what was done.", "timeout")
         )

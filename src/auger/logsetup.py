@@ -18,12 +18,12 @@ def see_log() -> str:
     return f" (details in {_current})" if _current is not None else ""
 
 
-def setup_logging(home: Path, level: int = logging.INFO) -> Path | None:
+def setup_logging(home: Path) -> Path | None:
     global _current
-    log_dir = home / "logs"
+    path = home / "logs" / "auger.log"
     try:
-        log_dir.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(log_dir / "auger.log", encoding="utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -32,9 +32,9 @@ def setup_logging(home: Path, level: int = logging.INFO) -> Path | None:
     for old in list(root.handlers):
         root.removeHandler(old)
     root.addHandler(handler)
-    root.setLevel(level)
+    root.setLevel(logging.INFO)
     logging.captureWarnings(True)
-    _current = log_dir / "auger.log" if not isinstance(handler, logging.NullHandler) else None
+    _current = path if isinstance(handler, logging.FileHandler) else None
     return _current
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 
-def auger_home(env: dict[str, str] | None = None) -> Path:
+def auger_home(env: Mapping[str, str] | None = None) -> Path:
     """The user's auger folder: `$AUGER_HOME`, else `~/.auger`."""
-    env = os.environ if env is None else env  # type: ignore[assignment]
-    raw = env.get("AUGER_HOME") if env is not None else None
+    raw = (os.environ if env is None else env).get("AUGER_HOME")
     return Path(raw).expanduser() if raw else Path.home() / ".auger"
 
 

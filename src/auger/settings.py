@@ -16,7 +16,7 @@ import os
 import re
 import tempfile
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,27 +30,16 @@ Point = tuple[tuple[str, ...], Key, Any]  # concrete dotted path, its schema key
 
 _PROVIDER_FIELDS = ("base_url", "api_key_env", "models")
 _NEAR_MISS = 0.7  # an extra provider param this close to a real key is probably a typo of it
-_EXPECTED = {
-    "str": "is not a string",
-    "bool": "is not true or false",
-    "int": "is not a whole number",
-    "float": "is not a number",
-    "list": "is not a list of strings",
-    "table": "is not a table",
-}
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-_CHECKS = {
-    "str": lambda v: isinstance(v, str),
-    "bool": lambda v: isinstance(v, bool),
-    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "float": _is_number,
-    "list": lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
-    "table": lambda v: isinstance(v, dict),
+_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {  # kind -> (fits, what is wrong otherwise)
+    "str": (lambda v: isinstance(v, str), "is not a string"),
+    "bool": (lambda v: isinstance(v, bool), "is not true or false"),
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "is not a whole number"),
+    "float": (lambda v: isinstance(v, int | float) and not isinstance(v, bool), "is not a number"),
+    "list": (
+        lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
+        "is not a list of strings",
+    ),
+    "table": (lambda v: isinstance(v, dict), "is not a table"),
 }
 
 
@@ -111,8 +100,9 @@ def _problem(key: Key, value: Any) -> str | None:
         return None if key.nullable else "must be set"
     if key.kind == "any":
         return None
-    if not _CHECKS[key.kind](value):
-        return _EXPECTED[key.kind]
+    fits, wrong = _CHECKS[key.kind]
+    if not fits(value):
+        return wrong
     if key.choices and value not in key.choices:
         return "is not one of " + ", ".join(key.choices)
     if key.positive and value <= 0:
@@ -307,7 +297,7 @@ def load_settings(
     """Merge every layer into one validated `Settings` (ConfigError on invalid values)."""
     env = os.environ if env is None else env
     cwd = (cwd or Path.cwd()).resolve()
-    home, root = paths.auger_home(dict(env)), paths.project_root(cwd)
+    home, root = paths.auger_home(env), paths.project_root(cwd)
     data, sources = _defaults()
     warnings: list[str] = []
     for layer, path in _config_files(home, root):

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from acp import RequestError
 from acp import schema as s
@@ -213,46 +214,20 @@ class AugerAcpAgent:
         current = session.port.model_spec or (choices[0] if choices else "")
         if current and current not in choices:
             choices.insert(0, current)
-        options: list[Any] = [
-            s.SessionConfigOptionSelect(
-                id="mode",
-                name="Approval mode",
-                category="mode",
-                type="select",
-                current_value=session.mode,
-                options=[
-                    s.SessionConfigSelectOption(value=m, name=m, description=MODE_TEXT.get(m)) for m in MODES
-                ],
-            )
-        ]
+        options = [_select("mode", "Approval mode", session.mode, MODES, MODE_TEXT)]
         if current:
-            options.append(
-                s.SessionConfigOptionSelect(
-                    id="model",
-                    name="Model",
-                    category="model",
-                    type="select",
-                    current_value=current,
-                    options=[s.SessionConfigSelectOption(value=c, name=c) for c in choices],
-                )
-            )
+            options.append(_select("model", "Model", current, choices))
         return state, options
 
     # -- slash commands --------------------------------------------------------------------------
     async def _advertise(self, session: AcpSession) -> None:
         catalogue = await session.port.catalogue()
-        commands = [
-            s.AvailableCommand(name=name, description=text, input=_hint(hint))
-            for name, text, hint in BUILTIN_COMMANDS
+        entries = [
+            *BUILTIN_COMMANDS,
+            *((skill.name, skill.description, skill.args_hint) for skill in catalogue.skills),
+            *((c.name, c.description, c.args_hint or "[args]") for c in catalogue.commands),
         ]
-        commands += [
-            s.AvailableCommand(name=skill.name, description=skill.description, input=_hint(skill.args_hint))
-            for skill in catalogue.skills
-        ]
-        commands += [
-            s.AvailableCommand(name=c.name, description=c.description, input=_hint(c.args_hint or "[args]"))
-            for c in catalogue.commands
-        ]
+        commands = [s.AvailableCommand(name=n, description=d, input=_hint(h)) for n, d, h in entries]
         await self.client.session_update(session_id=session.id, update=update_available_commands(commands))
 
     def _later(self, work: Any) -> None:
@@ -278,6 +253,26 @@ def _iso(timestamp: float) -> str | None:
 
 def _hint(text: str) -> s.AvailableCommandInput:
     return s.AvailableCommandInput(s.UnstructuredCommandInput(hint=text))
+
+
+def _select(
+    option: Literal["mode", "model"],
+    name: str,
+    current: str,
+    values: Sequence[str],
+    texts: Mapping[str, str] | None = None,
+) -> s.SessionConfigOptionSelect:
+    """A select config option (its id is also its category); `texts`: what each value means."""
+    return s.SessionConfigOptionSelect(
+        id=option,
+        name=name,
+        category=option,
+        type="select",
+        current_value=current,
+        options=[
+            s.SessionConfigSelectOption(value=v, name=v, description=(texts or {}).get(v)) for v in values
+        ],
+    )
 
 
 async def _acting(work: Any) -> Any:

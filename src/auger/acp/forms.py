@@ -33,8 +33,9 @@ def offers_forms(capabilities: dict[str, Any]) -> bool:
 
 def editor_schema(schema: dict[str, Any]) -> s.ElicitationSchema:
     """The request's schema as ACP writes it (an optional field's `anyOf` with null unwrapped)."""
+    fields = form_fields(schema)
     properties: dict[str, Any] = {}
-    for f in form_fields(schema):
+    for f in fields:
         prop: dict[str, Any] = {"type": "string" if f.kind == "enum" else f.kind, "title": f.label}
         extras = {
             "description": f.description or None,
@@ -48,7 +49,7 @@ def editor_schema(schema: dict[str, Any]) -> s.ElicitationSchema:
             "enumNames": [n for _, n in f.choices] or None,
         }
         properties[f.name] = prop | {k: v for k, v in extras.items() if v is not None}
-    required = [f.name for f in form_fields(schema) if f.required]
+    required = [f.name for f in fields if f.required]
     return s.ElicitationSchema.model_validate(
         {"type": "object", "properties": properties, "required": required}
     )
@@ -65,7 +66,10 @@ async def ask_editor(conn: Client, session: AcpSession, request: ev.InputRequest
             message = f"{exc.message} MCP server '{request.server}' asks: {request.message}"
         except AugerError:  # the turn is over (cancelled) by now
             return
-    await _answer_quietly(session, request, ev.InputAnswer("decline"))
+    try:  # refused twice: the server hears `decline`
+        await session.port.resolve_input(request.request_id, ev.InputAnswer("decline"))
+    except AugerError:
+        log.info("form %s was already answered", request.request_id)
 
 
 async def _editor_answer(
@@ -84,10 +88,3 @@ async def _editor_answer(
     if isinstance(response, s.AcceptElicitationResponse):
         return ev.InputAnswer("accept", response.content or {})
     return ev.InputAnswer("decline" if response.action == "decline" else "cancel")
-
-
-async def _answer_quietly(session: AcpSession, request: ev.InputRequested, answer: ev.InputAnswer) -> None:
-    try:
-        await session.port.resolve_input(request.request_id, answer)
-    except AugerError:
-        log.info("form %s was already answered", request.request_id)

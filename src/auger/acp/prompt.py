@@ -66,7 +66,7 @@ def prompt_text(blocks: list[Any]) -> str:
         if kind == "text":
             parts.append(block.text)
         elif kind == "resource_link":
-            parts.append(f"@{_path_of(block.uri)}")
+            parts.append(f"@{block.uri.removeprefix('file://')}")
         elif kind == "resource" and hasattr(block.resource, "text"):
             uri = block.resource.uri
             parts.append(f'\n<context uri="{uri}">\n{block.resource.text}\n</context>\n')
@@ -85,10 +85,6 @@ def prompt_images(blocks: list[Any]) -> tuple[PromptImage, ...]:
         for block in blocks
         if getattr(block, "type", "") == "image"
     )
-
-
-def _path_of(uri: str) -> str:
-    return uri[len("file://") :] if uri.startswith("file://") else uri
 
 
 async def run_prompt(

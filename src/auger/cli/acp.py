@@ -59,20 +59,14 @@ def run(argv: Sequence[str]) -> int:
     return asyncio.run(_serve(args, shake))
 
 
-def _flags(args: Any) -> dict[str, Any]:
-    flags = {"mode": args.mode, "model": args.model}
-    if args.sandbox:
-        flags["sandbox.enabled"] = True
-    return {k: v for k, v in flags.items() if v is not None}
-
-
 def _settings_loader(args: Any) -> Any:
     warned: set[str] = set()
 
     def load(cwd: Path) -> Any:
         from auger.settings import load_settings
 
-        settings = load_settings(cwd, flags=_flags(args))
+        flags = {"mode": args.mode, "model": args.model, "sandbox.enabled": args.sandbox}  # None: not given
+        settings = load_settings(cwd, flags=flags)
         for warning in settings.warnings:
             if warning not in warned:
                 warned.add(warning)
@@ -94,10 +88,7 @@ async def _serve(args: Any, shake: handshake.Handshake) -> int:
     else:
         from auger.acp.sessions import SharedRuntime
 
-        options = agents.LocalOptions(
-            not args.no_mcp, tuple(args.mcp_config), args.trust_project_mcp, args.trust_project_hooks
-        )
-        factory = closer = SharedRuntime(options)
+        factory = closer = SharedRuntime(agents.options_from_args(args))
     agent = AugerAcpAgent(_settings_loader(args), factory, __version__)
     agent.client_capabilities = shake.client_capabilities
     reader, writer = await _stdio(shake.rest)

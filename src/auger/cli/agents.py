@@ -79,12 +79,12 @@ def local(options: LocalOptions | None = None) -> SessionFactory:
         mcp = None
         if opts.use_mcp:
             mcp = mcp_manager(settings, extra=opts.mcp_extra, trust_project=opts.trust_project_mcp)
-        try:
-            if mcp is not None and opts.wait_for_mcp:
+        if mcp is not None and opts.wait_for_mcp:
+            try:
                 await mcp.start(wait=True)
-        except BaseException:  # (a --timeout while the servers start)
-            await mcp.aclose()  # type: ignore[union-attr]
-            raise
+            except BaseException:  # (a --timeout while the servers start)
+                await mcp.aclose()
+                raise
         session = await open_session(
             settings, thread_id, mcp=mcp, trust_project_hooks=opts.trust_project_hooks
         )  # closes `mcp` when it fails

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from auger import __version__
+from auger.cli import frontends
 
 STARTED = time.monotonic()  # headless --timeout counts from here (the process start)
 
@@ -150,9 +151,13 @@ def flags_from_args(args: Any) -> dict[str, Any]:
         raise UsageError(f"--max-turns must be at least 1 (got {args.max_turns}).")
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout must be a positive number of seconds (got {args.timeout:g}).")
-    flags = {"model": args.model, "mode": args.mode, "max_turns": args.max_turns, "timeout": args.timeout}
-    if args.sandbox:
-        flags["sandbox.enabled"] = True
+    flags = {  # None: not given (load_settings skips it)
+        "model": args.model,
+        "mode": args.mode,
+        "max_turns": args.max_turns,
+        "timeout": args.timeout,
+        "sandbox.enabled": args.sandbox,  # True or None
+    }
     for kind, given in (("allow", args.allowed_tools), ("deny", args.disallowed_tools)):
         if given:  # only then: a bare `auger` imports nothing of auger.core before the TUI paints
             from auger.core.safety.claude_tools import split_tool_list
@@ -160,12 +165,12 @@ def flags_from_args(args: Any) -> dict[str, Any]:
             rules = [rule for text in given for rule in split_tool_list(text)]
             if rules:
                 flags[f"permissions.{kind}"] = rules
-    return {k: v for k, v in flags.items() if v is not None}
+    return flags
 
 
 def _main(argv: Sequence[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
-        _end_startup()
+        frontends.end_startup()
         import importlib
 
         module = importlib.import_module(SUBCOMMANDS[argv[0]][0])
@@ -179,15 +184,7 @@ def _main(argv: Sequence[str]) -> int:
     setup_logging(settings.home)
     for warning in settings.warnings:
         print(f"auger: warning: {warning}", file=sys.stderr)
-    from auger.cli import frontends
-
     return frontends.run(settings, args)  # the collector comes back on after the first paint
-
-
-def _end_startup() -> None:
-    from auger.cli.frontends import end_startup
-
-    end_startup()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -245,7 +242,7 @@ def _guarded_main(argv: Sequence[str], pause_gc: bool = False) -> int:
         print(f"auger: internal error: {type(exc).__name__}: {exc}{see_log()}", file=sys.stderr)
         return 1
     finally:
-        _end_startup()
+        frontends.end_startup()
 
 
 if __name__ == "__main__":

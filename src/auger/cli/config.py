@@ -66,8 +66,7 @@ def _dispatch(argv: list[str], cwd: Path | None, env: Mapping[str, str]) -> int:
 def _is_secret_name(name: str) -> bool:
     if name.lower().endswith("_env"):  # the NAME of a variable, not its value
         return False
-    words = name.lower().replace("-", "_").split("_")
-    return any(word in _SECRET_WORDS for word in words) or name.lower() in _SECRET_WORDS
+    return not _SECRET_WORDS.isdisjoint(name.lower().replace("-", "_").split("_"))
 
 
 def redact(value: Any, name: str = "", parent: str = "") -> Any:
@@ -78,13 +77,15 @@ def redact(value: Any, name: str = "", parent: str = "") -> Any:
     return REDACTED if secret and value not in (None, "") else value
 
 
+def _redacted(dotted: str, value: Any) -> Any:
+    """The value of setting `dotted`, secrets masked (`redact` by its name and its table's)."""
+    parts = dotted.split(".")
+    return redact(value, parts[-1], parts[-2] if len(parts) > 1 else "")
+
+
 def _rows(settings: Settings) -> list[tuple[str, Any, str]]:
-    rows = []
-    for dotted in sorted(settings.sources, key=key_order):
-        parts = dotted.split(".")
-        parent = parts[-2] if len(parts) > 1 else ""
-        rows.append((dotted, redact(settings.get(dotted), parts[-1], parent), settings.sources[dotted]))
-    return rows
+    keys = sorted(settings.sources, key=key_order)
+    return [(dotted, _redacted(dotted, settings.get(dotted)), settings.sources[dotted]) for dotted in keys]
 
 
 def _show(settings: Settings, *, as_json: bool) -> int:
@@ -111,7 +112,7 @@ def _files(home: Path, root: Path) -> dict[str, str]:
 
 
 def _path(cwd: Path | None, env: Mapping[str, str]) -> int:
-    files = _files(paths.auger_home(dict(env)), paths.project_root(cwd))
+    files = _files(paths.auger_home(env), paths.project_root(cwd))
     for layer, path in files.items():
         print(f"{layer}: {path}")
     return 0
@@ -123,10 +124,10 @@ def _path(cwd: Path | None, env: Mapping[str, str]) -> int:
 def _set(dotted: str, text: str, env: Mapping[str, str]) -> int:
     key = resolve_key(dotted)
     value = check(key, dotted, parse_text(key, text), "config set")
-    path = write_user_setting(paths.auger_home(dict(env)), dotted, value)
-    parts = dotted.split(".")
-    shown = redact(value, parts[-1], parts[-2] if len(parts) > 1 else "")
-    action = f"removed {dotted}" if value is None else f"set {dotted} = {show_value(shown)}"
+    path = write_user_setting(paths.auger_home(env), dotted, value)
+    action = (
+        f"removed {dotted}" if value is None else f"set {dotted} = {show_value(_redacted(dotted, value))}"
+    )
     print(f"{action} in {path}")
     return 0
 

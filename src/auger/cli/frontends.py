@@ -4,26 +4,11 @@ headless) once, from its arguments, in `run` below; every pair works."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from auger.core.port import SessionFactory
     from auger.settings import Settings
-
-FrontEnd = Callable[["Settings", Any, "SessionFactory"], int]
-
-
-def _local(args: Any, headless: bool) -> SessionFactory:
-    from auger.cli import agents
-
-    return agents.local(agents.options_from_args(args, headless=headless))
-
-
-def _remote(args: Any, headless: bool) -> SessionFactory:
-    from auger.cli import agents
-
-    return agents.remote(args.connect, args.token)
 
 
 def tui(settings: Settings, args: Any, factory: SessionFactory) -> int:
@@ -61,24 +46,21 @@ def headless(settings: Settings, args: Any, factory: SessionFactory) -> int:
     )
 
 
-AGENTS: dict[str, Callable[[Any, bool], SessionFactory]] = {"local": _local, "remote": _remote}
-FRONT_ENDS: dict[str, FrontEnd] = {"tui": tui, "headless": headless}
-
-
 def run(settings: Settings, args: Any) -> int:
-    where = "remote" if args.connect else "local"
-    front = (
-        "headless"
-        if args.non_interactive is not None or (not sys.stdin.isatty() and not args.connect)
-        else "tui"
-    )
-    if front == "headless":
-        end_startup()
-    if args.resume is not None and where == "local":  # -r: newest thread of this project; -r ID: a prefix
-        from auger.core.threads.store import resolve_thread
+    from auger.cli import agents
 
-        args.resume = resolve_thread(settings, args.resume or None)
-    return FRONT_ENDS[front](settings, args, AGENTS[where](args, front == "headless"))
+    unattended = args.non_interactive is not None or (not sys.stdin.isatty() and not args.connect)
+    if unattended:
+        end_startup()
+    if args.connect:
+        factory = agents.remote(args.connect, args.token)
+    else:
+        if args.resume is not None:  # -r: newest thread of this project; -r ID: a prefix
+            from auger.core.threads.store import resolve_thread
+
+            args.resume = resolve_thread(settings, args.resume or None)
+        factory = agents.local(agents.options_from_args(args, headless=unattended))
+    return (headless if unattended else tui)(settings, args, factory)
 
 
 def read_prompt(args: Any) -> str:
@@ -86,9 +68,7 @@ def read_prompt(args: Any) -> str:
 
     text = args.non_interactive or ""
     if not sys.stdin.isatty():
-        from auger.core.text import decode_bytes
-
-        piped = decode_bytes(sys.stdin.buffer.read())  # bytes that are not UTF-8 become U+FFFD
+        piped = sys.stdin.buffer.read().decode("utf-8", errors="replace")  # not UTF-8: U+FFFD, no error
         text = f"{text}\n\n{piped}".strip() if text else piped.strip()
     if not text.strip():
         raise UsageError("No task given.", hint='Use auger -n "your task" or pipe it on stdin.')

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from auger.errors import AugerError, UsageError
+from auger.errors import AugerError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,8 +40,6 @@ def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | No
             trust_project_hooks(settings)
             print("Trusted: " + ", ".join(pending))
             return 0
-        if args.command != "list":
-            raise UsageError(f"unknown command {args.command!r}.", hint="Use auger hooks list | trust.")
         hooks, notices = load_hooks(settings, trust_project=True)
         untrusted = set(untrusted_project_hooks(settings))
         rows = [

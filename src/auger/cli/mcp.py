@@ -90,10 +90,7 @@ def run(argv: Sequence[str], *, cwd: Path | None = None, env: Mapping[str, str] 
         args = parser.parse_args(list(argv) or ["list"])
     except SystemExit as exc:  # argparse printed the usage line
         return int(exc.code or 0) and UsageError.exit_code
-    commands = {"list": _list, "get": _get, "add": _add, "remove": _remove}
-    if args.command not in commands:
-        print(UsageError(f"unknown mcp command {args.command!r} (try: auger mcp list)."), file=sys.stderr)
-        return UsageError.exit_code
+    commands = {"list": _list, "get": _get, "add": _add, "remove": _remove}  # argparse allows no other
     try:
         from auger.settings import load_settings
 

@@ -99,8 +99,7 @@ def run(argv: Sequence[str]) -> int:
         from auger.logsetup import setup_logging
         from auger.settings import load_settings
 
-        flags = {k: v for k, v in {"mode": args.mode, "model": args.model}.items() if v is not None}
-        settings = load_settings(flags=flags)
+        settings = load_settings(flags={"mode": args.mode, "model": args.model})  # None: not given
         setup_logging(settings.home)
         for warning in settings.warnings:
             print(f"auger: warning: {warning}", file=sys.stderr)

@@ -90,7 +90,7 @@ def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | No
 def _database(env: Mapping[str, str], cwd: Path) -> ThreadDatabase:
     """The thread database: AUGER_DATABASE_URL, else `database_url` of the user's config (read
     without loading every setting), else the SQLite file in AUGER_HOME."""
-    home = paths.auger_home(dict(env))
+    home = paths.auger_home(env)
     url = env.get("AUGER_DATABASE_URL", "").strip()
     if not url:
         from auger.settings import read_toml, user_config_path
@@ -112,10 +112,6 @@ def _highlighted(snippet: str) -> str:
     if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
         return marked_snippet(snippet, "\x1b[1m", "\x1b[22m")
     return marked_snippet(snippet, "", "")
-
-
-def _local(ts: float) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
 
 
 def _list(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
@@ -148,8 +144,8 @@ def _print_list(
         fork = f"  (fork of {t.parent_id[:8]} @{t.fork_turn})" if t.parent_id else ""
         snap = f"  [{_size(sizes[t.id])} snapshots]" if sizes.get(t.id) else ""
         msgs = "msg " if t.message_count == 1 else "msgs"
-        title = t.title or "Untitled"
-        print(f"{t.id[:12]}  {_local(t.updated_at)}  {t.message_count:>4} {msgs}  {title}{fork}{snap}")
+        title, when = t.title or "Untitled", datetime.fromtimestamp(t.updated_at)  # local time
+        print(f"{t.id[:12]}  {when:%Y-%m-%d %H:%M}  {t.message_count:>4} {msgs}  {title}{fork}{snap}")
         if all_projects:
             print(f"{'':14}{t.cwd}")
         if t.snippet is not None:

@@ -239,28 +239,7 @@ class TurnEnded(Event):
 # Streamed text a front end may drop once the user cancelled the turn (the thread keeps it).
 STREAMED_TEXT = (TextDelta, ReasoningDelta)
 
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.type: cls
-    for cls in (
-        TurnStarted,
-        TextDelta,
-        ReasoningDelta,
-        ToolCallStarted,
-        ToolCallFinished,
-        ToolProgress,
-        ApprovalRequested,
-        InputRequested,
-        TodosUpdated,
-        SubagentStarted,
-        SubagentFinished,
-        Usage,
-        FilesChanged,
-        ModeChanged,
-        Notice,
-        Error,
-        TurnEnded,
-    )
-}
+EVENT_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in Event.__subclasses__()}
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:

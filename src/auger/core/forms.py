@@ -52,8 +52,7 @@ class FormField:
 
     def problem(self, value: Any) -> str | None:
         """What is wrong with `value` for this field (None: it fits)."""
-        check = _CHECKS[self.kind]
-        return check(self, value)
+        return _CHECKS[self.kind](self, value)
 
 
 def form_fields(schema: dict[str, Any]) -> list[FormField]:

@@ -489,30 +489,9 @@ RESOLVE_INPUT = Op(
     "Answer an input_requested event (an MCP server's form): accept with content, decline or cancel",
     scope="own",
 )
-OPERATIONS: tuple[Operation[Any, Any], ...] = (
-    AGENT_INFO,
-    CATALOGUE,
-    MODELS,
-    CAPABILITIES,
-    RUN_SHELL,
-    MCP_TRUST,
-    MCP_RESTART,
-    LIST_THREADS,
-    NEW_THREAD,
-    GET_THREAD,
-    RENAME_THREAD,
-    DELETE_THREAD,
-    FORK_THREAD,
-    REWIND,
-    DIFF,
-    TURNS,
-    HISTORY,
-    MESSAGES,
-    TRANSCRIPT,
-    SET_MODEL,
-    COMPACT,
-    RESOLVE_APPROVAL,
-    RESOLVE_INPUT,
+# every operation declared above, in their order (the routes and the OpenAPI document follow it)
+OPERATIONS: tuple[Operation[Any, Any], ...] = tuple(
+    v for v in dict(globals()).values() if isinstance(v, Operation)
 )
 
 
@@ -537,11 +516,6 @@ def to_wire(value: Any) -> Any:
 def from_wire(cls: type[Req], data: Any) -> Req:
     """Rebuild a `cls` dataclass from its wire form; WireError names what does not fit."""
     return typing.cast(Req, _decode(cls, data, "body"))
-
-
-def build(cls: type[Req], values: dict[str, Any]) -> Req:
-    """A request from values already converted (path and query parameters)."""
-    return typing.cast(Req, _decode(cls, values, "request"))
 
 
 _EXPECTED = {str: "a string", bool: "true or false", int: "a whole number", float: "a number"}
@@ -615,7 +589,7 @@ def _dataclass(cls: Any, data: Any, where: str) -> Any:
         if f.name in data and data[f.name] is not None:
             values[f.name] = _decode(hints[f.name], data[f.name], f"field {f.name!r}")
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            if f.name not in data or not _nullable(hints[f.name]):
+            if f.name not in data or type(None) not in typing.get_args(hints[f.name]):
                 raise WireError(f"missing field {f.name!r}")
             values[f.name] = None
     try:
@@ -624,13 +598,6 @@ def _dataclass(cls: Any, data: Any, where: str) -> Any:
         raise WireError(str(exc)) from None
 
 
-def _nullable(hint: Any) -> bool:
-    return type(None) in typing.get_args(hint)
-
-
 def kind_of(value: Any) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
-    for cls, name in names.items():
-        if type(value) is cls:
-            return name
-    return "a number" if isinstance(value, int | float) else type(value).__name__
+    return names.get(type(value)) or ("a number" if isinstance(value, int | float) else type(value).__name__)

@@ -9,6 +9,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import Any
 
@@ -26,13 +27,8 @@ def clean_content(content: Any) -> Any:
         return clean_text(content)
     if not isinstance(content, list):
         return content
-    out: list[Any] = []
-    changed = False
-    for block in content:
-        new = clean_block(block)
-        changed = changed or new is not block
-        out.append(new)
-    return out if changed else content
+    out = [clean_block(block) for block in content]
+    return out if any(map(operator.is_not, out, content)) else content
 
 
 def clean_block(block: Any) -> Any:
@@ -42,11 +38,6 @@ def clean_block(block: Any) -> Any:
         text = clean_text(block["text"])
         return block if text is block["text"] else {**block, "text": text}
     return block
-
-
-def decode_bytes(data: bytes) -> str:
-    """Bytes from outside (stdin, a file) as text: invalid UTF-8 becomes U+FFFD, never an error."""
-    return data.decode("utf-8", errors="replace")
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

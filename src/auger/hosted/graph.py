@@ -35,12 +35,6 @@ from auger.core.agent.context import AugerContext
 WORKSPACE_ENV = "AUGER_WORKSPACE"
 
 
-def workspace(env: dict[str, str] | None = None) -> Path:
-    """The project the hosted agent works in: `$AUGER_WORKSPACE`, else the working directory."""
-    value = (os.environ if env is None else env).get(WORKSPACE_ENV)
-    return Path(value).expanduser().resolve() if value else Path.cwd().resolve()
-
-
 def hosted_context(permissions: Any, hooks: Any) -> type[AugerContext]:
     """auger's run context with this server's permission engine and hook runner as defaults:
     LangGraph builds it from each run's JSON `context`, which cannot carry them."""
@@ -57,14 +51,7 @@ def hosted_context(permissions: Any, hooks: Any) -> type[AugerContext]:
     return HostedContext
 
 
-@dataclass
-class Hosted:
-    graph: Any = None
-    mcp: Any = None  # the McpManager of the config's MCP servers (None: none configured)
-    started: bool = False
-
-
-_hosted = Hosted()
+_built: tuple[Any, Any] | None = None  # the graph and the McpManager it calls (None: no MCP server)
 _lock = threading.Lock()
 
 
@@ -73,19 +60,20 @@ async def make_graph() -> Any:
     thread (reading settings, skills and memory is file I/O, which the server's event loop must
     not wait on; `langgraph dev` raises on a blocking call). The config's MCP servers are started
     then, on the server's event loop, and live as long as the process."""
-    hosted, first = await asyncio.to_thread(_built)
-    if first and hosted.mcp is not None:
-        await hosted.mcp.start(wait=True)  # their tools are there for the first model call
-    return hosted.graph
+    graph, mcp, first = await asyncio.to_thread(_build_once)
+    if first and mcp is not None:
+        await mcp.start(wait=True)  # their tools are there for the first model call
+    return graph
 
 
-def _built() -> tuple[Hosted, bool]:
+def _build_once() -> tuple[Any, Any, bool]:
+    """(graph, MCP manager, whether this call built them)."""
+    global _built
     with _lock:  # two first requests at once build it once
-        if _hosted.started:
-            return _hosted, False
-        _hosted.graph, _hosted.mcp = build_graph()
-        _hosted.started = True
-        return _hosted, True
+        if _built is not None:
+            return *_built, False
+        _built = build_graph()
+        return *_built, True
 
 
 def build_graph() -> tuple[Any, Any]:
@@ -98,7 +86,8 @@ def build_graph() -> tuple[Any, Any]:
     from auger.core.safety.redaction import configure
     from auger.settings import load_settings
 
-    settings = load_settings(cwd=workspace())
+    workspace = os.environ.get(WORKSPACE_ENV)  # else the working directory
+    settings = load_settings(cwd=Path(workspace).expanduser() if workspace else None)
     configure(settings)
     context = hosted_context(PermissionEngine.from_settings(settings), HookRunner.from_settings(settings))
     mcp = mcp_manager(settings)  # the user's and trusted project servers, as `auger` starts them

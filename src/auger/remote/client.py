@@ -14,8 +14,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -41,8 +39,6 @@ Res = TypeVar("Res")
 class RemoteError(AugerError):
     """The auger server cannot be reached, refused the token, or answered something unexpected."""
 
-    exit_code = 1
-
 
 KINDS: dict[str, type[AugerError]] = {
     cls.__name__: cls
@@ -59,7 +55,6 @@ class RemoteSession(RemoteControls):
         super().__init__()
         self.client = client
         self.url = url
-        self._cancel_requested = False
 
     @classmethod
     async def connect(cls, url: str, token: str | None, *, thread_id: str | None = None) -> RemoteSession:
@@ -82,18 +77,14 @@ class RemoteSession(RemoteControls):
     # -- controls (the rest: RemoteControls) ----------------------------------------------
     def _stop(self) -> None:
         """Ask the server to stop the running turn; the stream then ends with `cancelled`."""
-        self._cancel_requested = True  # what the server sent before it stopped is not shown
         self._spawn(self._request("POST", f"/threads/{self.thread_id}/cancel"))
-
-    async def _answered(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
-        await self._answer(request, decision)
 
     async def _close(self) -> None:
         await self.client.aclose()
 
     # -- operations ------------------------------------------------------------------------
     async def call(self, op: ops.Operation[Req, Res], request: Req) -> Res:
-        fields = ops.to_wire(request) if dataclasses.fields(op.request) else {}  # type: ignore[arg-type]
+        fields = ops.to_wire(request)
         path = op.path.format(**{name: fields.pop(name) for name in op.path_params})
         present = {k: v for k, v in fields.items() if v is not None}
         if op.method in ("GET", "DELETE"):
@@ -136,17 +127,14 @@ class RemoteSession(RemoteControls):
     async def send(self, prompt: str, options: TurnOptions) -> AsyncIterator[ev.Event]:
         if self._running:
             raise BusyError("A turn is already running on this session.")
-        body: dict[str, Any] = {"prompt": prompt, "mode": options.mode}
-        if options.max_turns is not None:
-            body["max_turns"] = options.max_turns
-        if options.images:
-            body["images"] = [
-                {"mime_type": i.mime_type, "data": i.data, "url": i.url} for i in options.images
-            ]
-        if options.typed is not None:
-            body["typed"] = options.typed
-        self._running = True
-        self._cancel_requested = False
+        body = {  # None: not given (the server's default)
+            "prompt": prompt,
+            "mode": options.mode,
+            "max_turns": options.max_turns,
+            "images": ops.to_wire(options.images),
+            "typed": options.typed,
+        }
+        self._running, self._cancelled = True, False
         ended = False
         try:
             async with self.client.stream("POST", f"/threads/{self.thread_id}/runs", json=body) as resp:
@@ -155,7 +143,7 @@ class RemoteSession(RemoteControls):
                     raise self._error(resp)
                 async for event in self._events(resp, options):
                     ended = ended or isinstance(event, ev.TurnEnded)
-                    if not (self._cancel_requested and isinstance(event, ev.STREAMED_TEXT)):
+                    if not (self._cancelled and isinstance(event, ev.STREAMED_TEXT)):
                         yield event
         except AugerError:
             raise
@@ -186,9 +174,9 @@ class RemoteSession(RemoteControls):
             elif isinstance(event, ev.TurnStarted) and event.model:
                 self.model_spec = event.model
             elif isinstance(event, ev.ApprovalRequested):
-                event = self._wire_approval(event)
+                event = self._awaited(event)  # `event.respond(...)` posts the decision
                 if options.approval is not None:
-                    await self._answer(event, options.approval(event, options.mode))
+                    await self._answered(event, options.approval(event, options.mode))
                     continue
             elif isinstance(event, ev.InputRequested):
                 if options.approval is not None or not options.forms:  # nobody to fill in the form
@@ -200,20 +188,8 @@ class RemoteSession(RemoteControls):
                 self._inputs[event.request_id] = event
             yield event
 
-    def _wire_approval(self, event: ev.ApprovalRequested) -> ev.ApprovalRequested:
-        """Give the event a future: `event.respond(...)` posts the decision to the server."""
-        future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
-        event = dataclasses.replace(event, future=future)
-        self._pending[event.request_id] = event
-
-        def decided(fut: asyncio.Future[ev.ApprovalDecision]) -> None:
-            if self._pending.pop(event.request_id, None) is not None and not fut.cancelled():
-                self._spawn(self._answer(event, fut.result()))
-
-        future.add_done_callback(decided)
-        return event
-
-    async def _answer(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
+    async def _answered(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
+        """Post the decision to the server (the run waits for it there)."""
         self._pending.pop(request.request_id, None)
         answer = ops.Approval(
             self.thread_id,

@@ -4,12 +4,14 @@ waits on, `busy`, `cancel()` answering them before the server is asked to stop, 
 background requests (`_spawn`) that `aclose()` lets finish.
 
 A subclass says how to stop the run on its server (`_stop`) and how to close its client
-(`_close`); its stream keeps `_running` and clears the pending requests when a turn ends.
+(`_close`); its stream keeps `_running` (`_cancelled`: `cancel()` came during the turn) and
+clears the pending requests when a turn ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable
 from typing import Any
@@ -34,6 +36,7 @@ class RemoteControls(AgentPort):
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._inputs: dict[str, ev.InputRequested] = {}  # forms shown to the user now
         self._running = False
+        self._cancelled = False  # cancel() during this turn: its streamed text is not shown any more
         self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
@@ -46,6 +49,7 @@ class RemoteControls(AgentPort):
             request.respond(ev.ApprovalDecision("reject", CANCELLED))
         self._inputs.clear()  # the server answers its open forms `cancel` when the run stops
         if self._running:
+            self._cancelled = True
             self._stop()
 
     def _stop(self) -> None:
@@ -68,6 +72,20 @@ class RemoteControls(AgentPort):
         if request.future is not None and not request.future.done():
             request.future.set_result(decision)
         await self._answered(request, decision)
+
+    def _awaited(self, request: ev.ApprovalRequested) -> ev.ApprovalRequested:
+        """`request` with a future, pending until it is answered; `request.respond(...)` sends the
+        decision on (`_answered`)."""
+        future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
+        request = dataclasses.replace(request, future=future)
+        self._pending[request.request_id] = request
+
+        def decided(fut: asyncio.Future[ev.ApprovalDecision]) -> None:
+            if self._pending.pop(request.request_id, None) is not None and not fut.cancelled():
+                self._spawn(self._answered(request, fut.result()))
+
+        future.add_done_callback(decided)
+        return request
 
     async def _answered(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> None:
         """Send the decision where the run waits for it (RemoteSession: to the server)."""

@@ -15,8 +15,6 @@ graph (`langgraph.json`, graph id `auger`; `auger --connect URL` when URL is suc
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -69,7 +67,6 @@ class LangGraphSession(RemoteControls):
         self.url = url
         self.grants: set[str] = set()  # "always allow" rules for this thread (the run context)
         self._run_id: str | None = None
-        self._cancelled = False
         self._handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
             ops.AGENT_INFO.name: self._agent_info,
             ops.NEW_THREAD.name: self._new_thread,
@@ -106,7 +103,6 @@ class LangGraphSession(RemoteControls):
 
     # -- controls (the rest: RemoteControls) ----------------------------------------------
     def _stop(self) -> None:
-        self._cancelled = True
         if self._run_id:
             self._spawn(self.client.runs.cancel(self.thread_id, self._run_id))
 
@@ -176,25 +172,22 @@ class LangGraphSession(RemoteControls):
             threads = [t for t in threads if words in t.title.lower()]
         return ops.ThreadList(threads)
 
+    async def _update(self, thread_id: str, **metadata: Any) -> LiveThread:
+        """Merge `metadata` into the thread's; the thread as it is then."""
+        return to_thread(await self._sdk(self.client.threads.update(thread_id, metadata=metadata), thread_id))
+
     async def _rename_thread(self, request: ops.RenameThread) -> LiveThread:
-        await self._sdk(
-            self.client.threads.update(request.thread_id, metadata={"title": request.title}),
-            request.thread_id,
-        )
-        return await self._get_thread(request.thread_id)
+        return await self._update(request.thread_id, title=request.title)
 
     async def _delete_thread(self, request: ops.ThreadRef) -> ops.Deleted:
         await self._sdk(self.client.threads.delete(request.thread_id), request.thread_id)
         return ops.Deleted()
 
-    async def _messages(self, thread_id: str) -> list[Any]:
-        state = await self._sdk(self.client.threads.get_state(thread_id), thread_id)
-        return list((state.get("values") or {}).get("messages") or [])
-
     async def _history(self, request: ops.ThreadRef) -> ops.History:
         from auger.core.threads.history import to_events
 
-        messages = to_messages(await self._messages(request.thread_id))
+        state = await self._sdk(self.client.threads.get_state(request.thread_id), request.thread_id)
+        messages = to_messages((state.get("values") or {}).get("messages"))
         return ops.History(to_events(messages, request.thread_id))
 
     async def _transcript(self, request: ops.Transcript) -> ops.Text:
@@ -207,11 +200,7 @@ class LangGraphSession(RemoteControls):
 
     async def _set_model(self, request: ops.SetModel) -> LiveThread:
         """The model goes with each run's context (the server checks it when the run starts)."""
-        await self._sdk(
-            self.client.threads.update(request.thread_id, metadata={"model": request.model}),
-            request.thread_id,
-        )
-        return await self._get_thread(request.thread_id)
+        return await self._update(request.thread_id, model=request.model)
 
     # -- a turn ----------------------------------------------------------------------------
     async def send(self, prompt: str, options: TurnOptions) -> AsyncIterator[ev.Event]:
@@ -256,8 +245,7 @@ class LangGraphSession(RemoteControls):
         """The thread's title (its first prompt), in its metadata: `threads list` shows it."""
         thread = await self._get_thread(self.thread_id)
         if not thread.title:
-            title = first_prompt([{"type": "human", "content": prompt}])
-            await self._sdk(self.client.threads.update(self.thread_id, metadata={"title": title}))
+            await self._update(self.thread_id, title=first_prompt([{"type": "human", "content": prompt}]))
 
     def _context(self, options: TurnOptions) -> dict[str, Any]:
         context: dict[str, Any] = {"mode": options.mode, "always_allow": sorted(self.grants)}
@@ -326,14 +314,10 @@ class LangGraphSession(RemoteControls):
         from auger.core.safety.permissions import rule_for_call
 
         call_id, parent = translator.running_call(name, args)
-        future: asyncio.Future[ev.ApprovalDecision] = asyncio.get_running_loop().create_future()
-        request = ev.ApprovalRequested(
-            uuid.uuid4().hex, call_id, name, args, description, parent, rule_for_call(name, args)
+        rule = rule_for_call(name, args)
+        return self._awaited(
+            ev.ApprovalRequested(uuid.uuid4().hex, call_id, name, args, description, parent, rule)
         )
-        request = dataclasses.replace(request, future=future)
-        self._pending[request.request_id] = request
-        future.add_done_callback(lambda _: self._pending.pop(request.request_id, None))
-        return request
 
     def _decision(self, request: ev.ApprovalRequested, decision: ev.ApprovalDecision) -> dict[str, Any]:
         if decision.kind == "reject":

@@ -70,7 +70,7 @@ def _update(node: str, value: Any) -> Any:
 
 def _time(value: Any) -> float:
     try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
+        return datetime.fromisoformat(str(value)).timestamp()
     except ValueError:
         return 0.0
 
@@ -83,7 +83,7 @@ def first_prompt(messages: list[Any]) -> str:
     return " ".join(str(content).split())[:TITLE_CHARS]
 
 
-def to_thread(thread: dict[str, Any], *, mode: str | None = None) -> LiveThread:
+def to_thread(thread: dict[str, Any]) -> LiveThread:
     """A LangGraph Server thread (`threads.get` / `search`) as auger's thread object."""
     metadata = thread.get("metadata") or {}
     messages = list((thread.get("values") or {}).get("messages") or [])
@@ -100,6 +100,5 @@ def to_thread(thread: dict[str, Any], *, mode: str | None = None) -> LiveThread:
         parent_id=None,
         fork_turn=None,
         busy=thread.get("status") == "busy",
-        mode=mode,
         context_tokens=(thread.get("values") or {}).get("_context_tokens"),
     )

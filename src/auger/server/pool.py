@@ -200,7 +200,8 @@ class ThreadPool:
         database (`auger.core.threads.lease`) is taken here, in one statement, so of two replicas
         asked at once one runs and the other answers 409 before its stream starts."""
         thread_id = session.thread_id
-        self._check_free(thread_id)
+        if self.busy(thread_id):
+            raise BusyError(f"Thread {thread_id!r} is busy with another run; cancel it or wait.")
         lease = self.leases[thread_id] = Lease(self, session, on_release)  # reserved while we ask
         try:
             other = await session.writer.claim_now(thread_id)
@@ -212,10 +213,6 @@ class ThreadPool:
             lease.release()
             raise BusyError(f"Thread {thread_id!r} is busy in another auger ({other.describe()}).")
         return lease
-
-    def _check_free(self, thread_id: str) -> None:
-        if self.busy(thread_id):
-            raise BusyError(f"Thread {thread_id!r} is busy with another run; cancel it or wait.")
 
     def cancel(self, session: Session) -> bool:
         """Stop the thread's running turn (or the run about to start); False if nothing ran."""

@@ -11,6 +11,7 @@ operations reserve the thread like a run (409 while it is busy). The result is s
 
 from __future__ import annotations
 
+import dataclasses
 import typing
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -95,7 +96,7 @@ def handler(
     async def handle(request: Request) -> Response:
         req = await parse(op, request, max_body)
         if "thread_id" in op.path_params:  # an id or a unique prefix of one
-            req = typing.cast(Any, type(req))(**{**vars(req), "thread_id": await pool.resolve(req.thread_id)})
+            req = dataclasses.replace(req, thread_id=await pool.resolve(req.thread_id))
         session = await _session(pool, op, req)
         lease = await pool.lease(session) if op.idle else None
         try:

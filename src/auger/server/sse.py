@@ -28,7 +28,7 @@ async def with_keepalive(source: AsyncIterator[bytes], interval: float = KEEPALI
     """Yield `source`'s frames — those ready together as one chunk (fewer writes and wake-ups) —
     and a ping after `interval` seconds without any. One pump task reads `source`; closing this
     generator (the client went away) cancels it, which cancels the turn behind `source`."""
-    queue: asyncio.Queue[Any] = asyncio.Queue()
+    queue: asyncio.Queue[bytes | BaseException | None] = asyncio.Queue()
     task = asyncio.get_running_loop().create_task(_pump(source, queue))
     try:
         while True:
@@ -43,8 +43,8 @@ async def with_keepalive(source: AsyncIterator[bytes], interval: float = KEEPALI
             chunk, end = _drain(batch)
             if chunk:
                 yield chunk
-            if isinstance(end, _Failed):
-                raise end.exc
+            if isinstance(end, BaseException):
+                raise end
             if end:
                 return
     finally:
@@ -52,35 +52,28 @@ async def with_keepalive(source: AsyncIterator[bytes], interval: float = KEEPALI
             task.cancel()
 
 
-async def _pump(source: AsyncIterator[bytes], queue: asyncio.Queue[Any]) -> None:
+async def _pump(source: AsyncIterator[bytes], queue: asyncio.Queue[bytes | BaseException | None]) -> None:
+    """`source`'s frames into `queue`, then None (the end) or what it raised."""
     try:
         async for chunk in source:
             queue.put_nowait(chunk)
     except BaseException as exc:
-        queue.put_nowait(_Failed(exc))
+        queue.put_nowait(exc)
         if isinstance(exc, asyncio.CancelledError):
             raise
-    queue.put_nowait(_END)
+    queue.put_nowait(None)
 
 
-def _drain(batch: list[Any]) -> tuple[bytes, Any]:
-    """(the frames joined, how the source ended: False = not yet, True = done, or a _Failed)."""
+def _drain(batch: list[bytes | BaseException | None]) -> tuple[bytes, bool | BaseException]:
+    """(the frames joined, how the source ended: False = not yet, True = done, or what it raised)."""
     chunks: list[bytes] = []
     for item in batch:
-        if isinstance(item, _Failed):
-            return b"".join(chunks), item
-        if item is _END:
+        if item is None:
             return b"".join(chunks), True
+        if isinstance(item, BaseException):
+            return b"".join(chunks), item
         chunks.append(item)
     return b"".join(chunks), False
-
-
-class _Failed:
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-
-
-_END = object()
 
 
 def sse_response(

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from auger.core import events as ev
-from auger.server.http import ApiError, thread_id_field
+from auger.server.http import ApiError, check_thread_id
 from auger.server.http import field as get_field
 
 HEADERS = {"x-vercel-ai-ui-message-stream": "v1"}
@@ -54,7 +54,7 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
     return ChatRequest(
         prompt=turns[-1][1],
         history=[t for t in turns[:-1] if t[1]],
-        thread_id=thread_id_field(body),
+        thread_id=None if (given := get_field(body, "thread_id", str)) is None else check_thread_id(given),
         model=get_field(body, "model", str),
     )
 
@@ -96,7 +96,6 @@ class UIStream:
     _open: tuple[str, str] | None = None  # ("text" | "reasoning", block id)
     _n: int = 0
     _step_has_results: bool = False
-    _handlers: ClassVar[dict[type[ev.Event], Callable[[Any, Any], list[Part]]]] = {}
     _usage: dict[str, int] = field(
         default_factory=lambda: {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}
     )
@@ -186,14 +185,13 @@ class UIStream:
         self._open = None
         return [{"type": f"{kind}-end", "id": block_id}]
 
-
-UIStream._handlers = {
-    ev.TextDelta: UIStream._delta,
-    ev.ReasoningDelta: UIStream._delta,
-    ev.ToolCallStarted: UIStream._tool_call,
-    ev.ToolCallFinished: UIStream._tool_result,
-    ev.Error: UIStream._error,
-    ev.Notice: UIStream._notice,
-    ev.TodosUpdated: UIStream._todos,
-    ev.Usage: UIStream._count,
-}
+    _handlers: ClassVar[dict[type[ev.Event], Callable[[Any, Any], list[Part]]]] = {
+        ev.TextDelta: _delta,
+        ev.ReasoningDelta: _delta,
+        ev.ToolCallStarted: _tool_call,
+        ev.ToolCallFinished: _tool_result,
+        ev.Error: _error,
+        ev.Notice: _notice,
+        ev.TodosUpdated: _todos,
+        ev.Usage: _count,
+    }
