@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from auger.core.mcp.client import client_session_class, progress_sink, roots_callback
+from auger.core.mcp.client import REQUEST_TIMEOUT, client_session_class, progress_sink, roots_callback
 from auger.core.mcp.config import McpServerConfig, TrustStore, project_servers, untrusted_hint
 from auger.core.mcp.form_clock import TIMED_OUT, FormClock, held
 from auger.core.mcp.names import safe, tool_name
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
 _CONNECTION_CLOSED = -32000  # mcp.types.CONNECTION_CLOSED
-_REQUEST_TIMEOUT = 408  # what mcp's send_request raises on read timeout
 
 
 @dataclass
@@ -365,7 +364,7 @@ class McpManager:
 
     def _mcp_error(self, srv: _Server, tool: str, code: int, message: str) -> CallToolResult:
         server = srv.config.name
-        if code == _REQUEST_TIMEOUT:
+        if code == REQUEST_TIMEOUT:
             return self._timed_out(server, tool, self.call_timeout)
         if code == _CONNECTION_CLOSED:
             if srv.status == "connected":
