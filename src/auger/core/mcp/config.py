@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from auger.errors import ConfigError
+from auger.settings import write_atomic
 
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
@@ -98,10 +99,7 @@ class TrustStore:
             return
         data = self._read()
         data[str(Path(root).resolve())] = digest
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def untrusted_hint(root: Path | None) -> str:
