@@ -42,9 +42,9 @@ from deepagents.backends.protocol import (
 from deepagents.backends.sandbox import BaseSandbox
 from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, slice_read_response
 
-from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, Outcome, collect, kill, sandbox_env
+from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, Outcome, collect, sandbox_env
 from auger.core.backends.sandbox_hide import BwrapHide
-from auger.core.backends.spawn import started
+from auger.core.backends.spawn import kill_group, started
 
 _EDIT_TMP_PREFIX = "/tmp/.deepagents_edit_"  # BaseSandbox.edit uploads big payloads here, then reads them
 _DOWNLOAD_CAP = 64 * 1024 * 1024
@@ -175,7 +175,7 @@ class BubblewrapSandbox(BaseSandbox):
     async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
         def stop(started_: tuple[int, subprocess.Popen[bytes] | str]) -> None:
             if not isinstance(started_[1], str):
-                kill(started_[1])
+                kill_group(started_[1])
 
         limit, proc = await started(lambda: self._start(command, timeout), stop)  # off the event loop
         if isinstance(proc, str):
@@ -183,7 +183,7 @@ class BubblewrapSandbox(BaseSandbox):
         try:
             out = await asyncio.to_thread(collect, proc, limit, self._cap)
         except asyncio.CancelledError:
-            kill(proc)  # a cancelled turn stops the command; the reader thread then sees EOF
+            kill_group(proc)  # a cancelled turn stops the command; the reader thread then sees EOF
             raise
         return self._response(out, limit)
 
