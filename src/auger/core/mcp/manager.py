@@ -554,10 +554,10 @@ def mcp_manager(
 
 
 async def start_mcp(
-    settings: Any, *, extra: Iterable[str] = (), trust_project: bool = False, wait: bool = True
+    settings: Any, *, extra: Iterable[str] = (), trust_project: bool = False
 ) -> McpManager | None:
-    """`mcp_manager(...)`, started; `wait=False` returns while the servers are still starting."""
+    """`mcp_manager(...)`, started (its servers connected or failed)."""
     manager = mcp_manager(settings, extra=extra, trust_project=trust_project)
     if manager is not None:
-        await manager.start(wait=wait)
+        await manager.start()
     return manager
