@@ -20,7 +20,7 @@ from auger.core import events as ev
 from auger.core.agent.context import MODES, AugerContext
 from auger.core.models.loop_share import LoopShare
 from auger.core.models.provider_errors import describe_error
-from auger.core.rewind.recorder import TurnRecorder, finish_turn, turn_recorder
+from auger.core.rewind.recorder import TurnRecorder, turn_recorder
 from auger.core.safety.redaction import StreamRedactor
 from auger.core.session.approvals import decide
 from auger.core.session.stream import StreamTranslator, call_key
@@ -111,7 +111,7 @@ class Turn:
             put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
         session.pending.clear()
         session.inputs.cancel_all()  # a form still open when the turn ends: the server hears `cancel`
-        for event in await finish_turn(self.rewind):  # the "after" snapshot: FilesChanged
+        for event in await self.rewind.finish() if self.rewind else []:  # the "after" snapshot: FilesChanged
             put(event)
         if reason != "cancelled":
             await session.lifecycle.notify(
