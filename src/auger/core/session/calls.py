@@ -36,11 +36,10 @@ def implements(
 def live(session: Session, thread_id: str) -> LiveThread:
     """`thread_id` as saved, with this session's live state when it is the session's thread."""
     info = session.runtime.threads.get(thread_id)
-    own = thread_id == session.thread_id
     thread = (
         LiveThread.of(info) if info is not None else LiveThread.blank(thread_id, session.runtime.settings)
     )
-    if not own:
+    if thread_id != session.thread_id:
         return thread
     from auger.core.models.specs import window_of
 
