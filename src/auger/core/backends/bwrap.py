@@ -23,10 +23,9 @@ MISSING_BWRAP = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap
 ISOLATION = ("--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 
 
-def sandbox_env(base: dict[str, str] | None = None) -> dict[str, str]:
-    """What a sandboxed command sees: `base` (default os.environ) minus secret-looking names."""
-    env = {k: v for k, v in (os.environ if base is None else base).items() if not SECRET_ENV.search(k)}
-    return {**env, "TMPDIR": "/tmp"}
+def sandbox_env() -> dict[str, str]:
+    """What a sandboxed command sees: os.environ minus secret-looking names."""
+    return {**{k: v for k, v in os.environ.items() if not SECRET_ENV.search(k)}, "TMPDIR": "/tmp"}
 
 
 def check_bwrap() -> None:

@@ -88,7 +88,6 @@ class BubblewrapSandbox(BaseSandbox):
         network: bool = False,
         timeout: int = 120,
         max_output_bytes: int = 100_000,
-        env: dict[str, str] | None = None,
         hide: Iterable[str] = (),
         expose: Sequence[str] = (),
     ) -> None:
@@ -97,7 +96,7 @@ class BubblewrapSandbox(BaseSandbox):
         self.root = os.path.realpath(root_dir)
         self.network = network
         self._timeout, self._cap = timeout, max_output_bytes
-        self._env = sandbox_env(env)
+        self._env = sandbox_env()
         self._bwrap = shutil.which("bwrap") or "bwrap"
         self._id = f"bwrap-{uuid.uuid4().hex[:8]}"
         self.tmp_dir = tempfile.mkdtemp(prefix="auger-sandbox-tmp-")

@@ -27,7 +27,7 @@ async def run_user_command(command: str, runtime: Runtime) -> ShellResult:
     return await run_in(Path(settings.project_root), command, timeout=settings.shell_timeout)
 
 
-async def run_in(cwd: Path, command: str, timeout: float = 120) -> ShellResult:
+async def run_in(cwd: Path, command: str, timeout: float) -> ShellResult:
     proc = await asyncio.create_subprocess_shell(
         command,
         cwd=cwd,
