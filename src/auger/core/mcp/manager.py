@@ -53,7 +53,7 @@ class _Server:
     down: asyncio.Event = field(default_factory=asyncio.Event)  # set when a running server fails
     log_path: Path | None = None
     starts: int = 0
-    forms: FormClock = field(default_factory=lambda: FormClock())
+    forms: FormClock = field(default_factory=FormClock)
 
 
 class _SessionProxy:
@@ -278,17 +278,13 @@ class McpManager:
             params = StdioServerParameters(
                 command=cfg.command, args=list(cfg.args), env=cfg.env or None, cwd=cfg.cwd
             )
-            read, write = await stack.enter_async_context(stdio_client(params, errlog=log))
-            return read, write
+            return await stack.enter_async_context(stdio_client(params, errlog=log))
         assert cfg.url is not None
         if cfg.transport == "sse":
             from mcp.client.sse import sse_client
 
-            auth = self._oauth(srv)
-            read, write = await stack.enter_async_context(
-                sse_client(cfg.url, headers=cfg.headers or None, auth=auth)
-            )
-            return read, write
+            sse = sse_client(cfg.url, headers=cfg.headers or None, auth=self._oauth(srv))
+            return await stack.enter_async_context(sse)
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
