@@ -117,13 +117,9 @@ def prompt_images(result: Any) -> list[dict[str, Any]]:
     resource), as LangChain image blocks after the prompt's text."""
     from auger.core.mcp.resources import image_block, is_image
 
-    found = []
-    for message in result.messages:
-        block = message.content
-        item = block.resource if getattr(block, "type", "") == "resource" else block
-        if is_image(item):
-            found.append(image_block(item))
-    return found
+    blocks = [message.content for message in result.messages]
+    items = [block.resource if getattr(block, "type", "") == "resource" else block for block in blocks]
+    return [image_block(item) for item in items if is_image(item)]
 
 
 def prompt_text(result: Any) -> str:

@@ -135,8 +135,8 @@ def thread_turns(store: ThreadStore, thread_id: str, prompts: list[str]) -> list
                 turn,
                 prompts[turn - 1] if turn <= len(prompts) else "",
                 sorted({c.path for c in changes}),
-                sorted(c.path for c in changes if c.old is None and c.new is not None),
-                sorted(c.path for c in changes if c.new is None and c.old is not None),
+                sorted(c.path for c in changes if c.kind == "added"),
+                sorted(c.path for c in changes if c.kind == "deleted"),
             )
         )
     return out
