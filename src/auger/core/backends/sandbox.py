@@ -119,14 +119,10 @@ class BubblewrapSandbox(BaseSandbox):
         dirs = {sys.prefix, *self._env.get("PATH", "").split(os.pathsep)}
         return sorted(x for x in dirs if x.startswith("/tmp/") and os.path.isdir(x))
 
-    @property
-    def _tool_binds(self) -> list[str]:
-        return [arg for d in self._tool_dirs for arg in ("--ro-bind", d, d)]
-
     def bwrap_argv(self, *command: str) -> list[str]:
         """The full argv that runs `command` inside the sandbox."""
         argv = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        argv += ["--bind", self.tmp_dir, "/tmp", *self._tool_binds]
+        argv += ["--bind", self.tmp_dir, "/tmp", *[a for d in self._tool_dirs for a in ("--ro-bind", d, d)]]
         argv += [*self._hide.before, "--bind", self.root, self.root, *self._hide.after, *ISOLATION]
         argv += ["--share-net"] if self.network else []
         return [*argv, "--chdir", self.root, "--", *command]
