@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from auger.core.rewind.records import batches
 from auger.core.sqlite_write import immediate
 from auger.errors import RewindError
 
@@ -166,15 +167,8 @@ class ObjectStore:
         return str(row[0]) if row else None
 
     def existing(self, ids: Iterable[str]) -> set[str]:
-        found: set[str] = set()
-        batch = list(ids)
-        for i in range(0, len(batch), 500):
-            part = batch[i : i + 500]
-            marks = ",".join("?" * len(part))
-            found.update(
-                r[0] for r in self.conn.execute(f"SELECT id FROM objects WHERE id IN ({marks})", part)
-            )
-        return found
+        query = "SELECT id FROM objects WHERE id IN ({})"
+        return {r[0] for part, marks in batches(ids) for r in self.conn.execute(query.format(marks), part)}
 
     def read(self, object_id: str) -> bytes:
         try:
@@ -199,14 +193,11 @@ class ObjectStore:
         return data
 
     def sizes(self, ids: Iterable[str]) -> int:
-        wanted = list(dict.fromkeys(ids))
-        total = 0
-        for i in range(0, len(wanted), 500):
-            part = wanted[i : i + 500]
-            marks = ",".join("?" * len(part))
-            row = self.conn.execute(f"SELECT sum(size) FROM objects WHERE id IN ({marks})", part).fetchone()
-            total += int(row[0] or 0)
-        return total
+        query = "SELECT sum(size) FROM objects WHERE id IN ({})"
+        sums = (
+            self.conn.execute(query.format(m), part).fetchone()[0] for part, m in batches(dict.fromkeys(ids))
+        )
+        return sum(int(total or 0) for total in sums)
 
     def stat_cache(self) -> StatCache:
         """The stat cache (`files` is a copy: the caller may change it)."""
