@@ -34,10 +34,10 @@ from typing import TYPE_CHECKING, Any
 
 from auger.core.catalog.arguments import expand_arguments, uses_arguments
 from auger.core.catalog.frontmatter import (
-    MAX_FILE_BYTES,
     Catalog,
     FrontmatterError,
     allowed_tools,
+    read_text,
     split,
     text_field,
 )
@@ -86,9 +86,7 @@ def _quote_hint(match: re.Match[str]) -> str:
 def _read(path: Path) -> tuple[dict[str, Any], str]:
     """(frontmatter, body); a file without frontmatter is all body. `argument-hint: [a] [b]` is
     read as the text it is (as Claude Code does), not as YAML lists."""
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise FrontmatterError(f"too large ({path.stat().st_size} bytes, limit {MAX_FILE_BYTES})")
-    text = path.read_bytes().decode("utf-8")
+    text = read_text(path)
     if not text.startswith("---"):
         return {}, text
     return split(_HINT.sub(_quote_hint, text, count=1))
@@ -99,12 +97,7 @@ def _load(label: str, base: Path, path: Path) -> Command:
     name = ":".join(rel.parts)
     if not _NAME.match(name):
         raise FrontmatterError(f"{name!r} is not a command name (letters, digits, '-', '_', '.')")
-    try:
-        data, body = _read(path)
-    except UnicodeDecodeError:
-        raise FrontmatterError("not UTF-8 text") from None
-    except OSError as exc:
-        raise FrontmatterError(f"unreadable: {exc.strerror or exc}") from None
+    data, body = _read(path)
     body = body.strip()
     first = next((line.strip("# ").strip() for line in body.splitlines() if line.strip()), "")
     description = text_field(data, "description") or first[:100]

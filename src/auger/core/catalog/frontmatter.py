@@ -83,18 +83,21 @@ def _where(exc: Any) -> str:
     return f" at line {mark.line + 2}: {problem}" if mark is not None else f": {problem}"
 
 
-def read_frontmatter(path: Path) -> tuple[dict[str, Any], str]:
+def read_text(path: Path) -> str:
+    """A definition file's text; FrontmatterError when it is unreadable, too large or not UTF-8."""
     try:
-        raw = path.read_bytes()
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise FrontmatterError(f"too large ({size} bytes, limit {MAX_FILE_BYTES})")
+        return path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise FrontmatterError(f"unreadable: {exc.strerror or exc}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise FrontmatterError(f"too large ({len(raw)} bytes, limit {MAX_FILE_BYTES})")
-    try:
-        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise FrontmatterError("not UTF-8 text") from None
-    return split(text)
+
+
+def read_frontmatter(path: Path) -> tuple[dict[str, Any], str]:
+    return split(read_text(path))
 
 
 def name_problem(name: str) -> str | None:
