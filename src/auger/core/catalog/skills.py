@@ -102,16 +102,6 @@ def _load(label: str, source_root: Path, folder: Path, settings: Settings) -> Sk
     return Skill(name, description, label, skill_md, vpath, allowed_tools(data))
 
 
-def _long_description(skill: Skill) -> str | None:
-    if len(skill.description) <= MAX_DESCRIPTION:
-        return None
-    return (
-        f"skill {skill.path}: its description is {len(skill.description)} characters, over the "
-        f"{MAX_DESCRIPTION} the skills format allows; it is used in full, but shorten it "
-        "so every agent reads it"
-    )
-
-
 def discover_skills(settings: Settings) -> SkillCatalog:
     """Every usable skill (later sources override earlier ones by name), plus warnings."""
     found: dict[str, Skill] = {}
@@ -131,15 +121,19 @@ def discover_skills(settings: Settings) -> SkillCatalog:
                 warnings.append(f"skipped skill {folder / SKILL_FILE}: {exc}")
                 continue
             found[skill.name] = skill
-            if (long := _long_description(skill)) is not None:
-                warnings.append(long)
+            if len(skill.description) > MAX_DESCRIPTION:
+                warnings.append(
+                    f"skill {skill.path}: its description is {len(skill.description)} characters, over the "
+                    f"{MAX_DESCRIPTION} the skills format allows; it is used in full, but shorten it "
+                    "so every agent reads it"
+                )
     return Catalog(dict(sorted(found.items())), warnings)
 
 
 # --- files of a skill -----------------------------------------------------------------------
 
 
-def support_files(skill: Skill, limit: int = MAX_SUPPORT_FILES) -> list[str]:
+def support_files(skill: Skill) -> list[str]:
     """Relative paths of the skill's other files (inside its folder only; symlinks out skipped)."""
     out: list[str] = []
     base = skill.folder.resolve()
@@ -152,7 +146,7 @@ def support_files(skill: Skill, limit: int = MAX_SUPPORT_FILES) -> list[str]:
             if not full.resolve().is_relative_to(base):
                 continue
             out.append(full.relative_to(skill.folder).as_posix())
-            if len(out) >= limit:
+            if len(out) >= MAX_SUPPORT_FILES:
                 return out
     return out
 
