@@ -29,7 +29,7 @@ import os
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from auger.core.rewind.records import batches
@@ -217,9 +217,7 @@ class ObjectStore:
                 _recent[key] = (rows[STAT_STAMP], cache)
         if cache.tree is not None and cache.tree not in self.existing([cache.tree]):
             return StatCache(None, {})
-        return StatCache(
-            cache.tree, dict(cache.files), cache.base, cache.index, cache.base_id, set(cache.unsure)
-        )
+        return replace(cache, files=dict(cache.files), unsure=set(cache.unsure))
 
     # -- writing ---------------------------------------------------------------------------
     def add(self, cur: sqlite3.Cursor, objects: Iterable[NewObject]) -> None:
@@ -245,7 +243,7 @@ class ObjectStore:
         values += [(STAT_TOP, marshal.dumps((cache.tree, base_id, changed, removed))), (STAT_STAMP, stamp)]
         cur.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values)
         cur.execute("DELETE FROM meta WHERE key = 'stat_cache'")  # the whole-cache row of earlier versions
-        held = StatCache(cache.tree, dict(cache.files), cache.base, cache.index, base_id, set(changed))
+        held = replace(cache, files=dict(cache.files), base_id=base_id, unsure=set(changed))
         _recent[str(self.path)] = (stamp, held)  # a rollback: stamps differ
 
 
