@@ -189,7 +189,7 @@ def parse_server(
     return cfg
 
 
-def _file_text(path: Path, label: str) -> str | None:
+def file_text(path: Path, label: str) -> str | None:
     """The text of a servers file (None: missing). ConfigError: unreadable or not UTF-8."""
     try:
         raw = path.read_bytes()
@@ -234,7 +234,7 @@ def read_servers_file(
     Without it any problem is a ConfigError (for `--mcp-config`, which the user named)."""
     label = "--mcp-config" if text is not None else str(path)
     try:
-        text = _file_text(path, label) if text is None else text
+        text = file_text(path, label) if text is None else text
         table = _servers_table(text, label) if text is not None else {}
     except ConfigError as exc:
         if problems is None:
@@ -258,7 +258,7 @@ def untrusted_servers(path: Path, root: Path, problems: list[str]) -> dict[str, 
     """The server NAMES of a project `.mcp.json` nobody trusted yet — all the trust prompt needs.
     Nothing else is read: no entry is checked, no `${VAR}` is expanded, nothing can start."""
     try:
-        text = _file_text(path, str(path))
+        text = file_text(path, str(path))
         table = _servers_table(text, str(path)) if text is not None else {}
     except ConfigError as exc:
         problems.append(str(exc))
