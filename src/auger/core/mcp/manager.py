@@ -214,24 +214,20 @@ class McpManager:
                 group = await stack.enter_async_context(anyio.create_task_group())
                 stack.callback(group.cancel_scope.cancel)
                 group.start_soon(self._pump, srv, read, pump_send)
-                session_class = client_session_class()
-                name = srv.config.name
-                session = await stack.enter_async_context(
-                    session_class(
-                        pump_recv,
-                        write,
-                        list_roots_callback=roots_callback(self.roots),
-                        sampling_callback=sampling_callback(name, lambda: self.client_requests),
-                        elicitation_callback=held(
-                            srv.forms, elicitation_callback(name, lambda: self.client_requests)
-                        ),
-                    )
+                name, requests = srv.config.name, lambda: self.client_requests
+                client = client_session_class()(
+                    pump_recv,
+                    write,
+                    list_roots_callback=roots_callback(self.roots),
+                    sampling_callback=sampling_callback(name, requests),
+                    elicitation_callback=held(srv.forms, elicitation_callback(name, requests)),
                 )
+                session = await stack.enter_async_context(client)
                 with anyio.fail_after(self.startup_timeout):
                     await session.initialize()
                     srv.session = session
-                    proxy: Any = _SessionProxy(self, srv.config.name)
-                    srv.tools = await load_mcp_tools(proxy, server_name=srv.config.name)
+                    proxy: Any = _SessionProxy(self, name)
+                    srv.tools = await load_mcp_tools(proxy, server_name=name)
                     await self._list_features(srv, session)
                 srv.status = "connected"
                 srv.ready.set()

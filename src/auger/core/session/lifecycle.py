@@ -114,11 +114,8 @@ class LifecycleHooks:
         if not result.blocked:
             return None
         if self._stop_rounds >= MAX_STOP_ROUNDS:
-            put(
-                ev.Notice(
-                    f"A Stop hook blocked stopping {MAX_STOP_ROUNDS} times; the turn ends anyway.", "warning"
-                )
-            )
+            why = f"A Stop hook blocked stopping {MAX_STOP_ROUNDS} times; the turn ends anyway."
+            put(ev.Notice(why, "warning"))
             return None
         self._stop_rounds += 1
         put(ev.Notice(f"A Stop hook asked to continue: {result.reason}"))

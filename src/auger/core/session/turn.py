@@ -275,13 +275,8 @@ class Turn:
         names, kinds = redactor.find(prompt), redactor.kinds(prompt)
         found = ([f"the value of {', '.join(f'${n}' for n in names)}"] if names else []) + kinds
         if found:
-            self.put(
-                ev.Notice(
-                    f"Your message contained {' and '.join(found)}; it was replaced by a placeholder "
-                    "before it was sent or saved.",
-                    "warning",
-                )
-            )
+            said = f"Your message contained {' and '.join(found)}; it was replaced by a placeholder"
+            self.put(ev.Notice(f"{said} before it was sent or saved.", "warning"))
         return redactor.text(prompt)
 
     def _redact_message(self, message: Any) -> Any:
