@@ -99,13 +99,10 @@ def load_definition(label: str, path: Path, settings: Settings, warnings: list[s
         raise FrontmatterError("'description' is missing")
     if not body.strip():
         raise FrontmatterError("the body (the subagent's system prompt) is empty")
-    tools = name_list(data.get("tools"))
-    if tools is not None:
-        tools = list(dict.fromkeys(auger_tool(t) for t in tools))
+    names = name_list(data.get("tools"))
+    tools = tuple(dict.fromkeys(auger_tool(t) for t in names)) if names is not None else None
     model = _model(data.get("model"), settings, path, warnings)
-    return SubagentDef(
-        name, description, body.strip(), label, path, model, tuple(tools) if tools is not None else None
-    )
+    return SubagentDef(name, description, body.strip(), label, path, model, tools)
 
 
 def _tables(
