@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,36 +32,20 @@ OptionsFor = Callable[[Path], RewindOptions]  # a project root -> its [rewind] s
 SHOWN = 10
 
 
-@dataclass(frozen=True)
-class FilesRewind:
-    thread_id: str
-    turn: int
-    steps: list[Step] = field(default_factory=list)  # done (or, dry run, to do)
-    forced: list[str] = field(default_factory=list)  # changed by hand, overwritten by --force
-    dry_run: bool = False
-
-
-def check_turn(threads: ThreadStore, thread_id: str, to: int) -> int:
-    """UsageError unless user turn `to` exists; returns the thread's number of user turns."""
+def check_turn(threads: ThreadStore, thread_id: str, to: int) -> timeline.Timeline:
+    """The thread's timeline; UsageError unless user turn `to` exists."""
     with threads.records() as db:
         line = timeline.load(db, thread_id)
     line.check_turn(to, "--to")
-    return line.turns
+    return line
 
 
 def rewind_files(
-    threads: ThreadStore,
-    thread_id: str,
-    to: int,
-    options_for: OptionsFor,
-    *,
-    force: bool = False,
-    dry_run: bool = False,
-) -> FilesRewind:
-    """Restore the files the agent changed in user turns `to`.. to how they were before."""
-    with threads.records() as db:
-        line = timeline.load(db, thread_id)
-    line.check_turn(to, "--to")
+    threads: ThreadStore, thread_id: str, to: int, options_for: OptionsFor, *, force: bool, dry_run: bool
+) -> tuple[list[Step], list[str]]:
+    """Restore the files the agent changed in user turns `to`.. to how they were before: the steps
+    done (or, dry run, to do) and the files changed by hand that `force` overwrote."""
+    line = check_turn(threads, thread_id, to)
     home = threads.home
     with _stores(home, line.roots()) as stores:
         plans = {
@@ -82,8 +65,7 @@ def rewind_files(
             for root, p in plans.items():
                 restore.apply(p, contents[root])
     steps = [s for p in plans.values() for s in p.steps]
-    forced = [c.path for p in plans.values() for c in p.conflicts] if force else []
-    return FilesRewind(thread_id, to, steps, forced, dry_run)
+    return steps, [c.path for p in plans.values() for c in p.conflicts] if force else []
 
 
 def thread_diff(threads: ThreadStore, thread_id: str, turn: int | None, options_for: OptionsFor) -> str:

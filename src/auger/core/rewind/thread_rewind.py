@@ -79,19 +79,13 @@ async def rewind_thread(
     from auger.core.threads.index import truncate_thread
 
     with nullcontext() if held else holding(store, thread_id):
-        turns = await asyncio.to_thread(ops.check_turn, store, thread_id, to)
+        turns = (await asyncio.to_thread(ops.check_turn, store, thread_id, to)).turns
         done: list[RewoundFile] | None = None
         if files:
-            result = await asyncio.to_thread(
-                ops.rewind_files,
-                store,
-                thread_id,
-                to,
-                project_options,
-                force=force,
-                dry_run=dry_run,
+            steps, forced = await asyncio.to_thread(
+                ops.rewind_files, store, thread_id, to, project_options, force=force, dry_run=dry_run
             )
-            done = [RewoundFile(s.path, s.verb, s.path in result.forced) for s in result.steps]
+            done = [RewoundFile(s.path, s.verb, s.path in forced) for s in steps]
         removed = list(range(to, turns + 1)) if conversation else None
         if conversation and not dry_run:
             await truncate_thread(store, thread_id, to - 1)
