@@ -11,7 +11,7 @@ exists, the store and every needed file version are there, nothing was changed b
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,7 +28,6 @@ from auger.errors import RewindConflict, RewindError
 if TYPE_CHECKING:
     from auger.core.threads.store import ThreadStore
 
-OptionsFor = Callable[[Path], RewindOptions]  # a project root -> its [rewind] settings
 SHOWN = 10
 
 
@@ -41,7 +40,7 @@ def check_turn(threads: ThreadStore, thread_id: str, to: int) -> timeline.Timeli
 
 
 def rewind_files(
-    threads: ThreadStore, thread_id: str, to: int, options_for: OptionsFor, *, force: bool, dry_run: bool
+    threads: ThreadStore, thread_id: str, to: int, *, force: bool, dry_run: bool
 ) -> tuple[list[Step], list[str]]:
     """Restore the files the agent changed in user turns `to`.. to how they were before: the steps
     done (or, dry run, to do) and the files changed by hand that `force` overwrote."""
@@ -51,7 +50,7 @@ def rewind_files(
         plans = {
             root: restore.plan(
                 Path(root),
-                [c for _, c in _changes(line, root, store, home, options_for, since=to)],
+                [c for _, c in _changes(line, root, store, home, since=to)],
                 force=force,
             )
             for root, store in stores.items()
@@ -68,7 +67,7 @@ def rewind_files(
     return steps, [c.path for p in plans.values() for c in p.conflicts] if force else []
 
 
-def thread_diff(threads: ThreadStore, thread_id: str, turn: int | None, options_for: OptionsFor) -> str:
+def thread_diff(threads: ThreadStore, thread_id: str, turn: int | None) -> str:
     """What the agent changed in user turn `turn` (None: over the whole thread), as a unified diff."""
     with threads.records() as db:
         line = timeline.load(db, thread_id)
@@ -78,14 +77,12 @@ def thread_diff(threads: ThreadStore, thread_id: str, turn: int | None, options_
     home = threads.home
     with _stores(home, line.roots()) as stores:
         for root, store in stores.items():
-            changes = _changes(line, root, store, home, options_for, since=turn or 1)
+            changes = _changes(line, root, store, home, since=turn or 1)
             out.append(patch.unified(_net([c for t, c in changes if turn in (None, t)]), store.read))
     return "".join(out)
 
 
-def turn_changes(
-    threads: ThreadStore, thread_id: str, options_for: OptionsFor
-) -> tuple[int, dict[int, list[Change]]]:
+def turn_changes(threads: ThreadStore, thread_id: str) -> tuple[int, dict[int, list[Change]]]:
     """The thread's number of user turns, and what each recorded turn changed (every project root)."""
     with threads.records() as db:
         line = timeline.load(db, thread_id)
@@ -93,16 +90,18 @@ def turn_changes(
     out: dict[int, list[Change]] = {}
     with _stores(home, line.roots()) as stores:
         for root, store in stores.items():
-            for turn, changes in _changes(line, root, store, home, options_for, since=1):
+            for turn, changes in _changes(line, root, store, home, since=1):
                 out.setdefault(turn, []).extend(changes)
     return line.turns, out
 
 
 def _changes(
-    line: timeline.Timeline, root: str, store: ObjectStore, home: Path, options_for: OptionsFor, *, since: int
+    line: timeline.Timeline, root: str, store: ObjectStore, home: Path, *, since: int
 ) -> Iterator[tuple[int, list[Change]]]:
     def now() -> str:  # the files as they are (for a last turn that never recorded its end)
-        return take(store, Path(root), home, options_for(Path(root)))
+        from auger.settings import load_settings  # the project's [rewind], not the current folder's
+
+        return take(store, Path(root), home, RewindOptions.from_settings(load_settings(cwd=Path(root))))
 
     return line.changes(store.tree, root, now, since)
 
