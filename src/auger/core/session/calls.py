@@ -18,15 +18,13 @@ if TYPE_CHECKING:
 
 Req = TypeVar("Req")
 Res = TypeVar("Res")
-Impl = Callable[["Session", Any], Awaitable[Any]]
-IMPLEMENTATIONS: dict[str, Impl] = {}
+Impl = Callable[["Session", Req], Awaitable[Res]]
+IMPLEMENTATIONS: dict[str, Impl[Any, Any]] = {}
 PROTOCOL = 1  # the wire protocol of `auger serve` (GET /version)
 
 
-def implements(
-    op: ops.Operation[Req, Res],
-) -> Callable[[Callable[[Session, Req], Awaitable[Res]]], Callable[[Session, Req], Awaitable[Res]]]:
-    def register(fn: Callable[[Session, Req], Awaitable[Res]]) -> Callable[[Session, Req], Awaitable[Res]]:
+def implements(op: ops.Operation[Req, Res]) -> Callable[[Impl[Req, Res]], Impl[Req, Res]]:
+    def register(fn: Impl[Req, Res]) -> Impl[Req, Res]:
         IMPLEMENTATIONS[op.name] = fn
         return fn
 
