@@ -9,7 +9,7 @@ import pytest
 from deepagents.backends import CompositeBackend, FilesystemBackend, LocalShellBackend
 
 from auger.core.backends.mounts import agent_paths, virtual_path, with_mounts
-from auger.core.catalog.memory import list_memory_files, memory_files, memory_sources
+from auger.core.catalog.memory import memory_files, memory_sources
 from auger.core.middleware.prompt.memory import AugerMemoryMiddleware
 from auger.settings import Settings, load_settings
 
@@ -38,8 +38,8 @@ def test_slots_prefer_agents_md_and_fall_back_to_claude_md(settings: Settings) -
         ("project-local", root / ".auger" / "AGENTS.md", "/.auger/AGENTS.md", True),
     ]
     (root / "CLAUDE.md").unlink()
-    assert [m.scope for m in list_memory_files(settings)] == ["user", "project-local"]
-    assert len(list_memory_files(settings, include_missing=True)) == 3
+    assert [m.scope for m in memory_files(settings) if m.exists] == ["user", "project-local"]
+    assert len(memory_files(settings)) == 3
     assert memory_sources(settings)[1] == "/AGENTS.md"  # the project slot waits for an AGENTS.md
 
 

@@ -14,7 +14,6 @@ from auger.core.catalog.skills import (
     SKILL_KEY,
     discover_skills,
     invocation_message,
-    parse_invocation,
     support_files,
 )
 from auger.core.middleware.prompt.skills import AugerSkillsMiddleware
@@ -121,9 +120,9 @@ def test_invocation_carries_the_body_the_request_and_a_marker(settings: Settings
     write_skill(src, "deploy", body="Run ./deploy.sh --prod and watch the logs.")
     (src / "deploy" / "checklist.md").write_text("- [ ] tag\n")
     catalog = discover_skills(settings)
-    assert parse_invocation("/deploy to staging now", catalog)[1] == "to staging now"  # type: ignore[index]
-    assert parse_invocation("/deploy", catalog)[1] == ""  # type: ignore[index]
-    assert parse_invocation("/unknown x", catalog) is None and parse_invocation("deploy x", catalog) is None
+    assert catalog.invocation("/deploy to staging now")[1] == "to staging now"  # type: ignore[index]
+    assert catalog.invocation("/deploy")[1] == ""  # type: ignore[index]
+    assert catalog.invocation("/unknown x") is None and catalog.invocation("deploy x") is None
     msg = invocation_message("/deploy to staging", settings, catalog)
     assert "Run ./deploy.sh --prod and watch the logs." in msg.content
     assert "name: deploy" not in msg.content  # frontmatter stripped

@@ -38,5 +38,5 @@ class AugerContext:
     # the front end's file access for this turn (auger.core.port.ClientFiles), None: the backend's
     files: Any = None
     terminal: Any = None  # the front end's terminal for `execute` (auger.core.port.ClientTerminal)
-    # this turn's auger.core.rewind.TurnRecorder (RewindMiddleware snapshots before file changes)
+    # this turn's auger.core.rewind.recorder.TurnRecorder (RewindMiddleware snapshots before file changes)
     rewind: Any = None

@@ -102,7 +102,7 @@ from auger.core.agent.context import AugerContext
 from auger.core.agent.prompt import SYSTEM_PROMPT
 from auger.core.models.images import takes_images
 from auger.core.models.providers import build_chat_model
-from auger.core.models.specs import ModelSpec, configured_window, parse_spec
+from auger.core.models.specs import configured_window, parse_spec
 from auger.errors import ModelError
 
 if TYPE_CHECKING:
@@ -121,32 +121,21 @@ def model_factory(settings: Settings) -> Any:
 
     def build(spec: str, params: dict[str, Any]) -> BaseChatModel:
         resolved = parse_spec(spec, settings.providers)
-        timeout = settings.get("request_timeout")
-        model = build_chat_model(resolved, request_timeout=timeout, **params)
-        model = with_context_window(
-            model, resolved, configured_window(settings.get("context_window"), resolved)
-        )
-        return with_image_inputs(model, takes_images(settings, resolved.spec, model.profile))
+        model = build_chat_model(resolved, request_timeout=settings.get("request_timeout"), **params)
+        profile = dict(model.profile or {})
+        # a `max_input_tokens` — the configured window, else the profile's own, else what auger knows
+        # of the model — so deepagents' summarization compacts at 85% of it (with none it waits
+        # until 170k tokens, past many local models' limit)
+        configured = configured_window(settings.get("context_window"), resolved)
+        if configured is not None or not isinstance(profile.get("max_input_tokens"), int):
+            profile["max_input_tokens"] = configured or resolved.context_window
+        # whether it takes images (`auger.core.models.images`), stamped so every part that holds
+        # the model (the image middleware, a subagent's stack) reads one answer
+        profile["image_inputs"] = takes_images(settings, resolved.spec, profile)
+        model.profile = profile  # type: ignore[assignment]
+        return model
 
     return build
-
-
-def with_image_inputs(model: BaseChatModel, images: bool) -> BaseChatModel:
-    """Stamp the profile with whether the model takes images (`auger.core.models.images`), so
-    every part that holds the model (the image middleware, a subagent's stack) reads one answer."""
-    model.profile = {**(model.profile or {}), "image_inputs": images}  # type: ignore[assignment]
-    return model
-
-
-def with_context_window(model: BaseChatModel, ms: ModelSpec, configured: int | None) -> BaseChatModel:
-    """Give the model's profile a `max_input_tokens` — the configured window, else the profile's
-    own, else what auger knows of the model — so deepagents' summarization compacts at 85% of it
-    (with none it waits until 170k tokens, past many local models' limit)."""
-    profile = dict(model.profile or {})
-    if configured is not None or not isinstance(profile.get("max_input_tokens"), int):
-        profile["max_input_tokens"] = configured or ms.context_window
-        model.profile = profile  # type: ignore[assignment]
-    return model
 
 
 @dataclass(frozen=True)

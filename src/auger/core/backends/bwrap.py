@@ -5,16 +5,15 @@ killed). No deepagents import; the backend built on it is `auger.core.backends.s
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import re
 import select
 import shutil
-import signal
 import subprocess
 import time
 
+from auger.core.backends.spawn import kill_group
 from auger.errors import ConfigError
 
 SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
@@ -24,10 +23,9 @@ MISSING_BWRAP = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap
 ISOLATION = ("--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 
 
-def sandbox_env(base: dict[str, str] | None = None) -> dict[str, str]:
-    """What a sandboxed command sees: `base` (default os.environ) minus secret-looking names."""
-    env = {k: v for k, v in (os.environ if base is None else base).items() if not SECRET_ENV.search(k)}
-    return {**env, "TMPDIR": "/tmp"}
+def sandbox_env() -> dict[str, str]:
+    """What a sandboxed command sees: os.environ minus secret-looking names."""
+    return {**{k: v for k, v in os.environ.items() if not SECRET_ENV.search(k)}, "TMPDIR": "/tmp"}
 
 
 def check_bwrap() -> None:
@@ -58,12 +56,6 @@ class Outcome:
     timed_out: bool = False
 
 
-def kill(proc: subprocess.Popen[bytes]) -> None:
-    """Kill bwrap's process group; --die-with-parent and the pid namespace take the rest down."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
 def collect(proc: subprocess.Popen[bytes], timeout: float, cap: int) -> Outcome:
     """Read combined output (keeping `cap` bytes, draining the rest) until exit or `timeout`."""
     assert proc.stdout is not None
@@ -84,8 +76,8 @@ def collect(proc: subprocess.Popen[bytes], timeout: float, cap: int) -> Outcome:
         proc.wait(timeout=max(deadline - time.monotonic(), 0.01) if not timed_out else 0)
     except subprocess.TimeoutExpired:
         timed_out = True
-    if timed_out:
-        kill(proc)
+    if timed_out:  # bwrap's group; --die-with-parent and the pid namespace take the rest down
+        kill_group(proc)
         proc.wait()
     proc.stdout.close()
     return Outcome(b"".join(chunks), 124 if timed_out else proc.returncode, size > cap, timed_out)

@@ -49,9 +49,7 @@ def make_backend(settings: Settings) -> BackendProtocol:
             raise ConfigError(f"sandbox provider '{provider}' returned a {kind}, not a sandbox backend")
         return backend  # type: ignore[no-any-return]
     if settings.shell:
-        from auger.core.backends.local_shell import (
-            LocalShell,
-        )  # LocalShellBackend that kills timed-out process groups
+        from auger.core.backends.local_shell import LocalShell  # kills timed-out process groups
 
         return LocalShell(root_dir=root, virtual_mode=True, inherit_env=True, timeout=settings.shell_timeout)
     from deepagents.backends import FilesystemBackend

@@ -11,19 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import signal
 import subprocess
 
 from deepagents.backends import LocalShellBackend
 from deepagents.backends.protocol import ExecuteResponse
 
-from auger.core.backends.spawn import started
-
-
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+from auger.core.backends.spawn import kill_group, started
 
 
 class LocalShell(LocalShellBackend):
@@ -51,7 +44,7 @@ class LocalShell(LocalShellBackend):
         try:
             out, err = proc.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
-            _kill_group(proc)
+            kill_group(proc)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.communicate(timeout=5)  # a process that left the group may keep the pipes open
             hint = (
@@ -91,11 +84,11 @@ class LocalShell(LocalShellBackend):
             return await super().aexecute(command, timeout=timeout)
         limit = self._limit(timeout)
         try:
-            proc = await started(lambda: self._spawn(command), _kill_group)
+            proc = await started(lambda: self._spawn(command), kill_group)
         except OSError as exc:
             return ExecuteResponse(output=f"Error executing command: {exc}", exit_code=1)
         try:
             return await asyncio.to_thread(self._finish, proc, limit, timeout is not None)
         except asyncio.CancelledError:
-            _kill_group(proc)  # a cancelled turn stops the command; the reader thread then sees EOF
+            kill_group(proc)  # a cancelled turn stops the command; the reader thread then sees EOF
             raise

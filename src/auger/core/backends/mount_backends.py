@@ -13,9 +13,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from deepagents.backends import CompositeBackend, FilesystemBackend
 from deepagents.backends.protocol import (
@@ -29,6 +29,8 @@ from deepagents.backends.protocol import (
     ReadResult,
     WriteResult,
 )
+
+R = TypeVar("R")
 
 
 def _is_root(path: str | None) -> bool:
@@ -54,8 +56,17 @@ class MountBackend(FilesystemBackend):
     def _visible(self, path: str) -> bool:
         return self.shared is None or _first(path) in self.shared
 
-    def _refusal(self, path: str) -> str | None:
-        return f"{path} is read-only (shipped with auger)" if self.read_only else None
+    def _guard(
+        self, result: Callable[..., R], call: Callable[..., R], *args: Any, writes: str | None = None
+    ) -> R:
+        """`call(*args)`, a path that leaves the folder (ValueError) as an error result; a write
+        (`writes`: its path) to a read-only mount is refused."""
+        if writes is not None and self.read_only:
+            return result(error=f"{writes} is read-only (shipped with auger)")
+        try:
+            return call(*args)
+        except ValueError as exc:
+            return result(error=str(exc))
 
     # -- reads -------------------------------------------------------------------------------
     def ls(self, path: str) -> LsResult:
@@ -67,10 +78,7 @@ class MountBackend(FilesystemBackend):
         return result
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
-        try:
-            return super().read(file_path, offset, limit)
-        except ValueError as exc:
-            return ReadResult(error=str(exc))
+        return self._guard(ReadResult, super().read, file_path, offset, limit)
 
     def grep(self, pattern: str, path: str | None = None, glob: str | None = None, **kw: Any) -> GrepResult:
         if self.shared is not None and _is_root(path):
@@ -106,28 +114,14 @@ class MountBackend(FilesystemBackend):
 
     # -- writes ------------------------------------------------------------------------------
     def write(self, file_path: str, content: str) -> WriteResult:
-        if refusal := self._refusal(file_path):
-            return WriteResult(error=refusal)
-        try:
-            return super().write(file_path, content)
-        except ValueError as exc:
-            return WriteResult(error=str(exc))
+        return self._guard(WriteResult, super().write, file_path, content, writes=file_path)
 
     def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
-        if refusal := self._refusal(file_path):
-            return EditResult(error=refusal)
-        try:
-            return super().edit(file_path, old_string, new_string, replace_all)
-        except ValueError as exc:
-            return EditResult(error=str(exc))
+        edit = super().edit
+        return self._guard(EditResult, edit, file_path, old_string, new_string, replace_all, writes=file_path)
 
     def delete(self, file_path: str) -> DeleteResult:
-        if refusal := self._refusal(file_path):
-            return DeleteResult(error=refusal)
-        try:
-            return super().delete(file_path)
-        except ValueError as exc:
-            return DeleteResult(error=str(exc))
+        return self._guard(DeleteResult, super().delete, file_path, writes=file_path)
 
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
         if self.read_only:

@@ -42,9 +42,9 @@ from deepagents.backends.protocol import (
 from deepagents.backends.sandbox import BaseSandbox
 from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, slice_read_response
 
-from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, Outcome, collect, kill, sandbox_env
+from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, Outcome, collect, sandbox_env
 from auger.core.backends.sandbox_hide import BwrapHide
-from auger.core.backends.spawn import started
+from auger.core.backends.spawn import kill_group, started
 
 _EDIT_TMP_PREFIX = "/tmp/.deepagents_edit_"  # BaseSandbox.edit uploads big payloads here, then reads them
 _DOWNLOAD_CAP = 64 * 1024 * 1024
@@ -88,7 +88,6 @@ class BubblewrapSandbox(BaseSandbox):
         network: bool = False,
         timeout: int = 120,
         max_output_bytes: int = 100_000,
-        env: dict[str, str] | None = None,
         hide: Iterable[str] = (),
         expose: Sequence[str] = (),
     ) -> None:
@@ -97,7 +96,7 @@ class BubblewrapSandbox(BaseSandbox):
         self.root = os.path.realpath(root_dir)
         self.network = network
         self._timeout, self._cap = timeout, max_output_bytes
-        self._env = sandbox_env(env)
+        self._env = sandbox_env()
         self._bwrap = shutil.which("bwrap") or "bwrap"
         self._id = f"bwrap-{uuid.uuid4().hex[:8]}"
         self.tmp_dir = tempfile.mkdtemp(prefix="auger-sandbox-tmp-")
@@ -120,14 +119,10 @@ class BubblewrapSandbox(BaseSandbox):
         dirs = {sys.prefix, *self._env.get("PATH", "").split(os.pathsep)}
         return sorted(x for x in dirs if x.startswith("/tmp/") and os.path.isdir(x))
 
-    @property
-    def _tool_binds(self) -> list[str]:
-        return [arg for d in self._tool_dirs for arg in ("--ro-bind", d, d)]
-
     def bwrap_argv(self, *command: str) -> list[str]:
         """The full argv that runs `command` inside the sandbox."""
         argv = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        argv += ["--bind", self.tmp_dir, "/tmp", *self._tool_binds]
+        argv += ["--bind", self.tmp_dir, "/tmp", *[a for d in self._tool_dirs for a in ("--ro-bind", d, d)]]
         argv += [*self._hide.before, "--bind", self.root, self.root, *self._hide.after, *ISOLATION]
         argv += ["--share-net"] if self.network else []
         return [*argv, "--chdir", self.root, "--", *command]
@@ -175,7 +170,7 @@ class BubblewrapSandbox(BaseSandbox):
     async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
         def stop(started_: tuple[int, subprocess.Popen[bytes] | str]) -> None:
             if not isinstance(started_[1], str):
-                kill(started_[1])
+                kill_group(started_[1])
 
         limit, proc = await started(lambda: self._start(command, timeout), stop)  # off the event loop
         if isinstance(proc, str):
@@ -183,7 +178,7 @@ class BubblewrapSandbox(BaseSandbox):
         try:
             out = await asyncio.to_thread(collect, proc, limit, self._cap)
         except asyncio.CancelledError:
-            kill(proc)  # a cancelled turn stops the command; the reader thread then sees EOF
+            kill_group(proc)  # a cancelled turn stops the command; the reader thread then sees EOF
             raise
         return self._response(out, limit)
 

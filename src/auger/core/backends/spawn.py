@@ -3,15 +3,19 @@
 `subprocess.Popen` forks, execs and waits on its error pipe: milliseconds the event loop (the
 TUI's keys, a server's other requests) should not wait through, and a blocking call that
 `langgraph dev` refuses. `started()` runs it in a worker thread; a turn cancelled meanwhile
-still gets the process stopped once it exists.
+still gets the process stopped once it exists (`kill_group`: a command runs in a session of its
+own, and everything it started goes with it).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
+import subprocess
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 P = TypeVar("P")
 
@@ -25,3 +29,9 @@ async def started(start: Callable[[], P], stop: Callable[[P], None]) -> P:
         with contextlib.suppress(Exception):
             stop(await spawn)
         raise
+
+
+def kill_group(proc: subprocess.Popen[Any]) -> None:
+    """SIGKILL the process group `proc` leads (started with `start_new_session=True`)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)

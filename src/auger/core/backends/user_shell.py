@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from auger.core.operations import ShellResult
@@ -18,19 +17,15 @@ MAX_OUTPUT = 16 * 1024
 
 
 async def run_user_command(command: str, runtime: Runtime) -> ShellResult:
-    settings = runtime.settings
+    settings, timeout = runtime.settings, runtime.settings.shell_timeout
     if (settings.data.get("sandbox") or {}).get("enabled"):
-        done = await runtime.backend.aexecute(command, timeout=settings.shell_timeout)
+        done = await runtime.backend.aexecute(command, timeout=timeout)
         return ShellResult(
             command, done.output, done.exit_code if done.exit_code is not None else -1, done.truncated
         )
-    return await run_in(Path(settings.project_root), command, timeout=settings.shell_timeout)
-
-
-async def run_in(cwd: Path, command: str, timeout: float = 120) -> ShellResult:
     proc = await asyncio.create_subprocess_shell(
         command,
-        cwd=cwd,
+        cwd=settings.project_root,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,

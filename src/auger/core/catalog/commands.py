@@ -28,14 +28,19 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auger.core.catalog.arguments import expand_arguments, uses_arguments
-from auger.core.catalog.frontmatter import MAX_FILE_BYTES, FrontmatterError, split, text_field
-from auger.core.safety.claude_tools import split_tool_list
+from auger.core.catalog.frontmatter import (
+    Catalog,
+    FrontmatterError,
+    allowed_tools,
+    read_text,
+    split,
+    text_field,
+)
 
 if TYPE_CHECKING:
     from auger.settings import Settings
@@ -44,7 +49,6 @@ COMMAND_KEY = "auger_command"  # additional_kwargs marker on an invocation messa
 SHELL_TIMEOUT = 30
 MAX_FILE_INLINE = 64 * 1024
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*(?::[A-Za-z0-9][A-Za-z0-9_.-]*)*$")
-_INVOCATION = re.compile(r"/([A-Za-z0-9][A-Za-z0-9_.:-]*)(?:\s+(.*))?\Z", re.DOTALL)
 _BANG = re.compile(r"!`([^`\n]+)`")
 _HINT = re.compile(r"^(argument-hint:[ \t]*)(.*)$", re.MULTILINE)
 _AT = re.compile(r"(?<![\w@`])@([\w./~-]*[\w/-])")
@@ -60,18 +64,6 @@ class Command:
     argument_hint: str = ""
     model: str | None = None
     allowed_tools: tuple[str, ...] = ()
-
-
-@dataclass
-class CommandCatalog:
-    commands: list[Command] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    def __iter__(self) -> Iterator[Command]:
-        return iter(self.commands)
-
-    def get(self, name: str) -> Command | None:
-        return next((c for c in self.commands if c.name == name), None)
 
 
 def command_sources(settings: Settings) -> list[tuple[str, Path]]:
@@ -94,9 +86,7 @@ def _quote_hint(match: re.Match[str]) -> str:
 def _read(path: Path) -> tuple[dict[str, Any], str]:
     """(frontmatter, body); a file without frontmatter is all body. `argument-hint: [a] [b]` is
     read as the text it is (as Claude Code does), not as YAML lists."""
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise FrontmatterError(f"too large ({path.stat().st_size} bytes, limit {MAX_FILE_BYTES})")
-    text = path.read_bytes().decode("utf-8")
+    text = read_text(path)
     if not text.startswith("---"):
         return {}, text
     return split(_HINT.sub(_quote_hint, text, count=1))
@@ -107,29 +97,16 @@ def _load(label: str, base: Path, path: Path) -> Command:
     name = ":".join(rel.parts)
     if not _NAME.match(name):
         raise FrontmatterError(f"{name!r} is not a command name (letters, digits, '-', '_', '.')")
-    try:
-        data, body = _read(path)
-    except UnicodeDecodeError:
-        raise FrontmatterError("not UTF-8 text") from None
-    except OSError as exc:
-        raise FrontmatterError(f"unreadable: {exc.strerror or exc}") from None
+    data, body = _read(path)
     body = body.strip()
     first = next((line.strip("# ").strip() for line in body.splitlines() if line.strip()), "")
     description = text_field(data, "description") or first[:100]
-    tools = tuple(split_tool_list(data.get("allowed-tools") or data.get("allowed_tools")))
-    from auger.core.safety.rules import RuleError, parse_rule
-
-    for tool in tools:
-        try:
-            parse_rule(tool)
-        except RuleError as exc:
-            raise FrontmatterError(f"allowed-tools: {exc.message}") from None
     hint = data.get("argument-hint")
     model = text_field(data, "model") or None
-    return Command(name, description, body, label, path, str(hint or "").strip(), model, tools)
+    return Command(name, description, body, label, path, str(hint or "").strip(), model, allowed_tools(data))
 
 
-def list_commands(settings: Settings) -> CommandCatalog:
+def list_commands(settings: Settings) -> Catalog[Command]:
     """Every usable command (later sources override earlier ones by name), plus warnings."""
     found: dict[str, Command] = {}
     warnings: list[str] = []
@@ -148,15 +125,7 @@ def list_commands(settings: Settings) -> CommandCatalog:
                     warnings.append(f"skipped command {path}: {exc}")
                     continue
                 found[command.name] = command
-    return CommandCatalog(sorted(found.values(), key=lambda c: c.name), warnings)
-
-
-def parse_invocation(prompt: str, catalog: CommandCatalog) -> tuple[Command, str] | None:
-    match = _INVOCATION.match(prompt.strip())
-    command = catalog.get(match.group(1)) if match else None
-    if match is None or command is None:
-        return None
-    return command, (match.group(2) or "").strip()
+    return Catalog(dict(sorted(found.items())), warnings)
 
 
 # --- expansion ------------------------------------------------------------------------------
@@ -238,8 +207,7 @@ def expand(command: Command, args: str, settings: Settings) -> tuple[str, list[s
 def invocation_message(prompt: str, settings: Settings) -> tuple[Any, list[str]] | None:
     """(HumanMessage, warnings) for `/name args` when `name` is a custom command, else None. The
     message carries `additional_kwargs["auger_command"] = {name, args, path, allowed_tools?, model?}`."""
-    catalog = list_commands(settings)
-    parsed = parse_invocation(prompt, catalog)
+    parsed = list_commands(settings).invocation(prompt)
     if parsed is None:
         return None
     from langchain_core.messages import HumanMessage

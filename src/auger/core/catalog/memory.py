@@ -12,7 +12,7 @@ The project root is the nearest folder holding `.git`, else the working director
 with no AGENTS.md, a CLAUDE.md there is read instead. `@path` lines import other files
 (`auger.core.catalog.memory_imports`); a subfolder's memory is added when the agent works there
 (`auger.core.middleware.tools.folder_memory`). The SDK's MemoryMiddleware does the
-injection (see `auger.core.middleware.prompt.memory`); `list_memory_files` serves a `/memory` view.
+injection (see `auger.core.middleware.prompt.memory`); `memory_files` serves a `/memory` view.
 
 A memory file goes into every model call, so it is read with care (`read_memory_file`): one
 holding NUL bytes (binary) is skipped; one that is not valid UTF-8 is read with U+FFFD for the
@@ -95,11 +95,6 @@ def memory_files(settings: Settings) -> list[MemoryFile]:
     return out
 
 
-def list_memory_files(settings: Settings, *, include_missing: bool = False) -> list[MemoryFile]:
-    """The memory files in force (existing), or every slot with `include_missing=True`."""
-    return [m for m in memory_files(settings) if include_missing or m.exists]
-
-
 def memory_sources(settings: Settings) -> list[str]:
     """The backend paths MemoryMiddleware reads (every slot; missing files are skipped)."""
     return [m.virtual_path for m in memory_files(settings)]
@@ -147,11 +142,6 @@ def _decode(raw: bytes, path: Path) -> tuple[str, str | None]:
         )
 
 
-def import_roots(settings: Settings) -> list[Path]:
-    """Where `@path` imports may lead: the project, the home folder, AUGER_HOME."""
-    return [Path(settings.project_root), Path.home(), Path(settings.home)]
-
-
 def read_with_imports(path: Path, settings: Settings) -> tuple[str | None, list[str]]:
     """A memory file's text with its `@path` imports (`auger.core.catalog.memory_imports`), and
     the warnings."""
@@ -161,7 +151,8 @@ def read_with_imports(path: Path, settings: Settings) -> tuple[str | None, list[
     warnings = [read.warning] if read.warning else []
     if read.text is None:
         return None, warnings
-    text, problems = with_imports(read.text, path, import_roots(settings))
+    roots = [Path(settings.project_root), Path.home(), Path(settings.home)]  # where imports may lead
+    text, problems = with_imports(read.text, path, roots)
     return text, warnings + problems
 
 

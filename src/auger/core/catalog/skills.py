@@ -21,16 +21,20 @@ only those inside its folder: symlinks that lead out are skipped.
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auger.core.backends.mounts import builtin_dir, shared_skills_dir, virtual_path
 from auger.core.catalog.arguments import expand_arguments, uses_arguments
-from auger.core.catalog.frontmatter import FrontmatterError, name_problem, read_frontmatter, text_field
-from auger.core.safety.claude_tools import split_tool_list
+from auger.core.catalog.frontmatter import (
+    Catalog,
+    FrontmatterError,
+    allowed_tools,
+    name_problem,
+    read_frontmatter,
+    text_field,
+)
 from auger.errors import AugerError
 
 if TYPE_CHECKING:
@@ -40,7 +44,6 @@ SKILL_FILE = "SKILL.md"
 SKILL_KEY = "auger_skill"  # additional_kwargs marker on an invocation message
 MAX_DESCRIPTION = 1024
 MAX_SUPPORT_FILES = 40
-_INVOCATION = re.compile(r"/([a-z0-9][a-z0-9-]*)(?:\s+(.*))?\Z", re.DOTALL)
 
 
 class SkillError(AugerError):
@@ -61,19 +64,7 @@ class Skill:
         return self.path.parent
 
 
-@dataclass
-class SkillCatalog:
-    skills: list[Skill] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    def __iter__(self) -> Iterator[Skill]:
-        return iter(self.skills)
-
-    def __len__(self) -> int:
-        return len(self.skills)
-
-    def get(self, name: str) -> Skill | None:
-        return next((s for s in self.skills if s.name == name), None)
+SkillCatalog = Catalog[Skill]
 
 
 def skill_sources(settings: Settings) -> list[tuple[str, Path]]:
@@ -108,25 +99,7 @@ def _load(label: str, source_root: Path, folder: Path, settings: Settings) -> Sk
     vpath = virtual_path(skill_md, settings)
     if vpath is None:
         raise FrontmatterError("not reachable by the agent's file tools")
-    tools = tuple(split_tool_list(data.get("allowed-tools") or data.get("allowed_tools")))
-    from auger.core.safety.rules import RuleError, parse_rule
-
-    for tool in tools:
-        try:
-            parse_rule(tool)
-        except RuleError as exc:
-            raise FrontmatterError(f"allowed-tools: {exc.message}") from None
-    return Skill(name, description, label, skill_md, vpath, tools)
-
-
-def _long_description(skill: Skill) -> str | None:
-    if len(skill.description) <= MAX_DESCRIPTION:
-        return None
-    return (
-        f"skill {skill.path}: its description is {len(skill.description)} characters, over the "
-        f"{MAX_DESCRIPTION} the skills format allows; it is used in full, but shorten it "
-        "so every agent reads it"
-    )
+    return Skill(name, description, label, skill_md, vpath, allowed_tools(data))
 
 
 def discover_skills(settings: Settings) -> SkillCatalog:
@@ -148,15 +121,19 @@ def discover_skills(settings: Settings) -> SkillCatalog:
                 warnings.append(f"skipped skill {folder / SKILL_FILE}: {exc}")
                 continue
             found[skill.name] = skill
-            if (long := _long_description(skill)) is not None:
-                warnings.append(long)
-    return SkillCatalog(sorted(found.values(), key=lambda s: s.name), warnings)
+            if len(skill.description) > MAX_DESCRIPTION:
+                warnings.append(
+                    f"skill {skill.path}: its description is {len(skill.description)} characters, over the "
+                    f"{MAX_DESCRIPTION} the skills format allows; it is used in full, but shorten it "
+                    "so every agent reads it"
+                )
+    return Catalog(dict(sorted(found.items())), warnings)
 
 
 # --- files of a skill -----------------------------------------------------------------------
 
 
-def support_files(skill: Skill, limit: int = MAX_SUPPORT_FILES) -> list[str]:
+def support_files(skill: Skill) -> list[str]:
     """Relative paths of the skill's other files (inside its folder only; symlinks out skipped)."""
     out: list[str] = []
     base = skill.folder.resolve()
@@ -169,7 +146,7 @@ def support_files(skill: Skill, limit: int = MAX_SUPPORT_FILES) -> list[str]:
             if not full.resolve().is_relative_to(base):
                 continue
             out.append(full.relative_to(skill.folder).as_posix())
-            if len(out) >= limit:
+            if len(out) >= MAX_SUPPORT_FILES:
                 return out
     return out
 
@@ -183,15 +160,6 @@ def skill_body(skill: Skill) -> str:
 
 
 # --- invocation -----------------------------------------------------------------------------
-
-
-def parse_invocation(prompt: str, catalog: SkillCatalog) -> tuple[Skill, str] | None:
-    """(`skill`, args) when `prompt` is `/name args` for a known skill, else None."""
-    match = _INVOCATION.match(prompt.strip())
-    skill = catalog.get(match.group(1)) if match else None
-    if match is None or skill is None:
-        return None
-    return skill, (match.group(2) or "").strip()
 
 
 def invocation_text(skill: Skill, args: str) -> str:
@@ -218,7 +186,7 @@ def invocation_message(prompt: str, settings: Settings, catalog: SkillCatalog | 
     The message carries `additional_kwargs["auger_skill"] = {name, args, source, path}`, so a
     transcript or a resumed thread can show `/name args` instead of the whole skill text.
     """
-    parsed = parse_invocation(prompt, catalog if catalog is not None else discover_skills(settings))
+    parsed = (catalog if catalog is not None else discover_skills(settings)).invocation(prompt)
     if parsed is None:
         return None
     from langchain_core.messages import HumanMessage

@@ -99,52 +99,47 @@ def load_definition(label: str, path: Path, settings: Settings, warnings: list[s
         raise FrontmatterError("'description' is missing")
     if not body.strip():
         raise FrontmatterError("the body (the subagent's system prompt) is empty")
-    tools = name_list(data.get("tools"))
-    if tools is not None:
-        tools = list(dict.fromkeys(auger_tool(t) for t in tools))
+    names = name_list(data.get("tools"))
+    tools = tuple(dict.fromkeys(auger_tool(t) for t in names)) if names is not None else None
     model = _model(data.get("model"), settings, path, warnings)
-    return SubagentDef(
-        name, description, body.strip(), label, path, model, tuple(tools) if tools is not None else None
-    )
+    return SubagentDef(name, description, body.strip(), label, path, model, tools)
+
+
+def _tables(
+    settings: Settings, key: str, required: tuple[str, ...], warnings: list[str]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(name, table) of each usable `[KEY.NAME]` config table; the others are skipped with a warning."""
+    for name, table in (settings.data.get(key) or {}).items():
+        table = table if isinstance(table, dict) else {}
+        missing = [k for k in required if not table.get(k)]
+        if missing or name_problem(name):
+            why = name_problem(name) or f"missing {' and '.join(missing)}"
+            warnings.append(f"skipped [{key}.{name}]: {why}")
+            continue
+        yield name, table
 
 
 def _async_agents(settings: Settings, warnings: list[str]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for name, table in (settings.data.get("async_subagents") or {}).items():
-        table = table if isinstance(table, dict) else {}
-        missing = [k for k in ("graph_id", "description") if not table.get(k)]
-        if missing or name_problem(name):
-            why = name_problem(name) or f"missing {' and '.join(missing)}"
-            warnings.append(f"skipped [async_subagents.{name}]: {why}")
-            continue
-        spec = {"name": name, "description": table["description"], "graph_id": table["graph_id"]}
-        spec |= {k: table[k] for k in ("url", "headers") if table.get(k)}
-        out.append(spec)
-    return out
+    return [
+        {"name": name, "description": table["description"], "graph_id": table["graph_id"]}
+        | {k: table[k] for k in ("url", "headers") if table.get(k)}
+        for name, table in _tables(settings, "async_subagents", ("graph_id", "description"), warnings)
+    ]
 
 
 def _acp_agents(settings: Settings, warnings: list[str]) -> list[dict[str, Any]]:
     """`[acp_agents.NAME]` tables: an Agent Client Protocol agent (`command`, `args`, `env`,
     `description`) that the `task` tool can delegate to (auger.core.agent.acp_subagent)."""
-    out: list[dict[str, Any]] = []
-    for name, table in (settings.data.get("acp_agents") or {}).items():
-        table = table if isinstance(table, dict) else {}
-        missing = [k for k in ("command", "description") if not table.get(k)]
-        if missing or name_problem(name):
-            why = name_problem(name) or f"missing {' and '.join(missing)}"
-            warnings.append(f"skipped [acp_agents.{name}]: {why}")
-            continue
-        env = {str(k): str(v) for k, v in (table.get("env") or {}).items()}
-        out.append(
-            {
-                "name": name,
-                "description": str(table["description"]),
-                "command": str(table["command"]),
-                "args": [str(a) for a in table.get("args") or []],
-                "env": env,
-            }
-        )
-    return out
+    return [
+        {
+            "name": name,
+            "description": str(table["description"]),
+            "command": str(table["command"]),
+            "args": [str(a) for a in table.get("args") or []],
+            "env": {str(k): str(v) for k, v in (table.get("env") or {}).items()},
+        }
+        for name, table in _tables(settings, "acp_agents", ("command", "description"), warnings)
+    ]
 
 
 def discover_subagents(settings: Settings) -> SubagentCatalog:

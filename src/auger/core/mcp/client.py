@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -71,18 +72,9 @@ def roots_callback(roots: list[Path]) -> Callable[[Any], Awaitable[Any]]:
     return list_roots
 
 
+@functools.cache
 def client_session_class() -> type[Any]:
     """`ClientSession` with `notifications/cancelled` (built on first use: `mcp` loads lazily)."""
-    global _SESSION_CLASS
-    if _SESSION_CLASS is None:
-        _SESSION_CLASS = _build_session_class()
-    return _SESSION_CLASS
-
-
-_SESSION_CLASS: type[Any] | None = None
-
-
-def _build_session_class() -> type[Any]:
     from mcp import ClientSession, types
     from mcp.shared.exceptions import McpError
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from auger.errors import ConfigError
+from auger.settings import write_atomic
 
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
@@ -98,10 +99,7 @@ class TrustStore:
             return
         data = self._read()
         data[str(Path(root).resolve())] = digest
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def untrusted_hint(root: Path | None) -> str:
@@ -191,7 +189,7 @@ def parse_server(
     return cfg
 
 
-def _file_text(path: Path, label: str) -> str | None:
+def file_text(path: Path, label: str) -> str | None:
     """The text of a servers file (None: missing). ConfigError: unreadable or not UTF-8."""
     try:
         raw = path.read_bytes()
@@ -236,7 +234,7 @@ def read_servers_file(
     Without it any problem is a ConfigError (for `--mcp-config`, which the user named)."""
     label = "--mcp-config" if text is not None else str(path)
     try:
-        text = _file_text(path, label) if text is None else text
+        text = file_text(path, label) if text is None else text
         table = _servers_table(text, label) if text is not None else {}
     except ConfigError as exc:
         if problems is None:
@@ -260,7 +258,7 @@ def untrusted_servers(path: Path, root: Path, problems: list[str]) -> dict[str, 
     """The server NAMES of a project `.mcp.json` nobody trusted yet — all the trust prompt needs.
     Nothing else is read: no entry is checked, no `${VAR}` is expanded, nothing can start."""
     try:
-        text = _file_text(path, str(path))
+        text = file_text(path, str(path))
         table = _servers_table(text, str(path)) if text is not None else {}
     except ConfigError as exc:
         problems.append(str(exc))

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from auger.core.mcp.config import PROJECT_FILE, USER_FILE, parse_server
+from auger.core.mcp.config import PROJECT_FILE, USER_FILE, file_text, parse_server
 from auger.errors import ConfigError, UsageError
 
 SCOPES = ("user", "project")
@@ -28,14 +28,9 @@ def scope_file(scope: str, home: Path, project_root: Path) -> Path:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    text = file_text(path, str(path))  # None: no file yet; ConfigError: unreadable or not UTF-8
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read {path}: {exc}.") from exc
-    try:
-        data = json.loads(text) if text.strip() else {}
+        data = json.loads(text) if text and text.strip() else {}
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{path}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg}); fix it before changing it."

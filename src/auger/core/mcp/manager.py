@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from auger.core.mcp.client import client_session_class, progress_sink, roots_callback
+from auger.core.mcp.client import REQUEST_TIMEOUT, client_session_class, progress_sink, roots_callback
 from auger.core.mcp.config import McpServerConfig, TrustStore, project_servers, untrusted_hint
 from auger.core.mcp.form_clock import TIMED_OUT, FormClock, held
 from auger.core.mcp.names import safe, tool_name
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
 _CONNECTION_CLOSED = -32000  # mcp.types.CONNECTION_CLOSED
-_REQUEST_TIMEOUT = 408  # what mcp's send_request raises on read timeout
 
 
 @dataclass
@@ -54,7 +53,7 @@ class _Server:
     down: asyncio.Event = field(default_factory=asyncio.Event)  # set when a running server fails
     log_path: Path | None = None
     starts: int = 0
-    forms: FormClock = field(default_factory=lambda: FormClock())
+    forms: FormClock = field(default_factory=FormClock)
 
 
 class _SessionProxy:
@@ -215,24 +214,20 @@ class McpManager:
                 group = await stack.enter_async_context(anyio.create_task_group())
                 stack.callback(group.cancel_scope.cancel)
                 group.start_soon(self._pump, srv, read, pump_send)
-                session_class = client_session_class()
-                name = srv.config.name
-                session = await stack.enter_async_context(
-                    session_class(
-                        pump_recv,
-                        write,
-                        list_roots_callback=roots_callback(self.roots),
-                        sampling_callback=sampling_callback(name, lambda: self.client_requests),
-                        elicitation_callback=held(
-                            srv.forms, elicitation_callback(name, lambda: self.client_requests)
-                        ),
-                    )
+                name, requests = srv.config.name, lambda: self.client_requests
+                client = client_session_class()(
+                    pump_recv,
+                    write,
+                    list_roots_callback=roots_callback(self.roots),
+                    sampling_callback=sampling_callback(name, requests),
+                    elicitation_callback=held(srv.forms, elicitation_callback(name, requests)),
                 )
+                session = await stack.enter_async_context(client)
                 with anyio.fail_after(self.startup_timeout):
                     await session.initialize()
                     srv.session = session
-                    proxy: Any = _SessionProxy(self, srv.config.name)
-                    srv.tools = await load_mcp_tools(proxy, server_name=srv.config.name)
+                    proxy: Any = _SessionProxy(self, name)
+                    srv.tools = await load_mcp_tools(proxy, server_name=name)
                     await self._list_features(srv, session)
                 srv.status = "connected"
                 srv.ready.set()
@@ -279,17 +274,13 @@ class McpManager:
             params = StdioServerParameters(
                 command=cfg.command, args=list(cfg.args), env=cfg.env or None, cwd=cfg.cwd
             )
-            read, write = await stack.enter_async_context(stdio_client(params, errlog=log))
-            return read, write
+            return await stack.enter_async_context(stdio_client(params, errlog=log))
         assert cfg.url is not None
         if cfg.transport == "sse":
             from mcp.client.sse import sse_client
 
-            auth = self._oauth(srv)
-            read, write = await stack.enter_async_context(
-                sse_client(cfg.url, headers=cfg.headers or None, auth=auth)
-            )
-            return read, write
+            sse = sse_client(cfg.url, headers=cfg.headers or None, auth=self._oauth(srv))
+            return await stack.enter_async_context(sse)
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -365,7 +356,7 @@ class McpManager:
 
     def _mcp_error(self, srv: _Server, tool: str, code: int, message: str) -> CallToolResult:
         server = srv.config.name
-        if code == _REQUEST_TIMEOUT:
+        if code == REQUEST_TIMEOUT:
             return self._timed_out(server, tool, self.call_timeout)
         if code == _CONNECTION_CLOSED:
             if srv.status == "connected":
@@ -555,10 +546,10 @@ def mcp_manager(
 
 
 async def start_mcp(
-    settings: Any, *, extra: Iterable[str] = (), trust_project: bool = False, wait: bool = True
+    settings: Any, *, extra: Iterable[str] = (), trust_project: bool = False
 ) -> McpManager | None:
-    """`mcp_manager(...)`, started; `wait=False` returns while the servers are still starting."""
+    """`mcp_manager(...)`, started (its servers connected or failed)."""
     manager = mcp_manager(settings, extra=extra, trust_project=trust_project)
     if manager is not None:
-        await manager.start(wait=wait)
+        await manager.start()
     return manager

@@ -37,9 +37,7 @@ def tool_name(server: str, tool: str) -> str:
     return _bounded(f"{PREFIX}{safe(server)}__{safe(tool)}")
 
 
-def prompt_command(server: str, prompt: str) -> str:
-    """The slash command (without `/`) that runs `prompt` of `server`: `mcp__server__prompt`."""
-    return _bounded(f"{PREFIX}{safe(server)}__{safe(prompt)}")
+prompt_command = tool_name  # the slash command (without `/`) running a prompt: `mcp__server__prompt`
 
 
 def legacy_names(server: str, tool: str) -> tuple[str, str]:

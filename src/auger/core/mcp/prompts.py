@@ -9,10 +9,10 @@ argument left out is a one-line error naming it and the command's usage.
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from auger.core.catalog.arguments import positional as split_words
 from auger.core.mcp.names import prompt_command
 from auger.errors import UsageError
 
@@ -67,13 +67,6 @@ def split_command(text: str) -> tuple[str, str] | None:
     return head, rest.strip()
 
 
-def _words(text: str) -> list[str]:
-    try:
-        return shlex.split(text)
-    except ValueError:  # an unbalanced quote: plain words
-        return text.split()
-
-
 def usage(prompt: McpPrompt) -> str:
     return f"Usage: {prompt.usage}"
 
@@ -83,7 +76,7 @@ def prompt_arguments(prompt: McpPrompt, text: str) -> dict[str, str]:
     names = [a.name for a in prompt.arguments]
     given: dict[str, str] = {}
     positional: list[str] = []
-    for word in _words(text):
+    for word in split_words(text):
         key, eq, value = word.partition("=")
         if eq and key in names and key not in given:
             given[key] = value
@@ -124,13 +117,9 @@ def prompt_images(result: Any) -> list[dict[str, Any]]:
     resource), as LangChain image blocks after the prompt's text."""
     from auger.core.mcp.resources import image_block, is_image
 
-    found = []
-    for message in result.messages:
-        block = message.content
-        item = block.resource if getattr(block, "type", "") == "resource" else block
-        if is_image(item):
-            found.append(image_block(item))
-    return found
+    blocks = [message.content for message in result.messages]
+    items = [block.resource if getattr(block, "type", "") == "resource" else block for block in blocks]
+    return [image_block(item) for item in items if is_image(item)]
 
 
 def prompt_text(result: Any) -> str:

@@ -14,17 +14,3 @@
 Standard library only (plus `git ls-files` for the .gitignore rules). Nothing is imported with the
 package itself (`auger threads list` reads `records` and must start fast).
 """
-
-from __future__ import annotations
-
-from typing import Any
-
-__all__ = ["TurnRecorder", "finish_turn", "turn_recorder"]
-
-
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from auger.core.rewind import recorder
-
-        return getattr(recorder, name)
-    raise AttributeError(name)

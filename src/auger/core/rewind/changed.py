@@ -33,11 +33,6 @@ FILE, EXECUTABLE, LINK = "100644", "100755", "120000"
 Todo = tuple[str, os.stat_result, str]  # path, its stat, its mode
 
 
-def file_mode(st: os.stat_result) -> str | None:
-    """git's mode for a file or symlink; None for anything else (folders, sockets, fifos)."""
-    return _git_mode(st.st_mode)
-
-
 def racy(st: os.stat_result, started: int) -> bool:
     """Whether a file hashed by the snapshot that started at `started` (ns) may change again
     without its stat showing it (changed within a timestamp tick of `started`)."""
@@ -46,7 +41,8 @@ def racy(st: os.stat_result, started: int) -> bool:
     return max(mtime, ctime) >= started - (COARSE_RACY_NS if whole_seconds else FINE_RACY_NS)
 
 
-def _git_mode(st_mode: int) -> str | None:
+def git_mode(st_mode: int) -> str | None:
+    """git's mode for a file or symlink; None for anything else (folders, sockets, fifos)."""
     if stat.S_ISLNK(st_mode):
         return LINK
     if stat.S_ISREG(st_mode):
@@ -71,7 +67,7 @@ class Known:
                 continue
             mode = modes.get(st.st_mode, "")
             if mode == "":
-                mode = modes[st.st_mode] = _git_mode(st.st_mode)
+                mode = modes[st.st_mode] = git_mode(st.st_mode)
             if (
                 row[2] == st.st_mtime_ns
                 and row[3] == st.st_ctime_ns
@@ -98,7 +94,7 @@ class Known:
         return self._todo(rel, st)
 
     def _todo(self, rel: str, st: os.stat_result) -> Todo | None:
-        mode = file_mode(st)
+        mode = git_mode(st.st_mode)
         if mode is None or (mode != LINK and st.st_size > self.limit):
             return None
         return rel, st, mode

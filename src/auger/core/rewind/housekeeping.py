@@ -9,7 +9,6 @@ exclusive lock, so no snapshot or rewind is reading or writing meanwhile.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,8 +48,7 @@ def collect(home: Path, db: records.Db) -> Swept:
                 log.warning("snapshot store not swept: %s", exc)
                 continue
             for gone in (*(Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm")), index_path(path)):
-                with contextlib.suppress(FileNotFoundError):
-                    gone.unlink()
+                gone.unlink(missing_ok=True)
             stores += 1
     return Swept(objects, stores)
 

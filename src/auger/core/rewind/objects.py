@@ -29,9 +29,10 @@ import os
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from auger.core.rewind.records import batches
 from auger.core.sqlite_write import immediate
 from auger.errors import RewindError
 
@@ -166,15 +167,8 @@ class ObjectStore:
         return str(row[0]) if row else None
 
     def existing(self, ids: Iterable[str]) -> set[str]:
-        found: set[str] = set()
-        batch = list(ids)
-        for i in range(0, len(batch), 500):
-            part = batch[i : i + 500]
-            marks = ",".join("?" * len(part))
-            found.update(
-                r[0] for r in self.conn.execute(f"SELECT id FROM objects WHERE id IN ({marks})", part)
-            )
-        return found
+        query = "SELECT id FROM objects WHERE id IN ({})"
+        return {r[0] for part, marks in batches(ids) for r in self.conn.execute(query.format(marks), part)}
 
     def read(self, object_id: str) -> bytes:
         try:
@@ -199,14 +193,11 @@ class ObjectStore:
         return data
 
     def sizes(self, ids: Iterable[str]) -> int:
-        wanted = list(dict.fromkeys(ids))
-        total = 0
-        for i in range(0, len(wanted), 500):
-            part = wanted[i : i + 500]
-            marks = ",".join("?" * len(part))
-            row = self.conn.execute(f"SELECT sum(size) FROM objects WHERE id IN ({marks})", part).fetchone()
-            total += int(row[0] or 0)
-        return total
+        query = "SELECT sum(size) FROM objects WHERE id IN ({})"
+        sums = (
+            self.conn.execute(query.format(m), part).fetchone()[0] for part, m in batches(dict.fromkeys(ids))
+        )
+        return sum(int(total or 0) for total in sums)
 
     def stat_cache(self) -> StatCache:
         """The stat cache (`files` is a copy: the caller may change it)."""
@@ -226,9 +217,7 @@ class ObjectStore:
                 _recent[key] = (rows[STAT_STAMP], cache)
         if cache.tree is not None and cache.tree not in self.existing([cache.tree]):
             return StatCache(None, {})
-        return StatCache(
-            cache.tree, dict(cache.files), cache.base, cache.index, cache.base_id, set(cache.unsure)
-        )
+        return replace(cache, files=dict(cache.files), unsure=set(cache.unsure))
 
     # -- writing ---------------------------------------------------------------------------
     def add(self, cur: sqlite3.Cursor, objects: Iterable[NewObject]) -> None:
@@ -254,7 +243,7 @@ class ObjectStore:
         values += [(STAT_TOP, marshal.dumps((cache.tree, base_id, changed, removed))), (STAT_STAMP, stamp)]
         cur.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values)
         cur.execute("DELETE FROM meta WHERE key = 'stat_cache'")  # the whole-cache row of earlier versions
-        held = StatCache(cache.tree, dict(cache.files), cache.base, cache.index, base_id, set(changed))
+        held = replace(cache, files=dict(cache.files), base_id=base_id, unsure=set(changed))
         _recent[str(self.path)] = (stamp, held)  # a rollback: stamps differ
 
 

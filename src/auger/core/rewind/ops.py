@@ -11,9 +11,8 @@ exists, the store and every needed file version are there, nothing was changed b
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,46 +28,29 @@ from auger.errors import RewindConflict, RewindError
 if TYPE_CHECKING:
     from auger.core.threads.store import ThreadStore
 
-OptionsFor = Callable[[Path], RewindOptions]  # a project root -> its [rewind] settings
 SHOWN = 10
 
 
-@dataclass(frozen=True)
-class FilesRewind:
-    thread_id: str
-    turn: int
-    steps: list[Step] = field(default_factory=list)  # done (or, dry run, to do)
-    forced: list[str] = field(default_factory=list)  # changed by hand, overwritten by --force
-    dry_run: bool = False
-
-
-def check_turn(threads: ThreadStore, thread_id: str, to: int) -> int:
-    """UsageError unless user turn `to` exists; returns the thread's number of user turns."""
+def check_turn(threads: ThreadStore, thread_id: str, to: int) -> timeline.Timeline:
+    """The thread's timeline; UsageError unless user turn `to` exists."""
     with threads.records() as db:
         line = timeline.load(db, thread_id)
     line.check_turn(to, "--to")
-    return line.turns
+    return line
 
 
 def rewind_files(
-    threads: ThreadStore,
-    thread_id: str,
-    to: int,
-    options_for: OptionsFor,
-    *,
-    force: bool = False,
-    dry_run: bool = False,
-) -> FilesRewind:
-    """Restore the files the agent changed in user turns `to`.. to how they were before."""
-    with threads.records() as db:
-        line = timeline.load(db, thread_id)
-    line.check_turn(to, "--to")
+    threads: ThreadStore, thread_id: str, to: int, *, force: bool, dry_run: bool
+) -> tuple[list[Step], list[str]]:
+    """Restore the files the agent changed in user turns `to`.. to how they were before: the steps
+    done (or, dry run, to do) and the files changed by hand that `force` overwrote."""
+    line = check_turn(threads, thread_id, to)
     home = threads.home
     with _stores(home, line.roots()) as stores:
         plans = {
             root: restore.plan(
                 Path(root),
-                [c for _, c in _changes(line, root, store, home, options_for, since=to)],
+                [c for _, c in _changes(line, root, store, home, since=to)],
                 force=force,
             )
             for root, store in stores.items()
@@ -82,11 +64,10 @@ def rewind_files(
             for root, p in plans.items():
                 restore.apply(p, contents[root])
     steps = [s for p in plans.values() for s in p.steps]
-    forced = [c.path for p in plans.values() for c in p.conflicts] if force else []
-    return FilesRewind(thread_id, to, steps, forced, dry_run)
+    return steps, [c.path for p in plans.values() for c in p.conflicts] if force else []
 
 
-def thread_diff(threads: ThreadStore, thread_id: str, turn: int | None, options_for: OptionsFor) -> str:
+def thread_diff(threads: ThreadStore, thread_id: str, turn: int | None) -> str:
     """What the agent changed in user turn `turn` (None: over the whole thread), as a unified diff."""
     with threads.records() as db:
         line = timeline.load(db, thread_id)
@@ -96,14 +77,12 @@ def thread_diff(threads: ThreadStore, thread_id: str, turn: int | None, options_
     home = threads.home
     with _stores(home, line.roots()) as stores:
         for root, store in stores.items():
-            changes = _changes(line, root, store, home, options_for, since=turn or 1)
+            changes = _changes(line, root, store, home, since=turn or 1)
             out.append(patch.unified(_net([c for t, c in changes if turn in (None, t)]), store.read))
     return "".join(out)
 
 
-def turn_changes(
-    threads: ThreadStore, thread_id: str, options_for: OptionsFor
-) -> tuple[int, dict[int, list[Change]]]:
+def turn_changes(threads: ThreadStore, thread_id: str) -> tuple[int, dict[int, list[Change]]]:
     """The thread's number of user turns, and what each recorded turn changed (every project root)."""
     with threads.records() as db:
         line = timeline.load(db, thread_id)
@@ -111,16 +90,18 @@ def turn_changes(
     out: dict[int, list[Change]] = {}
     with _stores(home, line.roots()) as stores:
         for root, store in stores.items():
-            for turn, changes in _changes(line, root, store, home, options_for, since=1):
+            for turn, changes in _changes(line, root, store, home, since=1):
                 out.setdefault(turn, []).extend(changes)
     return line.turns, out
 
 
 def _changes(
-    line: timeline.Timeline, root: str, store: ObjectStore, home: Path, options_for: OptionsFor, *, since: int
+    line: timeline.Timeline, root: str, store: ObjectStore, home: Path, *, since: int
 ) -> Iterator[tuple[int, list[Change]]]:
     def now() -> str:  # the files as they are (for a last turn that never recorded its end)
-        return take(store, Path(root), home, options_for(Path(root)))
+        from auger.settings import load_settings  # the project's [rewind], not the current folder's
+
+        return take(store, Path(root), home, RewindOptions.from_settings(load_settings(cwd=Path(root))))
 
     return line.changes(store.tree, root, now, since)
 

@@ -49,22 +49,12 @@ def turn_recorder(settings: Settings, threads: Any, thread_id: str) -> TurnRecor
     return TurnRecorder(options, settings.home, settings.project_root, threads, thread_id)
 
 
-async def finish_turn(recorder: TurnRecorder | None) -> list[ev.Event]:
-    """The events that end a turn's recording (none when it had no recorder)."""
-    return [] if recorder is None else await recorder.finish()
-
-
 class TurnRecorder:
     def __init__(
         self, options: RewindOptions, home: Path, root: Path, threads: ThreadStore, thread_id: str
     ) -> None:
-        self.options, self.home, self.root, self.threads, self.thread_id = (
-            options,
-            home,
-            root,
-            threads,
-            thread_id,
-        )
+        self.options, self.home, self.root = options, home, root
+        self.threads, self.thread_id = threads, thread_id
         self._lock = threading.Lock()
         self._tried = False
         self._checkpoint: str | None = None
@@ -101,7 +91,7 @@ class TurnRecorder:
                 checkpoint = records.latest_input(db, self.thread_id)
             if checkpoint is None:
                 raise RewindError("the turn has no saved checkpoint to attach its snapshot to")
-            tree = take(store, *self._where())
+            tree = take(store, self.root, self.home, self.options)
             with self.threads.records(write=True) as db:
                 records.begin(db, self.thread_id, checkpoint, str(self.root), tree)
                 before = records.before_tree(db, self.thread_id, checkpoint)  # an earlier one, if any
@@ -124,7 +114,7 @@ class TurnRecorder:
     def _snapshot_after(self) -> ev.FilesChanged:
         assert self._checkpoint is not None and self._before is not None
         with self._store() as store:
-            after = take(store, *self._where())
+            after = take(store, self.root, self.home, self.options)
             changes = list(trees.diff(store.tree, self._before, after))
             size = store.sizes(e.id for c in changes for e in (c.old, c.new) if e is not None)
             with self.threads.records(write=True) as db:
@@ -138,9 +128,6 @@ class TurnRecorder:
         )
 
     # -- helpers ---------------------------------------------------------------------------
-    def _where(self) -> tuple[Path, Path, RewindOptions]:
-        return self.root, self.home, self.options
-
     @contextmanager
     def _store(self) -> Iterator[ObjectStore]:
         path = store_path(self.home, self.root)

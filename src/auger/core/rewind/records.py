@@ -13,7 +13,7 @@ open (SQLite or PostgreSQL, `auger.core.threads.backend`): the store hands a `Db
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,19 +93,22 @@ def for_thread(db: Db, thread_id: str) -> list[TurnRecord]:
     return [TurnRecord(*r) for r in rows]
 
 
-def sizes(db: Db, thread_ids: Sequence[str]) -> dict[str, int]:
+def batches(ids: Iterable[str]) -> Iterator[tuple[list[str], str]]:
+    """`ids` 500 at a time (an `IN (...)` of SQL parameters), each batch with its `?,?,…`."""
+    items = list(ids)
+    for i in range(0, len(items), 500):
+        part = items[i : i + 500]
+        yield part, ",".join("?" * len(part))
+
+
+def sizes(db: Db, thread_ids: Iterable[str]) -> dict[str, int]:
     """Bytes of the file versions each thread's turns changed (what its snapshots hold)."""
-    out: dict[str, int] = {}
-    for i in range(0, len(thread_ids), 500):
-        part = list(thread_ids[i : i + 500])
-        marks = ",".join("?" * len(part))
-        for thread_id, total in db.cur.execute(
-            f"SELECT thread_id, sum(bytes) FROM auger_rewind_turns WHERE thread_id IN ({marks})"
-            " GROUP BY thread_id",
-            part,
-        ):
-            out[thread_id] = int(total or 0)
-    return out
+    query = "SELECT thread_id, sum(bytes) FROM auger_rewind_turns WHERE thread_id IN ({}) GROUP BY thread_id"
+    return {
+        thread_id: int(total or 0)
+        for part, marks in batches(thread_ids)
+        for thread_id, total in db.cur.execute(query.format(marks), part)
+    }
 
 
 def referenced_trees(db: Db, root: str) -> set[str]:

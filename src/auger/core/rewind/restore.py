@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from auger.core.rewind.changed import LINK, file_mode
+from auger.core.rewind.changed import LINK, git_mode
 from auger.core.rewind.objects import object_id
 from auger.core.rewind.snapshot import read_content
 from auger.core.rewind.trees import Change, Entry
@@ -81,7 +81,7 @@ def disk_entry(root: Path, path: str) -> Entry | None:
     full = os.path.join(root, path)
     try:
         st = os.lstat(full)
-        mode = file_mode(st)
+        mode = git_mode(st.st_mode)
         if mode is None:
             return OTHER
         return Entry(mode, object_id("blob", read_content(full, mode)))

@@ -12,10 +12,8 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from auger.core.rewind.options import RewindOptions
 from auger.core.threads.lease import ThreadBusyError, hostname
 
 if TYPE_CHECKING:
@@ -55,13 +53,6 @@ class TurnChanges:
     deleted: list[str] = field(default_factory=list)
 
 
-def project_options(root: Path) -> RewindOptions:
-    """The [rewind] settings of the thread's project (not of the folder the command runs in)."""
-    from auger.settings import load_settings
-
-    return RewindOptions.from_settings(load_settings(cwd=root))
-
-
 async def rewind_thread(
     store: ThreadStore,
     thread_id: str,
@@ -79,19 +70,13 @@ async def rewind_thread(
     from auger.core.threads.index import truncate_thread
 
     with nullcontext() if held else holding(store, thread_id):
-        turns = await asyncio.to_thread(ops.check_turn, store, thread_id, to)
+        turns = (await asyncio.to_thread(ops.check_turn, store, thread_id, to)).turns
         done: list[RewoundFile] | None = None
         if files:
-            result = await asyncio.to_thread(
-                ops.rewind_files,
-                store,
-                thread_id,
-                to,
-                project_options,
-                force=force,
-                dry_run=dry_run,
+            steps, forced = await asyncio.to_thread(
+                ops.rewind_files, store, thread_id, to, force=force, dry_run=dry_run
             )
-            done = [RewoundFile(s.path, s.verb, s.path in result.forced) for s in result.steps]
+            done = [RewoundFile(s.path, s.verb, s.path in forced) for s in steps]
         removed = list(range(to, turns + 1)) if conversation else None
         if conversation and not dry_run:
             await truncate_thread(store, thread_id, to - 1)
@@ -118,7 +103,7 @@ def thread_diff(store: ThreadStore, thread_id: str, turn: int | None) -> str:
     """The agent's file changes in `thread_id` (one user turn, or all) as a unified diff."""
     from auger.core.rewind import ops
 
-    return ops.thread_diff(store, thread_id, turn, project_options)
+    return ops.thread_diff(store, thread_id, turn)
 
 
 def thread_turns(store: ThreadStore, thread_id: str, prompts: list[str]) -> list[TurnChanges]:
@@ -126,7 +111,7 @@ def thread_turns(store: ThreadStore, thread_id: str, prompts: list[str]) -> list
     turns' prompts in order (from the conversation)."""
     from auger.core.rewind import ops
 
-    turns, changed = ops.turn_changes(store, thread_id, project_options)
+    turns, changed = ops.turn_changes(store, thread_id)
     out = []
     for turn in range(1, turns + 1):
         changes = changed.get(turn, [])
@@ -135,8 +120,8 @@ def thread_turns(store: ThreadStore, thread_id: str, prompts: list[str]) -> list
                 turn,
                 prompts[turn - 1] if turn <= len(prompts) else "",
                 sorted({c.path for c in changes}),
-                sorted(c.path for c in changes if c.old is None and c.new is not None),
-                sorted(c.path for c in changes if c.new is None and c.old is not None),
+                sorted(c.path for c in changes if c.kind == "added"),
+                sorted(c.path for c in changes if c.kind == "deleted"),
             )
         )
     return out

@@ -18,15 +18,13 @@ if TYPE_CHECKING:
 
 Req = TypeVar("Req")
 Res = TypeVar("Res")
-Impl = Callable[["Session", Any], Awaitable[Any]]
-IMPLEMENTATIONS: dict[str, Impl] = {}
+Impl = Callable[["Session", Req], Awaitable[Res]]
+IMPLEMENTATIONS: dict[str, Impl[Any, Any]] = {}
 PROTOCOL = 1  # the wire protocol of `auger serve` (GET /version)
 
 
-def implements(
-    op: ops.Operation[Req, Res],
-) -> Callable[[Callable[[Session, Req], Awaitable[Res]]], Callable[[Session, Req], Awaitable[Res]]]:
-    def register(fn: Callable[[Session, Req], Awaitable[Res]]) -> Callable[[Session, Req], Awaitable[Res]]:
+def implements(op: ops.Operation[Req, Res]) -> Callable[[Impl[Req, Res]], Impl[Req, Res]]:
+    def register(fn: Impl[Req, Res]) -> Impl[Req, Res]:
         IMPLEMENTATIONS[op.name] = fn
         return fn
 
@@ -36,11 +34,10 @@ def implements(
 def live(session: Session, thread_id: str) -> LiveThread:
     """`thread_id` as saved, with this session's live state when it is the session's thread."""
     info = session.runtime.threads.get(thread_id)
-    own = thread_id == session.thread_id
     thread = (
         LiveThread.of(info) if info is not None else LiveThread.blank(thread_id, session.runtime.settings)
     )
-    if not own:
+    if thread_id != session.thread_id:
         return thread
     from auger.core.models.specs import window_of
 

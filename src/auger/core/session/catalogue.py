@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from auger.core.catalog.commands import list_commands
-from auger.core.catalog.memory import list_memory_files
+from auger.core.catalog.memory import memory_files
 from auger.core.catalog.skills import discover_skills
 from auger.core.catalog.subagents import discover_subagents
 from auger.core.operations import (
@@ -70,10 +70,7 @@ def catalogue(runtime: Runtime) -> Catalogue:
     return Catalogue(
         skills=skills,
         subagents=subagents,
-        memory=[
-            MemoryFileInfo(m.scope, str(m.path), m.exists)
-            for m in list_memory_files(settings, include_missing=True)
-        ],
+        memory=[MemoryFileInfo(m.scope, str(m.path), m.exists) for m in memory_files(settings)],
         tools=agent_tool_names(runtime.graph, runtime.mcp),
         plan_tools=agent_tool_names(runtime.graph, runtime.mcp, PLAN_MODE),
         mcp=mcp,

@@ -33,20 +33,20 @@ HOOK_FLAG = "auger_hook"  # additional_kwargs marker on messages added by hooks
 Put = Callable[[ev.Event], None]
 
 
+def _block(event: str, texts: list[str]) -> str:
+    return f'<hook-context event="{event}">\n' + "\n\n".join(texts) + "\n</hook-context>"
+
+
 def hook_message(event: str, texts: list[str]) -> Any:
     from langchain_core.messages import HumanMessage
 
-    body = "\n\n".join(texts)
-    return HumanMessage(
-        content=f'<hook-context event="{event}">\n{body}\n</hook-context>',
-        additional_kwargs={HOOK_FLAG: event},
-    )
+    return HumanMessage(content=_block(event, texts), additional_kwargs={HOOK_FLAG: event})
 
 
 def with_context(message: Any, event: str, texts: list[str]) -> Any:
     """The prompt's own message with a hook's context attached (one user message, as Claude
     Code sends it; `additional_kwargs[HOOK_FLAG]` says which hook added to it)."""
-    block = f'<hook-context event="{event}">\n' + "\n\n".join(texts) + "\n</hook-context>"
+    block = _block(event, texts)
     content = message.content
     if isinstance(content, str):
         content = f"{content}\n\n{block}"
@@ -114,11 +114,8 @@ class LifecycleHooks:
         if not result.blocked:
             return None
         if self._stop_rounds >= MAX_STOP_ROUNDS:
-            put(
-                ev.Notice(
-                    f"A Stop hook blocked stopping {MAX_STOP_ROUNDS} times; the turn ends anyway.", "warning"
-                )
-            )
+            why = f"A Stop hook blocked stopping {MAX_STOP_ROUNDS} times; the turn ends anyway."
+            put(ev.Notice(why, "warning"))
             return None
         self._stop_rounds += 1
         put(ev.Notice(f"A Stop hook asked to continue: {result.reason}"))

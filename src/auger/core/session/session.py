@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from auger.core.models.replies.loop_share import KeysFirst
     from auger.core.operations import Operation
-    from auger.core.port import AgentPort, TurnOptions
+    from auger.core.port import TurnOptions
     from auger.core.runtime import Runtime
     from auger.core.session.lifecycle import Put
     from auger.core.threads.lease import Holder

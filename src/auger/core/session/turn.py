@@ -20,7 +20,7 @@ from auger.core import events as ev
 from auger.core.agent.context import MODES, AugerContext
 from auger.core.models.provider_errors import describe_error
 from auger.core.models.replies.loop_share import LoopShare
-from auger.core.rewind.recorder import TurnRecorder, finish_turn, turn_recorder
+from auger.core.rewind.recorder import TurnRecorder, turn_recorder
 from auger.core.safety.redaction import StreamRedactor
 from auger.core.session.approvals import decide
 from auger.core.session.stream import StreamTranslator, call_key
@@ -111,7 +111,7 @@ class Turn:
             put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
         session.pending.clear()
         session.inputs.cancel_all()  # a form still open when the turn ends: the server hears `cancel`
-        for event in await finish_turn(self.rewind):  # the "after" snapshot: FilesChanged
+        for event in await self.rewind.finish() if self.rewind else []:  # the "after" snapshot: FilesChanged
             put(event)
         if reason != "cancelled":
             await session.lifecycle.notify(
@@ -275,13 +275,8 @@ class Turn:
         names, kinds = redactor.find(prompt), redactor.kinds(prompt)
         found = ([f"the value of {', '.join(f'${n}' for n in names)}"] if names else []) + kinds
         if found:
-            self.put(
-                ev.Notice(
-                    f"Your message contained {' and '.join(found)}; it was replaced by a placeholder "
-                    "before it was sent or saved.",
-                    "warning",
-                )
-            )
+            said = f"Your message contained {' and '.join(found)}; it was replaced by a placeholder"
+            self.put(ev.Notice(f"{said} before it was sent or saved.", "warning"))
         return redactor.text(prompt)
 
     def _redact_message(self, message: Any) -> Any:
