@@ -150,14 +150,14 @@ class Stack:
     images: Any  # 2c
     resume: Any  # 0b
     local_context: Any  # 4
-    turn_limit: Any  # 5
+    turn_limit: Any  # 0a
     todos: Any  # 6
     compact: Any  # 6b: CompactPromptMiddleware (0 sizes a call with it)
     gate: Any  # 6c: ApprovalGateMiddleware (the approval prompts, deepagents' `interrupt_on`)
-    safety: tuple[Any, ...]  # 7-9b
+    safety: tuple[Any, ...]  # 7-9c
     plan: Any  # 10b': subagents' PlanModeMiddleware (no present_plan); the main agent's is its own
-    skills: Any  # 11
-    memory: Any  # 12
+    skills: Any  # 12
+    memory: Any  # 13
 
     def main(self) -> list[AgentMiddleware[Any, Any, Any]]:
         head = [self.summarization, self.turn_limit, self.resume, self.model, self.history, self.wire]
