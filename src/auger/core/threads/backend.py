@@ -50,14 +50,6 @@ class ThreadDatabase:
         """The SQLite file (unused when `url` is set)."""
         return self.file or self.home / "threads.db"
 
-    def shown(self) -> str:
-        """For messages: the file, or the URL without its password."""
-        if not self.postgres:
-            return str(self.path)
-        from auger.core.threads.postgres.db import shown_url
-
-        return shown_url(self.url)
-
 
 def thread_database(settings: Settings) -> ThreadDatabase:
     """The settings' thread database; a `database_url` that is not PostgreSQL's is a ConfigError."""
