@@ -87,10 +87,6 @@ class ThreadBackend(Protocol):
 
     def close(self) -> None: ...
 
-    def migrations(self) -> list[str]:
-        """The names of the migrations applied, in order."""
-        ...
-
     def has_checkpoints(self) -> bool:
         """LangGraph has set up its tables here."""
         ...

@@ -69,9 +69,6 @@ class SqliteBackend:
     def close(self) -> None:
         self.conn.close()
 
-    def migrations(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT name FROM auger_migrations ORDER BY name")]
-
     def has_checkpoints(self) -> bool:
         return bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'"))
 

@@ -174,8 +174,8 @@ class ThreadStore:
         return self.database.home
 
     def migrations(self) -> builtins.list[str]:
-        with self._lock:
-            return self.backend.migrations()
+        """The names of the migrations applied, in order."""
+        return [r[0] for r in self._query("SELECT name FROM auger_migrations ORDER BY name")]
 
     def close(self) -> None:
         with self._lock:

@@ -56,9 +56,6 @@ class PostgresBackend:
     def close(self) -> None:
         self.conn.close()
 
-    def migrations(self) -> list[str]:
-        return [r[0] for r in self.query("SELECT name FROM auger_migrations ORDER BY name")]
-
     def has_checkpoints(self) -> bool:
         return postgres_checkpoints.has_checkpoints(self.reader())
 
