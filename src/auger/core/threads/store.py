@@ -245,14 +245,7 @@ class ThreadStore:
             raise ThreadError("No thread id given.")
         hi = ref + "\U0010ffff"
         ids = {r[0] for r in self._query("SELECT id FROM auger_threads WHERE id >= ? AND id < ?", (ref, hi))}
-        if self._has_checkpoints():  # threads from before the index, or never indexed
-            ids |= {
-                r[0]
-                for r in self._query(
-                    "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id >= ? AND thread_id < ?",
-                    (ref, hi),
-                )
-            }
+        ids.update(self.with_prefix(ref))  # threads from before the index, or never indexed
         if ref in ids:
             return ref
         if not ids:
@@ -269,17 +262,13 @@ class ThreadStore:
         rows = self._query("SELECT last_message_id FROM auger_threads WHERE id = ?", (thread_id,))
         return rows[0][0] if rows else None
 
-    def _has_checkpoints(self) -> bool:
-        with self._lock:
-            return self.backend.has_checkpoints()
-
     def with_prefix(self, prefix: str) -> builtins.list[str]:
         """Ids of the threads with checkpoints whose id starts with `prefix`."""
-        if not self._has_checkpoints():
-            return []
-        hi = prefix + "\U0010ffff"
         sql = "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id >= ? AND thread_id < ?"
-        return [r[0] for r in self._query(sql, (prefix, hi))]
+        with self._lock:
+            if not self.backend.has_checkpoints():
+                return []
+            return [r[0] for r in self.backend.query(sql, (prefix, prefix + "\U0010ffff"))]
 
     # -- writing -----------------------------------------------------------------------------
     def begin_turn(
