@@ -111,9 +111,10 @@ def reset_index(cur: Any, thread_id: str) -> None:
     """Forget a thread's indexed messages (its conversation was cut: index it again from scratch).
     Portable SQL (`?` placeholders): the store runs it on PostgreSQL too, whose generated `tsvector`
     goes with the row, as FTS5's entries go through the delete trigger here."""
-    row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
-    if row is not None:
-        cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
-        cur.execute(
-            "UPDATE auger_threads SET last_message_id = NULL, message_count = 0 WHERE key = ?", (row[0],)
-        )
+    cur.execute(
+        "DELETE FROM auger_messages WHERE thread_key = (SELECT key FROM auger_threads WHERE id = ?)",
+        (thread_id,),
+    )
+    cur.execute(
+        "UPDATE auger_threads SET last_message_id = NULL, message_count = 0 WHERE id = ?", (thread_id,)
+    )

@@ -311,18 +311,15 @@ class ThreadStore:
         Returns the `updated_at` written."""
         now = time.time()
         with self._write() as cur:
-            row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
-            if row is None:
-                row = cur.execute(
-                    "INSERT INTO auger_threads (id, created_at, updated_at) VALUES (?, ?, ?) RETURNING key",
-                    (thread_id, now, now),
-                ).fetchone()
-            cur.execute(
-                "UPDATE auger_threads SET message_count = ?, last_message_id = ?, updated_at = ?,"
-                " model = coalesce(?, model) WHERE key = ?",
-                (message_count, last_message_id, now, model, row[0]),
-            )
-            self.backend.index_messages(cur, row[0], new_messages, now)
+            (key,) = cur.execute(
+                "INSERT INTO auger_threads (id, created_at, updated_at, message_count, last_message_id,"
+                " model) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET"
+                " updated_at = excluded.updated_at, message_count = excluded.message_count,"
+                " last_message_id = excluded.last_message_id,"
+                " model = coalesce(excluded.model, auger_threads.model) RETURNING key",
+                (thread_id, now, now, message_count, last_message_id, model),
+            ).fetchone()
+            self.backend.index_messages(cur, key, new_messages, now)
         return now
 
     def touch(self, thread_id: str) -> None:
@@ -335,14 +332,13 @@ class ThreadStore:
         title = " ".join(title.split())
         if not title:
             raise UsageError("A thread title cannot be empty.")
+        now = time.time()
         with self._write() as cur:
-            cur.execute("UPDATE auger_threads SET title = ?, renamed = 1 WHERE id = ?", (title, thread_id))
-            if cur.rowcount == 0:
-                cur.execute(
-                    "INSERT INTO auger_threads (id, title, renamed, created_at, updated_at)"
-                    " VALUES (?, ?, 1, ?, ?)",
-                    (thread_id, title, time.time(), time.time()),
-                )
+            cur.execute(
+                "INSERT INTO auger_threads (id, title, renamed, created_at, updated_at)"
+                " VALUES (?, ?, 1, ?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title, renamed = 1",
+                (thread_id, title, now, now),
+            )
 
     def delete(self, thread_id: str) -> int:
         """Remove the thread everywhere: LangGraph's checkpoints and writes, our rows and index, and
@@ -358,10 +354,11 @@ class ThreadStore:
     def _delete(self, cur: Any, thread_id: str) -> None:
         self.backend.delete_checkpoints(cur, thread_id)
         rewind_records.delete_thread(cur, thread_id)  # its snapshots are collected by housekeeping
-        row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
-        if row is not None:
-            cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
-            cur.execute("DELETE FROM auger_threads WHERE key = ?", (row[0],))
+        cur.execute(
+            "DELETE FROM auger_messages WHERE thread_key = (SELECT key FROM auger_threads WHERE id = ?)",
+            (thread_id,),
+        )
+        cur.execute("DELETE FROM auger_threads WHERE id = ?", (thread_id,))
         cur.execute("DELETE FROM auger_leases WHERE thread_id = ?", (thread_id,))
 
     def prune(
