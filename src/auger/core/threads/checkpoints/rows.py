@@ -97,20 +97,19 @@ def _root_chain(cur: Any, thread_id: str) -> list[tuple[str, str | None]]:
     while cid is not None and cid in by_id and cid not in seen:
         seen.add(cid)
         parent, meta = by_id[cid]
-        chain.append((cid, _meta_source(meta)))
+        chain.append((cid, metadata(meta).get("source")))
         cid = parent
     chain.reverse()
     return chain
 
 
-def _meta_source(meta: Any) -> str | None:
-    if isinstance(meta, dict):  # PostgreSQL's JSONB
-        return meta.get("source")
-    try:
-        data = json.loads(meta) if meta else {}
+def metadata(meta: Any) -> dict[str, Any]:
+    """A checkpoint's `metadata` column as a dict ({} when it cannot be read)."""
+    try:  # PostgreSQL's JSONB arrives as a dict already
+        data = meta if isinstance(meta, dict) else json.loads(meta) if meta else {}
     except (ValueError, TypeError):
-        return None
-    return data.get("source") if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _copy_checkpoints(cur: sqlite3.Cursor, src: str, dst: str, ids: Sequence[str]) -> None:
