@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Sequence
 from typing import Any
 
 from auger.core.text import counted
@@ -22,7 +21,24 @@ def copy_turns(cur: sqlite3.Cursor, source_id: str, new_id: str, at_turn: int | 
     """Copy `source_id`'s checkpoints up to the end of user turn `at_turn` (None: all) into
     thread `new_id`; returns the number of turns copied. The source is not touched."""
     ids, at_turn = fork_chain(cur, source_id, at_turn)
-    _copy_checkpoints(cur, source_id, new_id, ids)
+    cur.execute("CREATE TEMP TABLE IF NOT EXISTS auger_fork_ids (checkpoint_id TEXT PRIMARY KEY)")
+    cur.execute("DELETE FROM temp.auger_fork_ids")
+    cur.executemany("INSERT INTO temp.auger_fork_ids VALUES (?)", [(i,) for i in ids])
+    cur.execute(
+        "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,"
+        " checkpoint, metadata) SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,"
+        " checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''"
+        " AND checkpoint_id IN (SELECT checkpoint_id FROM temp.auger_fork_ids)",
+        (new_id, source_id),
+    )
+    # every copied checkpoint's writes but the last one's: the fork ends with no task pending
+    cur.execute(
+        "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel,"
+        " type, value) SELECT ?, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type,"
+        " value FROM writes WHERE thread_id = ? AND checkpoint_ns = ''"
+        " AND checkpoint_id IN (SELECT checkpoint_id FROM temp.auger_fork_ids) AND checkpoint_id != ?",
+        (new_id, source_id, ids[-1]),
+    )
     return at_turn
 
 
@@ -110,24 +126,3 @@ def metadata(meta: Any) -> dict[str, Any]:
     except (ValueError, TypeError):
         return {}
     return data if isinstance(data, dict) else {}
-
-
-def _copy_checkpoints(cur: sqlite3.Cursor, src: str, dst: str, ids: Sequence[str]) -> None:
-    cur.execute("CREATE TEMP TABLE IF NOT EXISTS auger_fork_ids (checkpoint_id TEXT PRIMARY KEY)")
-    cur.execute("DELETE FROM temp.auger_fork_ids")
-    cur.executemany("INSERT INTO temp.auger_fork_ids VALUES (?)", [(i,) for i in ids])
-    cur.execute(
-        "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,"
-        " checkpoint, metadata) SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,"
-        " checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''"
-        " AND checkpoint_id IN (SELECT checkpoint_id FROM temp.auger_fork_ids)",
-        (dst, src),
-    )
-    # every copied checkpoint's writes but the last one's: the fork ends with no task pending
-    cur.execute(
-        "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel,"
-        " type, value) SELECT ?, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type,"
-        " value FROM writes WHERE thread_id = ? AND checkpoint_ns = ''"
-        " AND checkpoint_id IN (SELECT checkpoint_id FROM temp.auger_fork_ids) AND checkpoint_id != ?",
-        (dst, src, ids[-1]),
-    )
