@@ -67,14 +67,9 @@ class PostgresBackend:
     ) -> None:
         postgres_search.index_messages(cur.raw, thread_key, messages, at)
 
-    def delete_checkpoints(self, cur: Any, thread_id: str) -> None:
-        postgres_checkpoints.delete_checkpoints(cur, thread_id)
-
-    def copy_turns(self, cur: Any, source_id: str, new_id: str, at_turn: int | None) -> int:
-        return postgres_checkpoints.copy_turns(cur, source_id, new_id, at_turn)
-
-    def truncate_turns(self, cur: Any, thread_id: str, keep: int) -> str:
-        return postgres_checkpoints.truncate_turns(cur, thread_id, keep)
+    delete_checkpoints = staticmethod(postgres_checkpoints.delete_checkpoints)
+    copy_turns = staticmethod(postgres_checkpoints.copy_turns)
+    truncate_turns = staticmethod(postgres_checkpoints.truncate_turns)
 
     def thread_artifacts(self, cur: Any, folder: Path, thread_id: str) -> list[Path]:
         return thread_artifacts(cur, folder, thread_id, named=postgres_checkpoints.named)
