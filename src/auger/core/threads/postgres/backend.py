@@ -22,7 +22,6 @@ from auger.core.threads.checkpoints.collapse import POSTGRES, Marks, SeedCheck, 
 from auger.core.threads.postgres import checkpoints as postgres_checkpoints
 from auger.core.threads.postgres import search as postgres_search
 from auger.core.threads.postgres.db import QmarkCursor, connect, migrate, shown_url
-from auger.core.threads.search import IndexedMessage
 
 
 class PostgresBackend:
@@ -62,11 +61,7 @@ class PostgresBackend:
     def search_rows(self, text: str, *, root: str | None, limit: int | None) -> list[SearchRow]:
         return postgres_search.search_rows(self.conn, text, root=root, limit=limit)
 
-    def index_messages(
-        self, cur: Any, thread_key: int, messages: Sequence[IndexedMessage], at: float
-    ) -> None:
-        postgres_search.index_messages(cur.raw, thread_key, messages, at)
-
+    index_messages = staticmethod(postgres_search.index_messages)
     delete_checkpoints = staticmethod(postgres_checkpoints.delete_checkpoints)
     copy_turns = staticmethod(postgres_checkpoints.copy_turns)
     truncate_turns = staticmethod(postgres_checkpoints.truncate_turns)

@@ -164,11 +164,6 @@ class QmarkCursor:
     def __init__(self, cur: Any) -> None:
         self._cur = cur
 
-    @property
-    def raw(self) -> Any:
-        """The psycopg cursor itself (`%s` placeholders)."""
-        return self._cur
-
     def execute(self, sql: str, params: Sequence[Any] = ()) -> QmarkCursor:
         self._cur.execute(sql.replace("%", "%%").replace("?", "%s"), tuple(params))
         return self

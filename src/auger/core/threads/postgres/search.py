@@ -23,9 +23,9 @@ _COLUMNS = ", ".join("t." + c.strip() for c in THREAD_COLUMNS.split(","))  # the
 
 
 def index_messages(cur: Any, thread_key: int, messages: Sequence[IndexedMessage], at: float) -> None:
-    """Store the messages' text (blank ones skipped) inside the caller's transaction."""
+    """Store the messages' text (blank ones skipped) inside the caller's transaction (`QmarkCursor`)."""
     cur.executemany(
-        "INSERT INTO auger_messages (thread_key, role, at, text) VALUES (%s, %s, %s, %s)",
+        "INSERT INTO auger_messages (thread_key, role, at, text) VALUES (?, ?, ?, ?)",
         [
             (thread_key, m.role, at, m.text[:INDEX_CHARS].replace("\x00", ""))
             for m in messages
