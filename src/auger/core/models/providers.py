@@ -104,7 +104,6 @@ def _ollama(ms: ModelSpec, params: dict[str, Any], env: Mapping[str, str], timeo
     return ChatOllama(model=ms.model, client_kwargs=client_kwargs, **params)
 
 
-OPENAI_PREFIXES = ("gpt-", "o1", "o3", "o4", "chatgpt", "codex-")
 PROVIDERS: dict[str, Provider] = {
     p.name: p
     for p in (
@@ -114,7 +113,7 @@ PROVIDERS: dict[str, Provider] = {
             "langchain_openai",
             _openai,
             ("OPENAI_API_KEY",),
-            OPENAI_PREFIXES,
+            ("gpt-", "o1", "o3", "o4", "chatgpt", "codex-"),
             (),
         ),
         Provider(
