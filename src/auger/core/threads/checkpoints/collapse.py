@@ -119,10 +119,6 @@ def late_task_id(step: int, task_id: str) -> str:
     return f"ffffffff-{step >> 16:04x}-{step & 0xFFFF:04x}-{parts[3]}-{parts[4]}"
 
 
-def late_task_path(step: int, task_path: str) -> str:
-    return f"~~{step:010d}{task_path}"
-
-
 def _row(cur: Any, thread_id: str, checkpoint_id: str) -> Step | None:
     row = cur.execute(
         "SELECT parent_checkpoint_id, metadata FROM checkpoints"
@@ -259,7 +255,7 @@ class _Remover:
             f"INSERT INTO {writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx,"
             f" channel, type, {value}) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?)",
             [
-                (self.thread_id, target, late_task_id(step, tid), late_task_path(step, path), idx, ch, t, v)
+                (self.thread_id, target, late_task_id(step, tid), f"~~{step:010d}{path}", idx, ch, t, v)
                 for tid, path, idx, ch, t, v in rows
             ],
         )
