@@ -388,14 +388,8 @@ class ThreadStore:
             row = cur.execute(
                 "SELECT collapsed_through, seed_checkpoint FROM auger_threads WHERE id = ?", (thread_id,)
             ).fetchone()
-            marks = self.backend.collapse(
-                cur,
-                thread_id,
-                thread_collapse.Marks(*(row or ())),
-                delta_channels,
-                holds_seed,
-                settled=settled,
-            )
+            before = thread_collapse.Marks(*(row or ()))
+            marks = self.backend.collapse(cur, thread_id, before, delta_channels, holds_seed, settled=settled)
             if row is not None:
                 cur.execute(
                     "UPDATE auger_threads SET collapsed_through = ?, seed_checkpoint = ? WHERE id = ?",
@@ -428,10 +422,9 @@ class ThreadStore:
         """The rewind records' view of this database: one write transaction (`write`), or reads."""
         with self._lock:
             has = self.backend.has_checkpoints()
-            if not write:
-                yield rewind_records.Db(self.backend.reader(), self.backend.input_filter, has)
-                return
-            with self.backend.transaction() as cur:
+            with (
+                self.backend.transaction() if write else contextlib.nullcontext(self.backend.reader()) as cur
+            ):
                 yield rewind_records.Db(cur, self.backend.input_filter, has)
 
     # -- the writer lease (auger.core.threads.lease) ------------------------------------------
