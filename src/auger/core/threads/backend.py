@@ -73,10 +73,6 @@ class ThreadBackend(Protocol):
     location: str  # the file, or the URL without its password
     input_filter: str  # SQL: this `checkpoints` row is a user turn's input (LangGraph's metadata)
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        """Rows of one read (`?` placeholders)."""
-        ...
-
     def reader(self) -> Any:
         """Something with `execute(sql, params)` (`?` placeholders) for a read outside a transaction."""
         ...

@@ -56,9 +56,6 @@ class SqliteBackend:
             raise
         return backend
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return self.conn.execute(sql, params).fetchall()
-
     def reader(self) -> sqlite3.Connection:
         return self.conn
 
@@ -69,7 +66,8 @@ class SqliteBackend:
         self.conn.close()
 
     def has_checkpoints(self) -> bool:
-        return bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'"))
+        sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'"
+        return self.conn.execute(sql).fetchone() is not None
 
     def search_rows(self, text: str, *, root: str | None, limit: int | None) -> list[SearchRow]:
         return thread_search.search_rows(self.conn, text, root=root, limit=limit)

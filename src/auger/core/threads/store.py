@@ -194,7 +194,7 @@ class ThreadStore:
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[Any]:
         with self._lock:
-            return self.backend.query(sql, params)
+            return self.backend.reader().execute(sql, params).fetchall()
 
     # -- reading -----------------------------------------------------------------------------
     def get(self, thread_id: str) -> ThreadInfo | None:
@@ -268,7 +268,7 @@ class ThreadStore:
         with self._lock:
             if not self.backend.has_checkpoints():
                 return []
-            return [r[0] for r in self.backend.query(sql, (prefix, prefix + "\U0010ffff"))]
+            return [r[0] for r in self.backend.reader().execute(sql, (prefix, prefix + "\U0010ffff"))]
 
     # -- writing -----------------------------------------------------------------------------
     def begin_turn(

@@ -44,9 +44,6 @@ class PostgresBackend:
     def reader(self) -> QmarkCursor:
         return QmarkCursor(self.conn.cursor())
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return self.reader().execute(sql, params).fetchall()
-
     @contextlib.contextmanager
     def transaction(self) -> Iterator[QmarkCursor]:
         with self.conn.transaction():
@@ -91,6 +88,6 @@ class PostgresBackend:
         """VACUUM auger's and LangGraph's tables: (database bytes before, after). PostgreSQL keeps
         a table's freed pages for its new rows, so the size seldom falls."""
         size = "SELECT pg_database_size(current_database())"
-        before = int(self.query(size)[0][0])
+        before = int(self.conn.execute(size).fetchone()[0])
         self.conn.execute("VACUUM")
-        return before, int(self.query(size)[0][0])
+        return before, int(self.conn.execute(size).fetchone()[0])
