@@ -114,7 +114,7 @@ def db_rows(database: Any, sql: str, *params: Any) -> list[Any]:
 
     backend = open_backend(database)
     try:
-        return [tuple(r) for r in backend.query(sql, params)]
+        return [tuple(r) for r in backend.reader().execute(sql, params).fetchall()]
     finally:
         backend.close()
 

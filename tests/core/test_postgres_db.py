@@ -95,7 +95,7 @@ def _thread(conn: Any, tid: str, root: str, updated: float, texts: list[str]) ->
     from auger.core.threads.postgres.search import index_messages
 
     with conn.cursor() as cur:
-        index_messages(cur, key, [IndexedMessage("user", t) for t in texts], updated)
+        index_messages(QmarkCursor(cur), key, [IndexedMessage("user", t) for t in texts], updated)
 
 
 def test_search_finds_threads_with_every_word_newest_first(pg_url: str) -> None:

@@ -5,7 +5,6 @@ key is set."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from auger.core.models.providers import PROVIDERS
@@ -21,8 +20,7 @@ WELL_KNOWN: dict[str, tuple[str, ...]] = {
 }
 
 
-def model_choices(settings: Settings, env: Mapping[str, str] | None = None) -> list[ModelChoice]:
-    env = os.environ if env is None else env
+def model_choices(settings: Settings) -> list[ModelChoice]:
     out: dict[str, ModelChoice] = {}
     if settings.model:
         out[settings.model] = ModelChoice(settings.model, "default")
@@ -30,7 +28,7 @@ def model_choices(settings: Settings, env: Mapping[str, str] | None = None) -> l
         for model in provider.models:
             out.setdefault(f"{name}:{model}", ModelChoice(f"{name}:{model}", "config"))
     for name, known in WELL_KNOWN.items():
-        if name not in settings.providers and any(env.get(k) for k in PROVIDERS[name].key_envs):
+        if name not in settings.providers and any(os.environ.get(k) for k in PROVIDERS[name].key_envs):
             for model in known:
                 out.setdefault(f"{name}:{model}", ModelChoice(f"{name}:{model}", "credentials"))
     return list(out.values())

@@ -19,8 +19,7 @@ import functools
 def cache_block_types() -> None:
     from langchain_core.messages import content
 
-    compute = getattr(
-        content, "_get_data_content_block_types", None
-    )  # gone in a later release: nothing to do
+    # gone in a later release: nothing to do
+    compute = getattr(content, "_get_data_content_block_types", None)
     if callable(compute) and not isinstance(compute, functools._lru_cache_wrapper):
         content._get_data_content_block_types = functools.cache(compute)  # type: ignore[assignment]

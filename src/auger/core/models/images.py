@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 PROFILE_KEY = "image_inputs"  # LangChain's model-profile field
 
 
-def configured_images(settings: Settings, spec: str) -> bool | None:
-    """What config says of `spec` taking images (None: nothing)."""
+def takes_images(settings: Settings, spec: str, profile: Mapping[str, Any]) -> bool:
+    """Whether the model `spec` (whose LangChain profile is `profile`) takes images."""
     provider, _, name = spec.partition(":")
     models = settings.data.get("models")
     models = models if isinstance(models, Mapping) else {}
@@ -34,17 +34,7 @@ def configured_images(settings: Settings, spec: str) -> bool | None:
             return bool(entry["images"])
     configured = settings.providers.get(provider)
     flag = configured.params.get("images") if configured else None
-    return flag if isinstance(flag, bool) else None
-
-
-def takes_images(settings: Settings, spec: str | None, profile: Mapping[str, Any] | None = None) -> bool:
-    """Whether the model `spec` (whose LangChain profile is `profile`, when known) takes images."""
-    if not spec:
-        return False
-    configured = configured_images(settings, spec)
-    if configured is not None:
-        return configured
-    return bool((profile or {}).get(PROFILE_KEY))
+    return flag if isinstance(flag, bool) else bool(profile.get(PROFILE_KEY))
 
 
 def model_takes_images(model: Any) -> bool:

@@ -34,17 +34,6 @@ class RequestTimeout(ProviderError, ModelError):
     is_retryable = False
 
 
-def timeout_error(
-    provider: str, seconds: float, setting: str, kind: type[RequestTimeout] = RequestTimeout
-) -> RequestTimeout:
-    where = f"[providers.{provider}]" if setting.startswith("providers.") else "config.toml"
-    return kind(
-        f"provider {provider!r} sent nothing for {seconds:g} s ({setting} = {seconds:g}); "
-        "the request was given up and the thread keeps what was done.",
-        hint=f"If the server is just slow, raise request_timeout in {where}.",
-    )
-
-
 class _TimedStream(httpx2.AsyncByteStream):
     """A response body whose read timeouts surface as `RequestTimeout`."""
 
@@ -84,7 +73,12 @@ class TimeoutClient(httpx2.AsyncClient):
     ) -> None:
         kwargs.setdefault("follow_redirects", True)  # as the SDKs' default clients do
         super().__init__(timeout=httpx2.Timeout(seconds), **kwargs)
-        self._error = lambda: timeout_error(provider, seconds, setting, kind)
+        where = f"[providers.{provider}]" if setting.startswith("providers.") else "config.toml"
+        self._error = lambda: kind(
+            f"provider {provider!r} sent nothing for {seconds:g} s ({setting} = {seconds:g}); "
+            "the request was given up and the thread keeps what was done.",
+            hint=f"If the server is just slow, raise request_timeout in {where}.",
+        )
 
     async def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
         try:

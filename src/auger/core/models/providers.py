@@ -43,23 +43,20 @@ class Provider:
 
 def _openai(ms: ModelSpec, params: dict[str, Any], env: Mapping[str, str], timeout: Timeout) -> BaseChatModel:
     """OpenAI or an OpenAI-compatible server, on auger's TimeoutClient."""
+    from auger.core.models import openai_compat
     from auger.core.models.provider_http import TimeoutClient
+    from auger.core.models.replies.openai_chunks import raw_chunks
+    from auger.core.models.requests.openai_body import send_prebuilt_bodies
 
-    cls: Any
-    if ms.base_url is not None:
-        from auger.core.models.openai_compat import ChatOpenAICompatible as cls
-    else:
-        from auger.core.models.openai_compat import ChatOpenAIStreamed as cls
-
+    compatible = ms.base_url is not None
+    cls: Any = openai_compat.ChatOpenAICompatible if compatible else openai_compat.ChatOpenAIStreamed
     api_key = env.get(ms.api_key_env) if ms.api_key_env else None
     extra: dict[str, Any] = {}
-    if ms.base_url is not None:
+    if compatible:
         extra["base_url"] = ms.base_url
         api_key = api_key or "not-needed"
     if headers := params.pop("headers", None):
         extra["default_headers"] = headers
-    from auger.core.models.requests.openai_body import send_prebuilt_bodies
-
     model = cls(
         model=ms.model,
         api_key=api_key,
@@ -74,8 +71,6 @@ def _openai(ms: ModelSpec, params: dict[str, Any], env: Mapping[str, str], timeo
         **extra,
         **params,
     )
-    from auger.core.models.replies.openai_chunks import raw_chunks
-
     # streamed chunks stay dicts (half the cost of a fast stream); bodies posted as built
     return send_prebuilt_bodies(raw_chunks(model))  # type: ignore[no-any-return]
 
@@ -104,7 +99,6 @@ def _ollama(ms: ModelSpec, params: dict[str, Any], env: Mapping[str, str], timeo
     return ChatOllama(model=ms.model, client_kwargs=client_kwargs, **params)
 
 
-OPENAI_PREFIXES = ("gpt-", "o1", "o3", "o4", "chatgpt", "codex-")
 PROVIDERS: dict[str, Provider] = {
     p.name: p
     for p in (
@@ -114,7 +108,7 @@ PROVIDERS: dict[str, Provider] = {
             "langchain_openai",
             _openai,
             ("OPENAI_API_KEY",),
-            OPENAI_PREFIXES,
+            ("gpt-", "o1", "o3", "o4", "chatgpt", "codex-"),
             (),
         ),
         Provider(

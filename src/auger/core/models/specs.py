@@ -105,9 +105,8 @@ def _infer_provider(name: str, providers: Mapping[str, ProviderSettings]) -> str
     for pname, cfg in providers.items():
         if name in cfg.models:
             return pname
-    lower = name.lower()
     for p in PROVIDERS.values():
-        if lower.startswith(p.prefixes) if p.prefixes else False:
+        if name.lower().startswith(p.prefixes):  # no prefixes: never
             return p.name
     raise ModelError(
         f"Cannot tell which provider serves model {name!r}.",

@@ -50,14 +50,6 @@ class ThreadDatabase:
         """The SQLite file (unused when `url` is set)."""
         return self.file or self.home / "threads.db"
 
-    def shown(self) -> str:
-        """For messages: the file, or the URL without its password."""
-        if not self.postgres:
-            return str(self.path)
-        from auger.core.threads.postgres.db import shown_url
-
-        return shown_url(self.url)
-
 
 def thread_database(settings: Settings) -> ThreadDatabase:
     """The settings' thread database; a `database_url` that is not PostgreSQL's is a ConfigError."""
@@ -81,10 +73,6 @@ class ThreadBackend(Protocol):
     location: str  # the file, or the URL without its password
     input_filter: str  # SQL: this `checkpoints` row is a user turn's input (LangGraph's metadata)
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        """Rows of one read (`?` placeholders)."""
-        ...
-
     def reader(self) -> Any:
         """Something with `execute(sql, params)` (`?` placeholders) for a read outside a transaction."""
         ...
@@ -94,10 +82,6 @@ class ThreadBackend(Protocol):
         ...
 
     def close(self) -> None: ...
-
-    def migrations(self) -> list[str]:
-        """The names of the migrations applied, in order."""
-        ...
 
     def has_checkpoints(self) -> bool:
         """LangGraph has set up its tables here."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -131,21 +131,19 @@ class ThreadIndex:
     ) -> None:
         """The turn is over and `messages` is the thread's whole history. `settled`: nothing is
         pending on the thread (the turn finished, no approval waits)."""
-        self._current.discard(thread_id)
-        self._written.pop(thread_id, None)  # if this fails, the next turn reads the history again
-        self._written[thread_id] = await index_messages(self.store, thread_id, messages, model=model)
-        await self._collapse(thread_id, settled)
+        await self._record(thread_id, index_messages(self.store, thread_id, messages, model=model), settled)
 
     async def turn_added(
         self, thread_id: str, added: Sequence[Any], model: str | None, *, settled: bool = False
     ) -> None:
         """The turn is over and added `added` (known from the stream; the history is not read)."""
-        self._current.discard(thread_id)
-        self._written.pop(thread_id, None)
-        self._written[thread_id] = await index_added(self.store, thread_id, added, model=model)
-        await self._collapse(thread_id, settled)
+        await self._record(thread_id, index_added(self.store, thread_id, added, model=model), settled)
 
-    async def _collapse(self, thread_id: str, settled: bool) -> None:
+    async def _record(self, thread_id: str, indexing: Awaitable[float], settled: bool) -> None:
+        """Await the turn's `indexing` (its `updated_at` is remembered), then collapse the turn."""
+        self._current.discard(thread_id)
+        self._written.pop(thread_id, None)  # if this fails, the next turn reads the history again
+        self._written[thread_id] = await indexing
         if self.graph is not None:
             await collapse_thread(self.store, self.graph, thread_id, settled=settled)
 

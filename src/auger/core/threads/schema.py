@@ -126,6 +126,7 @@ OWN_TABLES = {
 THREAD_COLUMNS = (
     "id, title, cwd, root, git_branch, model, created_at, updated_at, message_count, parent_id, fork_turn"
 )
+T_COLUMNS = ", ".join("t." + c.strip() for c in THREAD_COLUMNS.split(","))  # the same of `auger_threads t`
 
 
 def prepare(conn: sqlite3.Connection, path: Path) -> set[str]:

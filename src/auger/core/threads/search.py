@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from auger.core.threads.schema import THREAD_COLUMNS
+from auger.core.threads.backend import SearchRow
+from auger.core.threads.schema import T_COLUMNS
 from auger.errors import UsageError
 
 INDEX_CHARS = 32_000  # text indexed per message (a huge tool result is indexed by its start)
@@ -72,7 +73,7 @@ def marked_snippet(snippet: str, start: str = "**", end: str = "**") -> str:
 
 def search_rows(
     conn: sqlite3.Connection, text: str, *, root: str | None, limit: int | None
-) -> list[tuple[tuple[Any, ...], str, float | None]]:
+) -> list[SearchRow]:
     """(thread row in THREAD_COLUMNS order, snippet, its message's time) for the threads whose
     messages contain every word of `text`, newest first; hits in the snippet are between HIT_START
     and HIT_END (control characters, so a `**` the message itself holds is not taken for a hit).
@@ -87,7 +88,7 @@ def search_rows(
             SELECT m.thread_key AS k, max(m.id) AS mid FROM auger_fts
             JOIN auger_messages m ON m.id = auger_fts.rowid
             WHERE auger_fts MATCH ? GROUP BY m.thread_key)
-        SELECT {", ".join("t." + c.strip() for c in THREAD_COLUMNS.split(","))}, hits.mid
+        SELECT {T_COLUMNS}, hits.mid
         FROM hits JOIN auger_threads t ON t.key = hits.k {where}
         ORDER BY t.updated_at DESC, t.key DESC LIMIT ?"""
     try:
@@ -111,9 +112,10 @@ def reset_index(cur: Any, thread_id: str) -> None:
     """Forget a thread's indexed messages (its conversation was cut: index it again from scratch).
     Portable SQL (`?` placeholders): the store runs it on PostgreSQL too, whose generated `tsvector`
     goes with the row, as FTS5's entries go through the delete trigger here."""
-    row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
-    if row is not None:
-        cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
-        cur.execute(
-            "UPDATE auger_threads SET last_message_id = NULL, message_count = 0 WHERE key = ?", (row[0],)
-        )
+    cur.execute(
+        "DELETE FROM auger_messages WHERE thread_key = (SELECT key FROM auger_threads WHERE id = ?)",
+        (thread_id,),
+    )
+    cur.execute(
+        "UPDATE auger_threads SET last_message_id = NULL, message_count = 0 WHERE id = ?", (thread_id,)
+    )

@@ -15,14 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from auger.core.sqlite_write import immediate
+from auger.core.threads import artifacts
 from auger.core.threads import schema as thread_schema
 from auger.core.threads import search as thread_search
-from auger.core.threads.artifacts import thread_artifacts
 from auger.core.threads.backend import SearchRow
 from auger.core.threads.checkpoints import collapse as thread_collapse
 from auger.core.threads.checkpoints import rows as thread_checkpoints
 from auger.core.threads.checkpoints.checkpointer import BUSY_TIMEOUT_MS, check_db_path, database_error
-from auger.core.threads.search import IndexedMessage
 from auger.errors import ThreadError
 
 
@@ -57,9 +56,6 @@ class SqliteBackend:
             raise
         return backend
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return self.conn.execute(sql, params).fetchall()
-
     def reader(self) -> sqlite3.Connection:
         return self.conn
 
@@ -69,31 +65,19 @@ class SqliteBackend:
     def close(self) -> None:
         self.conn.close()
 
-    def migrations(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT name FROM auger_migrations ORDER BY name")]
-
     def has_checkpoints(self) -> bool:
-        return bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'"))
+        sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'"
+        return self.conn.execute(sql).fetchone() is not None
 
     def search_rows(self, text: str, *, root: str | None, limit: int | None) -> list[SearchRow]:
         return thread_search.search_rows(self.conn, text, root=root, limit=limit)
 
-    def index_messages(
-        self, cur: Any, thread_key: int, messages: Sequence[IndexedMessage], at: float
-    ) -> None:
-        thread_search.index_messages(cur, thread_key, messages, at)
-
-    def delete_checkpoints(self, cur: Any, thread_id: str) -> None:
-        thread_checkpoints.delete_checkpoints(cur, thread_id)
-
-    def copy_turns(self, cur: Any, source_id: str, new_id: str, at_turn: int | None) -> int:
-        return thread_checkpoints.copy_turns(cur, source_id, new_id, at_turn)
-
-    def truncate_turns(self, cur: Any, thread_id: str, keep: int) -> str:
-        return thread_checkpoints.truncate_turns(cur, thread_id, keep)
-
-    def thread_artifacts(self, cur: Any, folder: Path, thread_id: str) -> list[Path]:
-        return thread_artifacts(cur, folder, thread_id)
+    # LangGraph's SQLite rows and auger's index: plain SQL over the caller's cursor
+    index_messages = staticmethod(thread_search.index_messages)
+    delete_checkpoints = staticmethod(thread_checkpoints.delete_checkpoints)
+    copy_turns = staticmethod(thread_checkpoints.copy_turns)
+    truncate_turns = staticmethod(thread_checkpoints.truncate_turns)
+    thread_artifacts = staticmethod(artifacts.thread_artifacts)
 
     def collapse(
         self,

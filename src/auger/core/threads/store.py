@@ -174,8 +174,8 @@ class ThreadStore:
         return self.database.home
 
     def migrations(self) -> builtins.list[str]:
-        with self._lock:
-            return self.backend.migrations()
+        """The names of the migrations applied, in order."""
+        return [r[0] for r in self._query("SELECT name FROM auger_migrations ORDER BY name")]
 
     def close(self) -> None:
         with self._lock:
@@ -194,7 +194,7 @@ class ThreadStore:
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[Any]:
         with self._lock:
-            return self.backend.query(sql, params)
+            return self.backend.reader().execute(sql, params).fetchall()
 
     # -- reading -----------------------------------------------------------------------------
     def get(self, thread_id: str) -> ThreadInfo | None:
@@ -245,14 +245,7 @@ class ThreadStore:
             raise ThreadError("No thread id given.")
         hi = ref + "\U0010ffff"
         ids = {r[0] for r in self._query("SELECT id FROM auger_threads WHERE id >= ? AND id < ?", (ref, hi))}
-        if self._has_checkpoints():  # threads from before the index, or never indexed
-            ids |= {
-                r[0]
-                for r in self._query(
-                    "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id >= ? AND thread_id < ?",
-                    (ref, hi),
-                )
-            }
+        ids.update(self.with_prefix(ref))  # threads from before the index, or never indexed
         if ref in ids:
             return ref
         if not ids:
@@ -269,17 +262,13 @@ class ThreadStore:
         rows = self._query("SELECT last_message_id FROM auger_threads WHERE id = ?", (thread_id,))
         return rows[0][0] if rows else None
 
-    def _has_checkpoints(self) -> bool:
-        with self._lock:
-            return self.backend.has_checkpoints()
-
     def with_prefix(self, prefix: str) -> builtins.list[str]:
         """Ids of the threads with checkpoints whose id starts with `prefix`."""
-        if not self._has_checkpoints():
-            return []
-        hi = prefix + "\U0010ffff"
         sql = "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id >= ? AND thread_id < ?"
-        return [r[0] for r in self._query(sql, (prefix, hi))]
+        with self._lock:
+            if not self.backend.has_checkpoints():
+                return []
+            return [r[0] for r in self.backend.reader().execute(sql, (prefix, prefix + "\U0010ffff"))]
 
     # -- writing -----------------------------------------------------------------------------
     def begin_turn(
@@ -322,18 +311,15 @@ class ThreadStore:
         Returns the `updated_at` written."""
         now = time.time()
         with self._write() as cur:
-            row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
-            if row is None:
-                row = cur.execute(
-                    "INSERT INTO auger_threads (id, created_at, updated_at) VALUES (?, ?, ?) RETURNING key",
-                    (thread_id, now, now),
-                ).fetchone()
-            cur.execute(
-                "UPDATE auger_threads SET message_count = ?, last_message_id = ?, updated_at = ?,"
-                " model = coalesce(?, model) WHERE key = ?",
-                (message_count, last_message_id, now, model, row[0]),
-            )
-            self.backend.index_messages(cur, row[0], new_messages, now)
+            (key,) = cur.execute(
+                "INSERT INTO auger_threads (id, created_at, updated_at, message_count, last_message_id,"
+                " model) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET"
+                " updated_at = excluded.updated_at, message_count = excluded.message_count,"
+                " last_message_id = excluded.last_message_id,"
+                " model = coalesce(excluded.model, auger_threads.model) RETURNING key",
+                (thread_id, now, now, message_count, last_message_id, model),
+            ).fetchone()
+            self.backend.index_messages(cur, key, new_messages, now)
         return now
 
     def touch(self, thread_id: str) -> None:
@@ -346,14 +332,13 @@ class ThreadStore:
         title = " ".join(title.split())
         if not title:
             raise UsageError("A thread title cannot be empty.")
+        now = time.time()
         with self._write() as cur:
-            cur.execute("UPDATE auger_threads SET title = ?, renamed = 1 WHERE id = ?", (title, thread_id))
-            if cur.rowcount == 0:
-                cur.execute(
-                    "INSERT INTO auger_threads (id, title, renamed, created_at, updated_at)"
-                    " VALUES (?, ?, 1, ?, ?)",
-                    (thread_id, title, time.time(), time.time()),
-                )
+            cur.execute(
+                "INSERT INTO auger_threads (id, title, renamed, created_at, updated_at)"
+                " VALUES (?, ?, 1, ?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title, renamed = 1",
+                (thread_id, title, now, now),
+            )
 
     def delete(self, thread_id: str) -> int:
         """Remove the thread everywhere: LangGraph's checkpoints and writes, our rows and index, and
@@ -369,10 +354,11 @@ class ThreadStore:
     def _delete(self, cur: Any, thread_id: str) -> None:
         self.backend.delete_checkpoints(cur, thread_id)
         rewind_records.delete_thread(cur, thread_id)  # its snapshots are collected by housekeeping
-        row = cur.execute("SELECT key FROM auger_threads WHERE id = ?", (thread_id,)).fetchone()
-        if row is not None:
-            cur.execute("DELETE FROM auger_messages WHERE thread_key = ?", (row[0],))
-            cur.execute("DELETE FROM auger_threads WHERE key = ?", (row[0],))
+        cur.execute(
+            "DELETE FROM auger_messages WHERE thread_key = (SELECT key FROM auger_threads WHERE id = ?)",
+            (thread_id,),
+        )
+        cur.execute("DELETE FROM auger_threads WHERE id = ?", (thread_id,))
         cur.execute("DELETE FROM auger_leases WHERE thread_id = ?", (thread_id,))
 
     def prune(
@@ -402,14 +388,8 @@ class ThreadStore:
             row = cur.execute(
                 "SELECT collapsed_through, seed_checkpoint FROM auger_threads WHERE id = ?", (thread_id,)
             ).fetchone()
-            marks = self.backend.collapse(
-                cur,
-                thread_id,
-                thread_collapse.Marks(*(row or ())),
-                delta_channels,
-                holds_seed,
-                settled=settled,
-            )
+            before = thread_collapse.Marks(*(row or ()))
+            marks = self.backend.collapse(cur, thread_id, before, delta_channels, holds_seed, settled=settled)
             if row is not None:
                 cur.execute(
                     "UPDATE auger_threads SET collapsed_through = ?, seed_checkpoint = ? WHERE id = ?",
@@ -442,10 +422,9 @@ class ThreadStore:
         """The rewind records' view of this database: one write transaction (`write`), or reads."""
         with self._lock:
             has = self.backend.has_checkpoints()
-            if not write:
-                yield rewind_records.Db(self.backend.reader(), self.backend.input_filter, has)
-                return
-            with self.backend.transaction() as cur:
+            with (
+                self.backend.transaction() if write else contextlib.nullcontext(self.backend.reader()) as cur
+            ):
                 yield rewind_records.Db(cur, self.backend.input_filter, has)
 
     # -- the writer lease (auger.core.threads.lease) ------------------------------------------

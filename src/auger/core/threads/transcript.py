@@ -64,12 +64,6 @@ def render_markdown(events: Sequence[ev.Event], info: ThreadInfo | None = None, 
             args = json.dumps(event.args, ensure_ascii=False, indent=2, default=str)
             out += [f"**Tool call** `{event.name}`", "", "```json", args, "```", ""]
         elif isinstance(event, ev.ToolCallFinished):
-            out += [
-                f"**Result** `{event.name}`",
-                "",
-                "````text",
-                _clip(event.output, MARKDOWN_TOOL_LINES),
-                "````",
-                "",
-            ]
+            body = _clip(event.output, MARKDOWN_TOOL_LINES)
+            out += [f"**Result** `{event.name}`", "", "````text", body, "````", ""]
     return "\n".join(out).rstrip() + "\n"

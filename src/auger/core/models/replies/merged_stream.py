@@ -21,8 +21,10 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models.chat_models import _gen_info_and_msg_metadata
 from langchain_core.messages import AIMessageChunk, BaseMessage, message_chunk_to_message
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.utils.utils import LC_ID_PREFIX
 
 FOLD = 128  # chunks merged into the running reply at a time (a merge per chunk would be O(n²))
 
@@ -60,13 +62,6 @@ class RunningReply:
         )
 
 
-def _metadata(chunk: ChatGenerationChunk) -> dict[str, Any]:
-    """langchain-core's response metadata of a streamed chunk (its `_gen_info_and_msg_metadata`)."""
-    from langchain_core.language_models import chat_models
-
-    return chat_models._gen_info_and_msg_metadata(chunk)  # type: ignore[attr-defined,no-any-return]
-
-
 class MergedStream(BaseChatModel):
     """Mixin: stream a call that langchain-core would stream, merging its chunks as they come."""
 
@@ -91,12 +86,10 @@ class MergedStream(BaseChatModel):
     ) -> ChatResult:
         if not self._streams_itself(run_manager, kwargs):
             return await super()._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
-        from langchain_core.utils.utils import LC_ID_PREFIX
-
         run_id = f"{LC_ID_PREFIX}-{run_manager.run_id}"
         reply = RunningReply()
         async for chunk in self._astream(messages, stop=stop, **kwargs):
-            chunk.message.response_metadata = _metadata(chunk)
+            chunk.message.response_metadata = _gen_info_and_msg_metadata(chunk)  # as langchain-core does
             if chunk.message.id is None:
                 chunk.message.id = run_id
             await run_manager.on_llm_new_token(chunk.message.content, chunk=chunk)

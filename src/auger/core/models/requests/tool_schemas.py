@@ -25,10 +25,6 @@ from pydantic import PrivateAttr
 SIZE = 16  # tool sets kept per model (and its copies)
 
 
-def _key(tools: Sequence[Any], options: dict[str, Any]) -> tuple[Any, ...]:
-    return (tuple(id(tool) for tool in tools), repr(sorted(options.items())))
-
-
 class CachedToolBinding(BaseChatModel):
     """Mixin: `bind_tools` converts a tool set's schemas once, then re-binds the converted ones."""
 
@@ -36,7 +32,7 @@ class CachedToolBinding(BaseChatModel):
     _bound_tools: dict[tuple[Any, ...], tuple[list[Any], dict[str, Any]]] = PrivateAttr(default_factory=dict)
 
     def bind_tools(self, tools: Sequence[Any], **options: Any) -> Any:
-        key = _key(tools, options)
+        key = (tuple(map(id, tools)), repr(sorted(options.items())))
         hit = self._bound_tools.get(key)
         if hit is not None and all(a is b for a, b in zip(hit[0], tools, strict=True)):
             return self.bind(**hit[1])

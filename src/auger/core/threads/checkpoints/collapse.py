@@ -37,16 +37,17 @@ makes). PostgreSQL's channel values live in `checkpoint_blobs` keyed by version,
 checkpoints, so there the blobs no kept checkpoint names go too
 (`auger.core.threads.postgres.checkpoints.drop_unused_blobs`).
 
-Standard library only.
+Standard library only (and `rows`, for reading a checkpoint's metadata).
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
+
+from auger.core.threads.checkpoints.rows import metadata
 
 SeedCheck = Callable[[str | None, bytes], bool]  # (type, checkpoint blob) -> holds a delta value
 Seed = Callable[[str], bool]  # checkpoint id -> it holds a stored value of a delta channel
@@ -118,21 +119,6 @@ def late_task_id(step: int, task_id: str) -> str:
     return f"ffffffff-{step >> 16:04x}-{step & 0xFFFF:04x}-{parts[3]}-{parts[4]}"
 
 
-def late_task_path(step: int, task_path: str) -> str:
-    return f"~~{step:010d}{task_path}"
-
-
-def _step(metadata: Any) -> tuple[str | None, int]:
-    try:  # PostgreSQL's JSONB arrives as a dict already
-        data = metadata if isinstance(metadata, dict) else json.loads(metadata) if metadata else {}
-    except (ValueError, TypeError):
-        data = {}
-    if not isinstance(data, dict):
-        return None, 0
-    step = data.get("step")
-    return data.get("source"), step if isinstance(step, int) else 0
-
-
 def _row(cur: Any, thread_id: str, checkpoint_id: str) -> Step | None:
     row = cur.execute(
         "SELECT parent_checkpoint_id, metadata FROM checkpoints"
@@ -141,8 +127,9 @@ def _row(cur: Any, thread_id: str, checkpoint_id: str) -> Step | None:
     ).fetchone()
     if row is None:
         return None
-    source, step = _step(row[1])
-    return Step(checkpoint_id, row[0], source, step)
+    meta = metadata(row[1])
+    step = meta.get("step")
+    return Step(checkpoint_id, row[0], meta.get("source"), step if isinstance(step, int) else 0)
 
 
 def uncollapsed(cur: Any, thread_id: str, mark: str | None) -> list[Step]:
@@ -268,7 +255,7 @@ class _Remover:
             f"INSERT INTO {writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx,"
             f" channel, type, {value}) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?)",
             [
-                (self.thread_id, target, late_task_id(step, tid), late_task_path(step, path), idx, ch, t, v)
+                (self.thread_id, target, late_task_id(step, tid), f"~~{step:010d}{path}", idx, ch, t, v)
                 for tid, path, idx, ch, t, v in rows
             ],
         )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Sequence
 from typing import Any
 
 from auger.core.text import counted
@@ -22,7 +21,24 @@ def copy_turns(cur: sqlite3.Cursor, source_id: str, new_id: str, at_turn: int | 
     """Copy `source_id`'s checkpoints up to the end of user turn `at_turn` (None: all) into
     thread `new_id`; returns the number of turns copied. The source is not touched."""
     ids, at_turn = fork_chain(cur, source_id, at_turn)
-    _copy_checkpoints(cur, source_id, new_id, ids)
+    cur.execute("CREATE TEMP TABLE IF NOT EXISTS auger_fork_ids (checkpoint_id TEXT PRIMARY KEY)")
+    cur.execute("DELETE FROM temp.auger_fork_ids")
+    cur.executemany("INSERT INTO temp.auger_fork_ids VALUES (?)", [(i,) for i in ids])
+    cur.execute(
+        "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,"
+        " checkpoint, metadata) SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,"
+        " checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''"
+        " AND checkpoint_id IN (SELECT checkpoint_id FROM temp.auger_fork_ids)",
+        (new_id, source_id),
+    )
+    # every copied checkpoint's writes but the last one's: the fork ends with no task pending
+    cur.execute(
+        "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel,"
+        " type, value) SELECT ?, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type,"
+        " value FROM writes WHERE thread_id = ? AND checkpoint_ns = ''"
+        " AND checkpoint_id IN (SELECT checkpoint_id FROM temp.auger_fork_ids) AND checkpoint_id != ?",
+        (new_id, source_id, ids[-1]),
+    )
     return at_turn
 
 
@@ -97,38 +113,16 @@ def _root_chain(cur: Any, thread_id: str) -> list[tuple[str, str | None]]:
     while cid is not None and cid in by_id and cid not in seen:
         seen.add(cid)
         parent, meta = by_id[cid]
-        chain.append((cid, _meta_source(meta)))
+        chain.append((cid, metadata(meta).get("source")))
         cid = parent
     chain.reverse()
     return chain
 
 
-def _meta_source(meta: Any) -> str | None:
-    if isinstance(meta, dict):  # PostgreSQL's JSONB
-        return meta.get("source")
-    try:
-        data = json.loads(meta) if meta else {}
+def metadata(meta: Any) -> dict[str, Any]:
+    """A checkpoint's `metadata` column as a dict ({} when it cannot be read)."""
+    try:  # PostgreSQL's JSONB arrives as a dict already
+        data = meta if isinstance(meta, dict) else json.loads(meta) if meta else {}
     except (ValueError, TypeError):
-        return None
-    return data.get("source") if isinstance(data, dict) else None
-
-
-def _copy_checkpoints(cur: sqlite3.Cursor, src: str, dst: str, ids: Sequence[str]) -> None:
-    cur.execute("CREATE TEMP TABLE IF NOT EXISTS auger_fork_ids (checkpoint_id TEXT PRIMARY KEY)")
-    cur.execute("DELETE FROM temp.auger_fork_ids")
-    cur.executemany("INSERT INTO temp.auger_fork_ids VALUES (?)", [(i,) for i in ids])
-    cur.execute(
-        "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,"
-        " checkpoint, metadata) SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,"
-        " checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''"
-        " AND checkpoint_id IN (SELECT checkpoint_id FROM temp.auger_fork_ids)",
-        (dst, src),
-    )
-    # every copied checkpoint's writes but the last one's: the fork ends with no task pending
-    cur.execute(
-        "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel,"
-        " type, value) SELECT ?, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type,"
-        " value FROM writes WHERE thread_id = ? AND checkpoint_ns = ''"
-        " AND checkpoint_id IN (SELECT checkpoint_id FROM temp.auger_fork_ids) AND checkpoint_id != ?",
-        (dst, src, ids[-1]),
-    )
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -22,7 +22,6 @@ from auger.core.threads.checkpoints.collapse import POSTGRES, Marks, SeedCheck, 
 from auger.core.threads.postgres import checkpoints as postgres_checkpoints
 from auger.core.threads.postgres import search as postgres_search
 from auger.core.threads.postgres.db import QmarkCursor, connect, migrate, shown_url
-from auger.core.threads.search import IndexedMessage
 
 
 class PostgresBackend:
@@ -45,9 +44,6 @@ class PostgresBackend:
     def reader(self) -> QmarkCursor:
         return QmarkCursor(self.conn.cursor())
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return self.reader().execute(sql, params).fetchall()
-
     @contextlib.contextmanager
     def transaction(self) -> Iterator[QmarkCursor]:
         with self.conn.transaction():
@@ -56,28 +52,16 @@ class PostgresBackend:
     def close(self) -> None:
         self.conn.close()
 
-    def migrations(self) -> list[str]:
-        return [r[0] for r in self.query("SELECT name FROM auger_migrations ORDER BY name")]
-
     def has_checkpoints(self) -> bool:
         return postgres_checkpoints.has_checkpoints(self.reader())
 
     def search_rows(self, text: str, *, root: str | None, limit: int | None) -> list[SearchRow]:
         return postgres_search.search_rows(self.conn, text, root=root, limit=limit)
 
-    def index_messages(
-        self, cur: Any, thread_key: int, messages: Sequence[IndexedMessage], at: float
-    ) -> None:
-        postgres_search.index_messages(cur.raw, thread_key, messages, at)
-
-    def delete_checkpoints(self, cur: Any, thread_id: str) -> None:
-        postgres_checkpoints.delete_checkpoints(cur, thread_id)
-
-    def copy_turns(self, cur: Any, source_id: str, new_id: str, at_turn: int | None) -> int:
-        return postgres_checkpoints.copy_turns(cur, source_id, new_id, at_turn)
-
-    def truncate_turns(self, cur: Any, thread_id: str, keep: int) -> str:
-        return postgres_checkpoints.truncate_turns(cur, thread_id, keep)
+    index_messages = staticmethod(postgres_search.index_messages)
+    delete_checkpoints = staticmethod(postgres_checkpoints.delete_checkpoints)
+    copy_turns = staticmethod(postgres_checkpoints.copy_turns)
+    truncate_turns = staticmethod(postgres_checkpoints.truncate_turns)
 
     def thread_artifacts(self, cur: Any, folder: Path, thread_id: str) -> list[Path]:
         return thread_artifacts(cur, folder, thread_id, named=postgres_checkpoints.named)
@@ -104,6 +88,6 @@ class PostgresBackend:
         """VACUUM auger's and LangGraph's tables: (database bytes before, after). PostgreSQL keeps
         a table's freed pages for its new rows, so the size seldom falls."""
         size = "SELECT pg_database_size(current_database())"
-        before = int(self.query(size)[0][0])
+        before = int(self.conn.execute(size).fetchone()[0])
         self.conn.execute("VACUUM")
-        return before, int(self.query(size)[0][0])
+        return before, int(self.conn.execute(size).fetchone()[0])

@@ -164,11 +164,6 @@ class QmarkCursor:
     def __init__(self, cur: Any) -> None:
         self._cur = cur
 
-    @property
-    def raw(self) -> Any:
-        """The psycopg cursor itself (`%s` placeholders)."""
-        return self._cur
-
     def execute(self, sql: str, params: Sequence[Any] = ()) -> QmarkCursor:
         self._cur.execute(sql.replace("%", "%%").replace("?", "%s"), tuple(params))
         return self
@@ -191,14 +186,11 @@ class QmarkCursor:
         return iter(self._cur)
 
 
-def tables(conn: Any) -> set[str]:
-    rows = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()
-    return {r[0] for r in rows}
-
-
 def check_schema(conn: Any, url: str) -> None:
     """Refuse a database that belongs to something else, or was migrated by a newer auger."""
-    found = tables(conn)
+    found = {
+        r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+    }
     if found and not found & OWN_TABLES:
         raise ConfigError(
             f"The database {shown_url(url)} holds tables of something else"
@@ -206,10 +198,8 @@ def check_schema(conn: Any, url: str) -> None:
             hint="Point database_url at an empty database (or one auger created).",
         )
     if "auger_migrations" in found:
-        known = {name for name, _ in MIGRATIONS}
-        names = [r[0] for r in conn.execute("SELECT name FROM auger_migrations")]
-        unknown = sorted(name for name in names if name not in known)
-        if unknown:
+        done = {r[0] for r in conn.execute("SELECT name FROM auger_migrations")}
+        if unknown := sorted(done - {name for name, _ in MIGRATIONS}):
             raise ConfigError(
                 f"The database {shown_url(url)} was set up by a newer auger"
                 f" (migrations {', '.join(unknown)}).",

@@ -48,7 +48,11 @@ async def open_postgres_saver(url: str) -> tuple[Any, Any]:
     try:
         await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
         saver = AsyncPostgresSaver(pool, serde=MessageMemoSerializer())  # type: ignore[arg-type]
-        await setup_lock(lock)
+        while True:  # the setup lock on `lock`'s session, polled (the module docstring says why)
+            row = await (await lock.execute("SELECT pg_try_advisory_lock(%s)", (SETUP_KEY,))).fetchone()
+            if row and row[0]:
+                break
+            await asyncio.sleep(SETUP_POLL)
         await saver.setup()
     except BaseException:
         await pool.close()
@@ -56,13 +60,3 @@ async def open_postgres_saver(url: str) -> tuple[Any, Any]:
     finally:
         await lock.close()  # the lock goes with its session
     return saver, pool
-
-
-async def setup_lock(conn: Any) -> None:
-    """Take the setup lock on `conn`'s session, trying again until it is free (see the module
-    docstring for why not `pg_advisory_lock`)."""
-    while True:
-        row = await (await conn.execute("SELECT pg_try_advisory_lock(%s)", (SETUP_KEY,))).fetchone()
-        if row and row[0]:
-            return
-        await asyncio.sleep(SETUP_POLL)

@@ -16,16 +16,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from auger.core.threads.schema import THREAD_COLUMNS
+from auger.core.threads.backend import SearchRow
+from auger.core.threads.schema import T_COLUMNS
 from auger.core.threads.search import HIT_END, HIT_START, INDEX_CHARS, SNIPPET_TOKENS, IndexedMessage
-
-_COLUMNS = ", ".join("t." + c.strip() for c in THREAD_COLUMNS.split(","))  # then the key
 
 
 def index_messages(cur: Any, thread_key: int, messages: Sequence[IndexedMessage], at: float) -> None:
-    """Store the messages' text (blank ones skipped) inside the caller's transaction."""
+    """Store the messages' text (blank ones skipped) inside the caller's transaction (`QmarkCursor`)."""
     cur.executemany(
-        "INSERT INTO auger_messages (thread_key, role, at, text) VALUES (%s, %s, %s, %s)",
+        "INSERT INTO auger_messages (thread_key, role, at, text) VALUES (?, ?, ?, ?)",
         [
             (thread_key, m.role, at, m.text[:INDEX_CHARS].replace("\x00", ""))
             for m in messages
@@ -40,9 +39,7 @@ def query_text(text: str) -> str:
     return re.sub(r'(?<=\w)-|-(?!\w)|[^\w\s"-]', " ", text)
 
 
-def search_rows(
-    conn: Any, text: str, *, root: str | None, limit: int | None
-) -> list[tuple[tuple[Any, ...], str, float | None]]:
+def search_rows(conn: Any, text: str, *, root: str | None, limit: int | None) -> list[SearchRow]:
     """(thread row in THREAD_COLUMNS order, snippet, its message's time), newest thread first."""
     if not re.search(r"\w", text):
         return []
@@ -50,7 +47,7 @@ def search_rows(
     query = "websearch_to_tsquery('simple', %(text)s)"  # inline: the planner folds it and sees its words
     sql = f"""
         WITH page AS (
-            SELECT {_COLUMNS}, t.key AS tkey FROM auger_threads t
+            SELECT {T_COLUMNS}, t.key AS tkey FROM auger_threads t
             WHERE EXISTS (SELECT 1 FROM auger_messages m WHERE m.thread_key = t.key AND m.tsv @@ {query})
             {where}
             ORDER BY t.updated_at DESC, t.key DESC LIMIT %(limit)s)
