@@ -142,6 +142,19 @@ def test_search_hits_are_told_apart_from_markdown_in_the_message(store: ThreadSt
     assert "".join(text for text, _ in parts) == "a **bold** claim about zebrafish here"
 
 
+def test_search_snippets_keep_text_after_control_characters(store: ThreadStore) -> None:
+    """Tool output is not always text: a NUL cut SQLite's snippet short at it (the words after it
+    were lost), and the bytes that mark hits in a snippet (0x02, 0x03) read as false hits."""
+    from auger.core.threads.search import snippet_parts
+
+    _turn(store, "a1", "dump", root="/a", texts=("head\x00er zebrafish \x02odd\x03 tail end",))
+    (hit,) = store.search("zebrafish")
+    parts = snippet_parts(hit.snippet or "")
+    assert [text for text, is_hit in parts if is_hit] == ["zebrafish"]
+    assert "".join(text for text, _ in parts) == "header zebrafish odd tail end"
+    assert [h.id for h in store.search("tail")] == ["a1"]
+
+
 def test_resolve_prefix_ambiguous_and_unknown(store: ThreadStore) -> None:
     _turn(store, "abc123", "x")
     _turn(store, "abd456", "y")

@@ -34,17 +34,29 @@ def fts_query(text: str) -> str | None:
     return " ".join(f'"{w}"' for w in words) if words else None
 
 
+HIT_START, HIT_END = "\x02", "\x03"  # around each hit in a search snippet
+# left out of the indexed text: a NUL ends SQLite's snippet (the words after it were lost) and
+# PostgreSQL refuses it; the hit markers in a message would be read as hits
+_UNINDEXED = dict.fromkeys(map(ord, "\x00" + HIT_START + HIT_END))
+
+
+def index_rows(thread_key: int, messages: Sequence[IndexedMessage], at: float) -> list[tuple[Any, ...]]:
+    """The `auger_messages` rows of the messages (blank ones skipped), their text as indexed."""
+    return [
+        (thread_key, m.role, at, m.text[:INDEX_CHARS].translate(_UNINDEXED))
+        for m in messages
+        if m.text.strip()
+    ]
+
+
 def index_messages(
     cur: sqlite3.Cursor, thread_key: int, messages: Sequence[IndexedMessage], at: float
 ) -> None:
-    """Store the messages' text (blank ones skipped) for the index, inside the caller's transaction."""
+    """Store the messages' text for the index, inside the caller's transaction."""
     cur.executemany(
         "INSERT INTO auger_messages (thread_key, role, at, text) VALUES (?, ?, ?, ?)",
-        [(thread_key, m.role, at, m.text[:INDEX_CHARS]) for m in messages if m.text.strip()],
+        index_rows(thread_key, messages, at),
     )
-
-
-HIT_START, HIT_END = "\x02", "\x03"  # around each hit in a search snippet
 
 
 def snippet_parts(snippet: str) -> list[tuple[str, bool]]:

@@ -18,18 +18,14 @@ from typing import Any
 
 from auger.core.threads.backend import SearchRow
 from auger.core.threads.schema import T_COLUMNS
-from auger.core.threads.search import HIT_END, HIT_START, INDEX_CHARS, SNIPPET_TOKENS, IndexedMessage
+from auger.core.threads.search import HIT_END, HIT_START, SNIPPET_TOKENS, IndexedMessage, index_rows
 
 
 def index_messages(cur: Any, thread_key: int, messages: Sequence[IndexedMessage], at: float) -> None:
-    """Store the messages' text (blank ones skipped) inside the caller's transaction (`QmarkCursor`)."""
+    """Store the messages' text inside the caller's transaction (`QmarkCursor`)."""
     cur.executemany(
         "INSERT INTO auger_messages (thread_key, role, at, text) VALUES (?, ?, ?, ?)",
-        [
-            (thread_key, m.role, at, m.text[:INDEX_CHARS].replace("\x00", ""))
-            for m in messages
-            if m.text.strip()
-        ],
+        index_rows(thread_key, messages, at),
     )
 
 
