@@ -59,14 +59,9 @@ class Transcript(VerticalScroll):
     def on_mount(self) -> None:
         self.anchor()
 
-    async def add(self, *widgets: Widget, before: Widget | None = None, after: Widget | None = None) -> None:
-        """Mount blocks (at the end unless `before`/`after` is given), then prune."""
-        if before is not None:
-            await self.mount_all(widgets, before=before)
-        elif after is not None:
-            await self.mount_all(widgets, after=after)
-        else:
-            await self.mount_all(widgets)
+    async def add(self, *widgets: Widget, after: Widget | None = None) -> None:
+        """Mount blocks (at the end unless `after` is given), then prune."""
+        await self.mount_all(widgets, after=after)
         self.prune()
 
     def blocks(self) -> list[Widget]:
