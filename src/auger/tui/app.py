@@ -93,7 +93,6 @@ class AugerApp(AppBase):
             self.set_timer, before_collect=self._release_offscreen, busy=lambda: pace_of(self).busy
         )
         self.view: TurnView | None = None
-        self._quit_armed = 0.0
         theme = str(settings.get("tui.theme") or "")
         if theme != self.theme and theme in self.available_themes:
             self.theme = theme
@@ -309,8 +308,6 @@ class AugerApp(AppBase):
 
     async def on_input_form_answered(self, message: InputForm.Answered) -> None:
         """Send an MCP server's form answer where the agent runs; content it refuses stays in the form."""
-        from auger.errors import AugerError
-
         form = message.form
         try:
             assert self.session is not None

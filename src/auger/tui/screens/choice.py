@@ -43,10 +43,6 @@ class ChoiceScreen(ModalScreen[str | None]):
             yield OptionList(*options, id="choice-list")
             yield Static(self.hint, classes="picker-hint", markup=False)
 
-    @property
-    def option_list(self) -> OptionList:
-        return self.query_one("#choice-list", OptionList)
-
     @on(OptionList.OptionSelected, "#choice-list")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.answers[event.option_index][0])

@@ -123,7 +123,6 @@ class ToolRow(Vertical, can_focus=True):
             self.set_status("running")
             if self.diff is not None:
                 self.open_details()
-        self.header.refresh()
 
     # -- details ---------------------------------------------------------------------------
     def close_details(self) -> None:
