@@ -110,10 +110,6 @@ def _item_blocks(item: SyntaxTreeNode, width: int, depth: int, tight: bool) -> L
     return lines
 
 
-def _bullet_list(node: SyntaxTreeNode, width: int) -> Lines:
-    return _list(node, width)
-
-
 def _quote(node: SyntaxTreeNode, width: int) -> Lines:
     bar = Content.styled(QUOTE_BAR, ".md--quote-bar")
     body = _blocks(node.children, max(MIN_WIDTH, width - len(QUOTE_BAR)), tight=False)
@@ -150,8 +146,8 @@ def _rule(node: SyntaxTreeNode, width: int) -> Lines:
 RENDERERS: dict[str, Callable[[SyntaxTreeNode, int], Lines]] = {
     "paragraph": _paragraph,
     "heading": _heading,
-    "bullet_list": _bullet_list,
-    "ordered_list": _bullet_list,
+    "bullet_list": _list,
+    "ordered_list": _list,
     "blockquote": _quote,
     "fence": _code,
     "code_block": _code,

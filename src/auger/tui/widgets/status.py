@@ -18,13 +18,7 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 class StatusBar(Widget):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "status--spinner",
-        "status--model",
-        "status--mode",
-        "status--tokens",
-        "status--title",
-        "status--dim",
-        "status--hint",
+        f"status--{part}" for part in ("spinner", "model", "mode", "tokens", "title", "dim", "hint")
     }
     model: reactive[str] = reactive("")
     mode: reactive[str] = reactive("")

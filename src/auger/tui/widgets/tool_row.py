@@ -24,10 +24,7 @@ MAX_OUTPUT_LINES = 200
 
 class ToolHeader(Widget):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "toolheader--icon",
-        "toolheader--name",
-        "toolheader--arg",
-        "toolheader--meta",
+        f"toolheader--{part}" for part in ("icon", "name", "arg", "meta")
     }
 
     def __init__(self, row: ToolRow) -> None:
