@@ -84,13 +84,7 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
         await self.refill(event.value)
 
     @on(Input.Submitted, "#picker-filter")
-    def _submit(self) -> None:
-        self.choose()
-
     @on(OptionList.OptionSelected, "#picker-list")
-    def _clicked(self) -> None:
-        self.choose()
-
     def choose(self) -> None:
         value = self.selected
         if value is not None:

@@ -84,7 +84,8 @@ class InputForm(Vertical):
         self._answer(InputAnswer("cancel"))
 
     @on(Button.Pressed, "#submit")
-    def _submit_pressed(self, event: Button.Pressed) -> None:
+    @on(Input.Submitted)
+    def _submitted(self, event: Button.Pressed | Input.Submitted) -> None:
         event.stop()
         self.action_submit()
 
@@ -92,11 +93,6 @@ class InputForm(Vertical):
     def _decline_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.action_decline()
-
-    @on(Input.Submitted)
-    def _enter(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_submit()
 
     def _answer(self, answer: InputAnswer) -> None:
         if self.answer is not None or self.sending:
