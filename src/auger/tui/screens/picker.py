@@ -19,7 +19,7 @@ T = TypeVar("T")
 class FilterPicker(ModalScreen[T | None], Generic[T]):
     CSS_PATH = "screens.tcss"
     BINDINGS: ClassVar = [
-        Binding("escape", "close", "Close", id="picker.close"),
+        Binding("escape", "dismiss", "Close", id="picker.close"),
         Binding("down", "move(1)", "Down", show=False, priority=True, id="picker.down"),
         Binding("up", "move(-1)", "Up", show=False, priority=True, id="picker.up"),
     ]
@@ -96,6 +96,3 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
             olist.action_cursor_down()
         else:
             olist.action_cursor_up()
-
-    def action_close(self) -> None:
-        self.dismiss(None)
