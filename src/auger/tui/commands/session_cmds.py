@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from auger.core.port import MODES
+from auger.core.port import MODES, counted
 from auger.errors import UsageError
 from auger.tui import format as fmt
 from auger.tui.commands.context import reported
@@ -120,7 +120,7 @@ async def compact_cmd(ctx: CommandContext, arg: str) -> None:
         ctx.notify(notice.message, notice.level)
     ctx.status()
     await ctx.write(
-        f"**Compacted** {fmt.counted(done.summarized, 'message')}: "
+        f"**Compacted** {counted(done.summarized, 'message')}: "
         f"context {fmt.tokens(done.tokens_before or 0)} → "
         f"~{fmt.tokens(done.tokens_after or 0)} tokens. The model now sees this summary:\n\n"
         + "\n".join(f"> {line}" for line in (done.summary or "").splitlines())
