@@ -89,13 +89,11 @@ async def mode_cmd(ctx: CommandContext, arg: str) -> None:
 
 @command("tokens", "Context use: tokens in the window and this session's usage")
 async def tokens_cmd(ctx: CommandContext, arg: str) -> None:
-    spec = ctx.agent.model_spec
-    window = ctx.facts.context_window
-    used = ctx.agent.context_tokens
     facts = ctx.facts
+    window = facts.context_window
     rows = [
-        ["Context", fmt.context_use(used, window)],
-        ["Model", f"{fmt.md_code(str(spec))} (window {fmt.tokens(window)})"],
+        ["Context", fmt.context_use(ctx.agent.context_tokens, window)],
+        ["Model", f"{fmt.md_code(str(ctx.agent.model_spec))} (window {fmt.tokens(window)})"],
         ["This session", f"{fmt.tokens(facts.input_tokens)} in, {fmt.tokens(facts.output_tokens)} out"],
     ]
     await ctx.write(fmt.md_table(["Tokens", "Used"], rows))
