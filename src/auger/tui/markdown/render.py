@@ -78,7 +78,7 @@ def _heading(node: SyntaxTreeNode, width: int) -> Lines:
     return _wrap(_inline(node, f".md--h{min(level, 6)}"), width)
 
 
-def _list(node: SyntaxTreeNode, width: int, depth: int = 0) -> Lines:
+def _list(node: SyntaxTreeNode, width: int, depth: int) -> Lines:
     ordered = node.type == "ordered_list"
     start = int(node.attrs.get("start", 1) or 1) if ordered else 1
     markers = [

@@ -67,14 +67,9 @@ class Transcript(VerticalScroll):
     def blocks(self) -> list[Widget]:
         return [child for child in self.children if not isinstance(child, NOT_BLOCKS)]
 
-    @staticmethod
-    def weight(block: Widget) -> int:
-        """How many widgets `block` is (itself and everything inside it)."""
-        return 1 + sum(1 for _ in block.walk_children())
-
     def prune(self) -> None:
         blocks = self.blocks()
-        weights = [self.weight(b) for b in blocks]
+        weights = [len(b.walk_children(with_self=True)) for b in blocks]  # each block's widgets
         total = sum(weights)
         if total <= self.budget:
             return
