@@ -285,13 +285,10 @@ class AugerApp(AppBase):
             self.view = None
             self.state.turn_ended()
             if self.screen_stack:  # not when the app is shutting down mid-turn
-                await self._after_turn(view)
-
-    async def _after_turn(self, view: TurnView) -> None:
-        await view.close()
-        await self.refresh_agent()
-        self.prompt.focus()
-        await self.inputs.drain()
+                await view.close()
+                await self.refresh_agent()
+                self.prompt.focus()
+                await self.inputs.drain()
 
     async def on_approval_prompt_resolved(self, message: ApprovalPrompt.Resolved) -> None:
         self.state.ask_closed()
