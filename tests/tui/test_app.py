@@ -55,6 +55,17 @@ async def test_first_run_without_a_model_explains_and_saves_one(tui: Tui) -> Non
     assert 'model = "local:scripted-model"' in saved and tui.llm.base_url in saved
 
 
+async def test_first_run_ctrl_q_quits_without_saving(tui: Tui) -> None:
+    (tui.env.home / "config.toml").write_text("")
+    app = tui.app()
+    async with app.run_test(size=(100, 50)) as pilot:
+        assert isinstance(app.screen, FirstRunScreen)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert app.return_code == 0 and app.session is None
+    assert (tui.env.home / "config.toml").read_text() == ""
+
+
 async def test_first_run_enter_rereads_a_model_configured_from_another_shell(tui: Tui) -> None:
     config = tui.env.home / "config.toml"
     configured = config.read_text()  # the scripted server as model and provider

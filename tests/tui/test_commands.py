@@ -171,8 +171,10 @@ async def test_thread_picker_renames_and_deletes(tui: Tui) -> None:
         assert isinstance(picker, ThreadPicker)
         await pilot.press("down")
         assert picker.selected == old
-        await pilot.press("ctrl+e")
+        await pilot.press("ctrl+e", "escape")  # Esc ends the renaming, not the picker
         box = picker.query_one("#picker-rename", Input)
+        assert app.screen is picker and not box.has_focus and not picker.has_class("-renaming")
+        await pilot.press("ctrl+e")
         assert box.has_focus and box.value == "old thread"
         box.value = ""
         await pilot.press(*"renamed one", "enter")

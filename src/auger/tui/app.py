@@ -12,6 +12,7 @@ from the factory the CLI picked; the catalogue, models, `!command` and threads a
 from __future__ import annotations
 
 import logging
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -86,14 +87,11 @@ class AugerApp(AppBase):
         self.state: TuiState[UserMessage] = TuiState(self.phase_changed)
         self.facts = Facts()
         self.prompt_history = PromptHistory(settings.home / FILE_NAME)
-        self._files: FileIndex | None = None
-        self._inputs: InputController | None = None
         self._shown: UserMessage | None = None
         self.gc = GcPolicy(
             self.set_timer, before_collect=self._release_offscreen, busy=lambda: pace_of(self).busy
         )
         self.view: TurnView | None = None
-        self._quit_armed = 0.0
         theme = str(settings.get("tui.theme") or "")
         if theme != self.theme and theme in self.available_themes:
             self.theme = theme
@@ -110,22 +108,18 @@ class AugerApp(AppBase):
         yield PromptInput(self.prompt_history, id="prompt")
         yield StatusBar(id="status")
 
-    @property
+    @cached_property
     def files(self) -> FileIndex:
         """The project's files, for `@path` completion (built on first use)."""
-        if self._files is None:
-            from auger.tui.prompt.files import FileIndex
+        from auger.tui.prompt.files import FileIndex
 
-            self._files = FileIndex(self.settings.project_root)
-        return self._files
+        return FileIndex(self.settings.project_root)
 
-    @property
+    @cached_property
     def inputs(self) -> InputController:
-        if self._inputs is None:
-            from auger.tui.prompt.inputs import InputController
+        from auger.tui.prompt.inputs import InputController
 
-            self._inputs = InputController(self)
-        return self._inputs
+        return InputController(self)
 
     def on_mount(self) -> None:
         self.call_after_refresh(end_startup)  # the collector, off since `auger` started (gcpolicy.py)
@@ -291,13 +285,10 @@ class AugerApp(AppBase):
             self.view = None
             self.state.turn_ended()
             if self.screen_stack:  # not when the app is shutting down mid-turn
-                await self._after_turn(view)
-
-    async def _after_turn(self, view: TurnView) -> None:
-        await view.close()
-        await self.refresh_agent()
-        self.prompt.focus()
-        await self.inputs.drain()
+                await view.close()
+                await self.refresh_agent()
+                self.prompt.focus()
+                await self.inputs.drain()
 
     async def on_approval_prompt_resolved(self, message: ApprovalPrompt.Resolved) -> None:
         self.state.ask_closed()
@@ -309,8 +300,6 @@ class AugerApp(AppBase):
 
     async def on_input_form_answered(self, message: InputForm.Answered) -> None:
         """Send an MCP server's form answer where the agent runs; content it refuses stays in the form."""
-        from auger.errors import AugerError
-
         form = message.form
         try:
             assert self.session is not None

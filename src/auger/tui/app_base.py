@@ -147,19 +147,13 @@ class AppBase(App[int]):
         """The state machine moved: the spinner says what the app does, the prompt looks busy
         during a turn (a class on the prompt only: one on the Screen would restyle every widget
         in the transcript), and the bindings that depend on it (Esc) are checked again."""
-        self.set_activity(ACTIVITY[new])
-        if not self.screen_stack:
+        if not self.screen_stack:  # quiet when the screen is already gone (exit)
             return
+        for bar in self.main_screen.query(StatusBar):
+            bar.activity = ACTIVITY[new]
         for prompt in self.main_screen.query(PromptInput):
             prompt.set_class(new in RUNNING, "-busy")
         self.refresh_bindings()
-
-    def set_activity(self, text: str) -> None:
-        """What the spinner says ("" = idle); quiet when the screen is already gone (exit)."""
-        if not self.screen_stack:
-            return
-        for bar in self.main_screen.query(StatusBar):
-            bar.activity = text
 
     def refresh_status(self, window: bool = True) -> None:
         if not self.screen_stack:  # closed: a refresh queued before (a timer, a read) came too late

@@ -28,11 +28,6 @@ class DiffLine:
     number: int | None = None  # line number in the new (add/ctx) or old (del) file
 
 
-def resolve(project_root: Path, path: str) -> Path:
-    """A tool's virtual path (rooted at the project) as a real path."""
-    return project_root / path.lstrip("/")
-
-
 def _read(file: Path) -> str | None:
     try:
         if not file.is_file() or file.stat().st_size > MAX_READ:
@@ -76,8 +71,8 @@ def tool_diff(
     """The diff a `write_file`/`edit_file` call makes, or None for other tools."""
     if name not in FILE_TOOLS:
         return None
-    file = resolve(project_root, str(args.get("file_path") or args.get("path") or ""))
-    content = _read(file)
+    virtual = str(args.get("file_path") or args.get("path") or "")  # rooted at the project
+    content = _read(project_root / virtual.lstrip("/"))
     if name == "write_file":
         new = str(args.get("content") or "")
         before = content if content is not None and not applied else ""

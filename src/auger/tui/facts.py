@@ -26,11 +26,14 @@ class Facts:
         """The window of the thread's model, as the agent reads it from its config (0: unknown)."""
         return (self.thread.context_window if self.thread else None) or 0
 
-    def skill_names(self) -> list[str]:
-        """The agent's skills and custom commands, which are sent as `/name args`."""
-        if self.catalogue is None:
+    def invocable(self) -> list[tuple[str, str, str, str]]:
+        """The agent's skills and custom commands, which are sent as `/name args`: (kind, name,
+        args hint, description) each."""
+        catalogue = self.catalogue
+        if catalogue is None:
             return []
-        return [s.name for s in self.catalogue.skills] + [c.name for c in self.catalogue.commands]
+        found = [("skill", s) for s in catalogue.skills] + [("command", c) for c in catalogue.commands]
+        return [(kind, item.name, item.args_hint, item.description) for kind, item in found]
 
     def new_thread(self) -> None:
         """Another thread is shown: nothing of the last one's is left."""

@@ -21,14 +21,6 @@ KEY_ARGS: dict[str, tuple[str, ...]] = {
 _EXIT = re.compile(r"\[Command (?:succeeded|failed) with exit code (-?\d+)\]|Exit code: (-?\d+)\s*$")
 
 
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """ "1 turn", "2 turns": the core's wording (`auger.core.port.counted`), imported when first
-    used, so nothing of auger.core is imported before the first paint."""
-    from auger.core.port import counted as core_counted
-
-    return core_counted(n, noun, plural)
-
-
 def one_line(text: str, limit: int = 80) -> str:
     """The first line of `text`, cut to `limit` characters with an ellipsis."""
     first = text.strip().splitlines()[0] if text.strip() else ""
@@ -40,6 +32,8 @@ def one_line(text: str, limit: int = 80) -> str:
 def key_arg(name: str, args: dict[str, Any], limit: int = 70) -> str:
     """The one argument that tells a tool call apart (a path, a command, a pattern)."""
     if name == "write_todos":
+        from auger.core.port import counted  # (not imported before the first paint)
+
         return counted(len(args.get("todos") or []), "item")
     for key in KEY_ARGS.get(name, ()):
         if args.get(key):

@@ -144,10 +144,9 @@ class TurnView:
             row.set_status("waiting")
             row.close_details()  # the approval shows the diff / command; the row shows it again after
             self.approvals[prompt] = row
-        if row is not None and row.parent is self.transcript:
-            await self.transcript.add(prompt, after=row)
-        else:
-            await self.transcript.add(prompt)
+        await self.transcript.add(
+            prompt, after=row if row is not None and row.parent is self.transcript else None
+        )
         self.app.state.ask_opened()
 
     async def approval_resolved(self, prompt: ApprovalPrompt) -> None:
@@ -164,13 +163,10 @@ class TurnView:
 
         form = InputForm(event)
         running = [r for r in self.rows.values() if r.status == "running" and r.parent is self.transcript]
-        if running:
-            running[-1].set_status("waiting")
-            self.forms[form] = running[-1]
-            await self.transcript.add(form, after=running[-1])
-        else:
-            self.forms[form] = None
-            await self.transcript.add(form)
+        row = self.forms[form] = running[-1] if running else None
+        if row is not None:
+            row.set_status("waiting")
+        await self.transcript.add(form, after=row)
         self.app.state.ask_opened()
 
     def input_answered(self, form: InputForm) -> None:

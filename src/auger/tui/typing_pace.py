@@ -92,18 +92,9 @@ class TypingPace:
     async def wait_keys(self, timeout: float = WINDOW) -> None:
         """Until no key is on its way to the screen (`busy`), at most `timeout` s (a prompt that
         is not shown is never painted: its keys are not waited for again)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
         typed = self._shown
-        while self.busy:
-            left = deadline - loop.time()
-            if left <= 0:
-                self._echoed = max(self._echoed, typed)
-                return
-            waker: asyncio.Future[None] = loop.create_future()
-            self._wakers.append(waker)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(waker, min(left, STRAY))
+        if not await self._wait(lambda: self.busy, timeout, STRAY):
+            self._echoed = max(self._echoed, typed)
 
     def waiting(self) -> bool:
         """`busy`, unless a `hold()` already timed out on these same keys."""
@@ -112,17 +103,23 @@ class TypingPace:
     async def hold(self, timeout: float) -> None:
         """Until no key is `waiting()`, at most `timeout` s (then these keys are given up on: a
         prompt that is not on screen does not stop the agent again and again)."""
+        if not await self._wait(self.waiting, timeout, timeout):
+            self._given_up = (self._shown, self.arrived_at)
+
+    async def _wait(self, busy: Callable[[], bool], timeout: float, step: float) -> bool:
+        """While `busy()`, asked again as each key moves on and at least every `step` s, at most
+        `timeout` s (then False)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while self.waiting():
+        while busy():
             left = deadline - loop.time()
             if left <= 0:
-                self._given_up = (self._shown, self.arrived_at)
-                return
+                return False
             waker: asyncio.Future[None] = loop.create_future()
             self._wakers.append(waker)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(waker, left)
+                await asyncio.wait_for(waker, min(left, step))
+        return True
 
     def _wake(self) -> None:
         wakers, self._wakers = self._wakers, []

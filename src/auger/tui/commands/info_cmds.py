@@ -48,12 +48,10 @@ async def help_cmd(ctx: CommandContext, arg: str) -> None:
         names = ", ".join(f"/{a}" for a in cmd.aliases)
         extra = f" (also {names})" if names else ""
         rows.append([md_code(cmd.usage), _cell(cmd.help) + extra])
-    catalogue = await _catalogue(ctx)
-    skills = catalogue.skills if catalogue is not None else []
-    rows += [[md_code(f"/{s.name} {s.args_hint}".rstrip()), f"skill: {_cell(s.description)}"] for s in skills]
-    commands = catalogue.commands if catalogue is not None else []
+    await _catalogue(ctx)
     rows += [
-        [md_code(f"/{c.name} {c.args_hint}".rstrip()), f"command: {_cell(c.description)}"] for c in commands
+        [md_code(f"/{name} {hint}".rstrip()), f"{kind}: {_cell(text)}"]
+        for kind, name, hint, text in ctx.facts.invocable()
     ]
     keys = md_table(["Key", "What it does"], [[k, v] for k, v in KEYS_HELP])
     await ctx.write(md_table(["Command", "What it does"], rows) + "\n\n" + keys)

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from auger.tui import format as fmt
+from auger.core.port import counted
 from auger.tui.commands.registry import command
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ async def copy_cmd(ctx: CommandContext, arg: str) -> None:
         ctx.notify("Nothing to copy yet.", "warning")
         return
     ctx.copy(ctx.facts.last_reply)
-    ctx.notify(f"Copied the last reply ({fmt.counted(len(ctx.facts.last_reply), 'character')}).")
+    ctx.notify(f"Copied the last reply ({counted(len(ctx.facts.last_reply), 'character')}).")
 
 
 @command("editor", "Write the prompt in $EDITOR (also Ctrl+G)", needs_session=False)

@@ -10,7 +10,6 @@ agent (no such turn, the thread busy elsewhere, snapshots missing) is one line.
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from auger.core.port import counted
@@ -50,11 +49,6 @@ def _turn_number(arg: str, turns: list[TurnChanges], name: str) -> int | None:
     return int(text)
 
 
-def _in_worker(ctx: CommandContext, steps: Coroutine[Any, Any, None], name: str) -> None:
-    """Run `steps` (which await screens) in the background; its errors become one line."""
-    ctx.background(reported(steps, name, ctx.notify))
-
-
 async def _overwrite(ctx: CommandContext, turn: int) -> bool | None:
     """Whether the rewind of files from `turn` on must force: False when nothing was changed by
     hand since the agent wrote it, True when the user says overwrite, None when they say no."""
@@ -85,7 +79,7 @@ async def open_rewind(
         ctx.notify(str(exc), "error")
         return
     if turns:
-        _in_worker(ctx, _rewind(ctx, turns, start), "rewind")
+        ctx.background(reported(_rewind(ctx, turns, start), "rewind", ctx.notify))  # it awaits screens
 
 
 async def _rewind(ctx: CommandContext, turns: list[TurnChanges], start: int | None) -> None:
@@ -152,7 +146,7 @@ async def undo_cmd(ctx: CommandContext, arg: str) -> None:
             f"Turn {last.turn} changed no files: nothing to undo (/rewind goes further back).", "warning"
         )
         return
-    _in_worker(ctx, _undo(ctx, last.turn), "undo")
+    ctx.background(reported(_undo(ctx, last.turn), "undo", ctx.notify))
 
 
 async def _undo(ctx: CommandContext, turn: int) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from auger.core.port import MODES
+from auger.core.port import MODES, counted
 from auger.errors import UsageError
 from auger.tui import format as fmt
 from auger.tui.commands.context import reported
@@ -89,13 +89,11 @@ async def mode_cmd(ctx: CommandContext, arg: str) -> None:
 
 @command("tokens", "Context use: tokens in the window and this session's usage")
 async def tokens_cmd(ctx: CommandContext, arg: str) -> None:
-    spec = ctx.agent.model_spec
-    window = ctx.facts.context_window
-    used = ctx.agent.context_tokens
     facts = ctx.facts
+    window = facts.context_window
     rows = [
-        ["Context", fmt.context_use(used, window)],
-        ["Model", f"{fmt.md_code(str(spec))} (window {fmt.tokens(window)})"],
+        ["Context", fmt.context_use(ctx.agent.context_tokens, window)],
+        ["Model", f"{fmt.md_code(str(ctx.agent.model_spec))} (window {fmt.tokens(window)})"],
         ["This session", f"{fmt.tokens(facts.input_tokens)} in, {fmt.tokens(facts.output_tokens)} out"],
     ]
     await ctx.write(fmt.md_table(["Tokens", "Used"], rows))
@@ -120,7 +118,7 @@ async def compact_cmd(ctx: CommandContext, arg: str) -> None:
         ctx.notify(notice.message, notice.level)
     ctx.status()
     await ctx.write(
-        f"**Compacted** {fmt.counted(done.summarized, 'message')}: "
+        f"**Compacted** {counted(done.summarized, 'message')}: "
         f"context {fmt.tokens(done.tokens_before or 0)} → "
         f"~{fmt.tokens(done.tokens_after or 0)} tokens. The model now sees this summary:\n\n"
         + "\n".join(f"> {line}" for line in (done.summary or "").splitlines())

@@ -21,6 +21,7 @@ from auger.tui.markdown.tables import render_table
 BULLETS = ("•", "◦", "▪")
 QUOTE_BAR = "▎ "
 MIN_WIDTH = 8
+LISTS = ("bullet_list", "ordered_list")
 
 Lines = list[Content]
 
@@ -38,10 +39,11 @@ def render_markdown(source: str, width: int) -> Lines:
     return _blocks(root.children, max(MIN_WIDTH, width), tight=False)
 
 
-def _blocks(nodes: list[SyntaxTreeNode], width: int, *, tight: bool) -> Lines:
+def _blocks(nodes: list[SyntaxTreeNode], width: int, *, tight: bool, depth: int = 0) -> Lines:
+    """`nodes`, a blank line between them unless `tight`; `depth`: a list among them is that deep."""
     lines: Lines = []
     for node in nodes:
-        rendered = _block(node, width)
+        rendered = _list(node, width, depth) if node.type in LISTS else _block(node, width)
         if not rendered:
             continue
         if lines and not tight:
@@ -76,7 +78,7 @@ def _heading(node: SyntaxTreeNode, width: int) -> Lines:
     return _wrap(_inline(node, f".md--h{min(level, 6)}"), width)
 
 
-def _list(node: SyntaxTreeNode, width: int, depth: int = 0) -> Lines:
+def _list(node: SyntaxTreeNode, width: int, depth: int) -> Lines:
     ordered = node.type == "ordered_list"
     start = int(node.attrs.get("start", 1) or 1) if ordered else 1
     markers = [
@@ -88,30 +90,13 @@ def _list(node: SyntaxTreeNode, width: int, depth: int = 0) -> Lines:
     )
     lines: Lines = []
     for marker, item in zip(markers, node.children, strict=True):
-        body = _item_blocks(item, width - marker_width, depth, tight)
+        body = _blocks(item.children, max(MIN_WIDTH, width - marker_width), tight=tight, depth=depth + 1)
         if lines and not tight:
             lines.append(Content(""))
         for y, line in enumerate(body or [Content("")]):
             prefix = Content.styled(marker.rjust(marker_width - 1) + " ", ".md--bullet") if y == 0 else None
             lines.append((prefix or Content(" " * marker_width)) + line)
     return lines
-
-
-def _item_blocks(item: SyntaxTreeNode, width: int, depth: int, tight: bool) -> Lines:
-    lines: Lines = []
-    for child in item.children:
-        if child.type in ("bullet_list", "ordered_list"):
-            rendered = _list(child, max(MIN_WIDTH, width), depth + 1)
-        else:
-            rendered = _block(child, max(MIN_WIDTH, width))
-        if lines and rendered and not tight:
-            lines.append(Content(""))
-        lines += rendered
-    return lines
-
-
-def _bullet_list(node: SyntaxTreeNode, width: int) -> Lines:
-    return _list(node, width)
 
 
 def _quote(node: SyntaxTreeNode, width: int) -> Lines:
@@ -150,8 +135,6 @@ def _rule(node: SyntaxTreeNode, width: int) -> Lines:
 RENDERERS: dict[str, Callable[[SyntaxTreeNode, int], Lines]] = {
     "paragraph": _paragraph,
     "heading": _heading,
-    "bullet_list": _bullet_list,
-    "ordered_list": _bullet_list,
     "blockquote": _quote,
     "fence": _code,
     "code_block": _code,

@@ -38,14 +38,9 @@ def _commands(facts: Facts, prefix: str) -> list[Completion]:
         required = bool(cmd.args) and not cmd.args.startswith("[")
         label = f"/{typed} {cmd.args}".rstrip()
         out.append(Completion(f"/{typed}" + (" " if required else ""), label, cmd.help))
-    for skill in facts.catalogue.skills if facts.catalogue else []:
-        if skill.name.startswith(prefix.lower()) and REGISTRY.get(skill.name) is None:
-            label = f"/{skill.name} {skill.args_hint}".rstrip()
-            out.append(Completion(f"/{skill.name} ", label, f"skill: {skill.description}"))
-    for custom in facts.catalogue.commands if facts.catalogue else []:
-        if custom.name.lower().startswith(prefix.lower()) and REGISTRY.get(custom.name) is None:
-            label = f"/{custom.name} {custom.args_hint}".rstrip()
-            out.append(Completion(f"/{custom.name} ", label, f"command: {custom.description}"))
+    for kind, name, hint, description in facts.invocable():  # (skill names are lowercase)
+        if name.lower().startswith(prefix.lower()) and REGISTRY.get(name) is None:
+            out.append(Completion(f"/{name} ", f"/{name} {hint}".rstrip(), f"{kind}: {description}"))
     for server in (facts.catalogue.mcp or []) if facts.catalogue else []:
         for usage in server.prompts:
             command = usage.split(" ", 1)[0]

@@ -14,11 +14,6 @@ if TYPE_CHECKING:
     from auger.tui.app import AugerApp
 
 
-def editor_command() -> list[str]:
-    raw = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    return shlex.split(raw)
-
-
 def _run(command: list[str], path: Path) -> int:
     return subprocess.run([*command, str(path)], check=False).returncode
 
@@ -32,7 +27,7 @@ async def edit_in_editor(app: AugerApp, text: str) -> str | None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        command = editor_command()
+        command = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
         try:
             try:
                 with app.suspend():

@@ -52,8 +52,13 @@ class FileIndex:
                 break
         return found[:MAX_FILES]
 
-    def match(self, query: str, limit: int = 12) -> list[str]:
-        return fuzzy(query, self.files(), limit)
+    def match(self, query: str, limit: int) -> list[str]:
+        """The `limit` files that match `query` best (fuzzy: its letters in order)."""
+        if not query:
+            return self.files()[:limit]
+        scored = [(s, p) for p in self.files() if (s := _score(query, p)) is not None]
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        return [p for _, p in scored[:limit]]
 
 
 def _score(query: str, path: str) -> float | None:
@@ -74,14 +79,6 @@ def _score(query: str, path: str) -> float | None:
     if query.lower() in low[base_start:]:
         score += 5.0
     return score - len(path) * 0.01
-
-
-def fuzzy(query: str, paths: list[str], limit: int = 12) -> list[str]:
-    if not query:
-        return paths[:limit]
-    scored = [(s, p) for p in paths if (s := _score(query, p)) is not None]
-    scored.sort(key=lambda item: (-item[0], item[1]))
-    return [p for _, p in scored[:limit]]
 
 
 def mention_at(text: str, cursor: int) -> tuple[int, str] | None:

@@ -6,6 +6,7 @@ stored twice; the file is trimmed when it grows past `MAX_ENTRIES`.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 from pathlib import Path
@@ -100,14 +101,5 @@ class PromptHistory:
     def search(self, query: str, limit: int = 200) -> list[str]:
         """Newest first, unique, containing every word of `query` (case-insensitive)."""
         words = query.lower().split()
-        seen: set[str] = set()
-        out: list[str] = []
-        for text in reversed(self.entries):
-            low = text.lower()
-            if text in seen or not all(w in low for w in words):
-                continue
-            seen.add(text)
-            out.append(text)
-            if len(out) >= limit:
-                break
-        return out
+        found = (text for text in reversed(self.entries) if all(w in text.lower() for w in words))
+        return list(itertools.islice(dict.fromkeys(found), limit))

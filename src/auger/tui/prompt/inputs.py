@@ -73,7 +73,7 @@ class InputController:
             state.enqueue(text)  # a skill, maybe: the agent says which once it is up
             return
         if cmd is None:
-            skills = app.facts.skill_names()
+            skills = [name for _, name, _, _ in app.facts.invocable()]
             if name in skills or name.startswith("mcp__"):
                 await self.prompt(text)  # the Session expands `/skill args` and `/mcp__server__prompt`
                 return

@@ -20,7 +20,7 @@ class ChoiceScreen(ModalScreen[str | None]):
 
     CSS_PATH = "screens.tcss"
     BINDINGS: ClassVar = [
-        Binding("escape", "close", "Close", id="choice.close"),
+        Binding("escape", "dismiss", "Close", id="choice.close"),
         *(Binding(str(n), f"pick({n})", show=False, id=f"choice.pick{n}") for n in range(1, 10)),
     ]
     AUTO_FOCUS = "#choice-list"
@@ -43,10 +43,6 @@ class ChoiceScreen(ModalScreen[str | None]):
             yield OptionList(*options, id="choice-list")
             yield Static(self.hint, classes="picker-hint", markup=False)
 
-    @property
-    def option_list(self) -> OptionList:
-        return self.query_one("#choice-list", OptionList)
-
     @on(OptionList.OptionSelected, "#choice-list")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.answers[event.option_index][0])
@@ -54,6 +50,3 @@ class ChoiceScreen(ModalScreen[str | None]):
     def action_pick(self, number: int) -> None:
         if 1 <= number <= len(self.answers):
             self.dismiss(self.answers[number - 1][0])
-
-    def action_close(self) -> None:
-        self.dismiss(None)

@@ -63,9 +63,7 @@ class UnifiedDiff(Widget):
 
 class DiffScreen(ModalScreen[None]):
     CSS_PATH = "screens.tcss"
-    BINDINGS: ClassVar = [
-        Binding("escape,q", "close", "Close", id="diff.close"),
-    ]
+    BINDINGS: ClassVar = [Binding("escape,q", "dismiss", "Close", id="diff.close")]
     AUTO_FOCUS = "#diff-scroll"
 
     def __init__(self, title: str, text: str) -> None:
@@ -79,6 +77,3 @@ class DiffScreen(ModalScreen[None]):
             with VerticalScroll(id="diff-scroll"):
                 yield UnifiedDiff(self.text, id="diff")
             yield Static("↑↓ PgUp PgDn Home End scroll · Esc close", classes="picker-hint", markup=False)
-
-    def action_close(self) -> None:
-        self.dismiss(None)

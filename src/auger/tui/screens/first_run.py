@@ -43,7 +43,7 @@ with the field empty: auger reads the config again.
 
 class FirstRunScreen(Screen["Settings | None"]):
     CSS_PATH = "screens.tcss"
-    BINDINGS: ClassVar = [Binding("ctrl+q,ctrl+c", "quit_setup", "Quit", priority=True, id="firstrun.quit")]
+    BINDINGS: ClassVar = [Binding("ctrl+q,ctrl+c", "dismiss", "Quit", priority=True, id="firstrun.quit")]
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(id="first-run")
@@ -91,6 +91,3 @@ class FirstRunScreen(Screen["Settings | None"]):
             self.dismiss(settings)
         else:
             error.update("Still no model configured: type one as provider:model, or set one and press Enter.")
-
-    def action_quit_setup(self) -> None:
-        self.dismiss(None)

@@ -19,7 +19,7 @@ T = TypeVar("T")
 class FilterPicker(ModalScreen[T | None], Generic[T]):
     CSS_PATH = "screens.tcss"
     BINDINGS: ClassVar = [
-        Binding("escape", "close", "Close", id="picker.close"),
+        Binding("escape", "dismiss", "Close", id="picker.close"),
         Binding("down", "move(1)", "Down", show=False, priority=True, id="picker.down"),
         Binding("up", "move(-1)", "Up", show=False, priority=True, id="picker.up"),
     ]
@@ -84,13 +84,7 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
         await self.refill(event.value)
 
     @on(Input.Submitted, "#picker-filter")
-    def _submit(self) -> None:
-        self.choose()
-
     @on(OptionList.OptionSelected, "#picker-list")
-    def _clicked(self) -> None:
-        self.choose()
-
     def choose(self) -> None:
         value = self.selected
         if value is not None:
@@ -102,6 +96,3 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
             olist.action_cursor_down()
         else:
             olist.action_cursor_up()
-
-    def action_close(self) -> None:
-        self.dismiss(None)

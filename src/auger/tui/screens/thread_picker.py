@@ -123,11 +123,11 @@ class ThreadPicker(FilterPicker[str]):
         self.remove_class("-renaming")
         self.query_one("#picker-filter", Input).focus()
 
-    def action_close(self) -> None:
-        if self._renaming:
+    async def action_dismiss(self, result: str | None = None) -> None:
+        if self._renaming:  # Esc ends the renaming, not the picker
             self._end_rename()
         else:
-            super().action_close()
+            await super().action_dismiss(result)
 
     async def action_delete(self) -> None:
         target = self.selected

@@ -40,13 +40,6 @@ class CompletionMenu(OptionList, can_focus=False):
         self.current = None
         self.display = False
 
-    def move(self, delta: int) -> None:
-        if self.is_open:
-            if delta > 0:
-                self.action_cursor_down()
-            else:
-                self.action_cursor_up()
-
     def chosen(self) -> tuple[CompletionSet, Completion] | None:
         if not self.is_open or self.current is None or self.highlighted is None:
             return None

@@ -9,19 +9,13 @@ from textual.content import Content
 from textual.widget import Widget
 
 from auger.core.port import counted
-from auger.tui.diffs import DiffLine
+from auger.tui.diffs import DiffLine, diff_stats
 
 _MARK = {"add": "+", "del": "-", "ctx": " ", "hunk": " "}
 
 
 class DiffView(Widget):
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "diff--add",
-        "diff--del",
-        "diff--ctx",
-        "diff--hunk",
-        "diff--number",
-    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"diff--{k}" for k in ("add", "del", "ctx", "hunk", "number")}
 
     def __init__(self, lines: list[DiffLine], max_lines: int = 60, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -47,10 +41,8 @@ class DiffView(Widget):
                 text = Content.assemble((number, number_style), " ", text)
             rows.append(text)
         if self.folded:
-            hidden = self.lines[self.max_lines :]
-            added = sum(1 for line in hidden if line.kind == "add")
-            removed = sum(1 for line in hidden if line.kind == "del")
-            more = f"… {counted(self.folded, 'more line')} (+{added} -{removed}), click to show them"
+            stats = diff_stats(self.lines[self.max_lines :])
+            more = f"… {counted(self.folded, 'more line')} ({stats}), click to show them"
             rows.append(Content.styled(more, self.get_visual_style("diff--hunk")))
         if not rows:
             rows.append(Content("(no changes)"))

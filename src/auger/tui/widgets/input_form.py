@@ -6,7 +6,7 @@ to the agent through the port (`resolve_input`, posted by the app on `Answered`)
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from textual import on
 from textual.binding import Binding
@@ -84,7 +84,8 @@ class InputForm(Vertical):
         self._answer(InputAnswer("cancel"))
 
     @on(Button.Pressed, "#submit")
-    def _submit_pressed(self, event: Button.Pressed) -> None:
+    @on(Input.Submitted)
+    def _submitted(self, event: Button.Pressed | Input.Submitted) -> None:
         event.stop()
         self.action_submit()
 
@@ -92,11 +93,6 @@ class InputForm(Vertical):
     def _decline_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.action_decline()
-
-    @on(Input.Submitted)
-    def _enter(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_submit()
 
     def _answer(self, answer: InputAnswer) -> None:
         if self.answer is not None or self.sending:
@@ -160,9 +156,6 @@ def _control(f: FormField, label: str) -> Widget:
 
 
 def _value(control: Widget) -> Any:
-    if isinstance(control, Checkbox):
-        return control.value
-    if isinstance(control, Select):
-        return None if control.value is Select.NULL else control.value
-    assert isinstance(control, Input)
-    return control.value
+    """A control's value (each of the three has one); a Select left blank is None."""
+    value = cast("Checkbox | Select[Any] | Input", control).value
+    return None if value is Select.NULL else value

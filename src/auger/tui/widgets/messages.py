@@ -11,16 +11,6 @@ from auger.tui.markdown.blocks import BlockSplitter
 from auger.tui.widgets.markdown_view import MarkdownLines
 from auger.tui.widgets.streamed_markdown import StreamedMarkdown
 
-__all__ = [
-    "AssistantMessage",
-    "ChangesLine",
-    "InfoBlock",
-    "Notice",
-    "Reasoning",
-    "StreamedMarkdown",
-    "UserMessage",
-]
-
 
 class UserMessage(Static):
     """The user's prompt; `-queued` while it waits for the agent."""

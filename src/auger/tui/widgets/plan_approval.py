@@ -37,8 +37,7 @@ class PlanApproval(ApprovalPrompt, inherit_bindings=False):
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("Plan ready: accept it, or keep planning?", markup=False, classes="title")
-        plan = str(self.request.args.get("plan") or "").strip() or "(an empty plan)"
-        yield MarkdownLines([Chunk(plan + "\n")], classes="plan")
+        yield MarkdownLines([Chunk((self.plan.strip() or "(an empty plan)") + "\n")], classes="plan")
         yield Static(HINT, markup=False, classes="hint")
         yield Input(placeholder="What should change in the plan? (Enter to send)", classes="reason")
 

@@ -142,7 +142,7 @@ class PromptInput(TextArea):
     # Our bindings replace TextArea's for the same keys, so each action falls back to its behaviour.
     def action_older(self) -> None:
         if self.menu is not None and self.menu.is_open:
-            self.menu.move(-1)
+            self.menu.action_cursor_up()
             return
         if not self.cursor_at_first_line:
             self.action_cursor_up()
@@ -154,7 +154,7 @@ class PromptInput(TextArea):
 
     def action_newer(self) -> None:
         if self.menu is not None and self.menu.is_open:
-            self.menu.move(1)
+            self.menu.action_cursor_down()
             return
         if not self.cursor_at_last_line or not self.prompt_history.walking:
             self.action_cursor_down()

@@ -18,13 +18,7 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 class StatusBar(Widget):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "status--spinner",
-        "status--model",
-        "status--mode",
-        "status--tokens",
-        "status--title",
-        "status--dim",
-        "status--hint",
+        f"status--{part}" for part in ("spinner", "model", "mode", "tokens", "title", "dim", "hint")
     }
     model: reactive[str] = reactive("")
     mode: reactive[str] = reactive("")
@@ -39,8 +33,6 @@ class StatusBar(Widget):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._since = time.monotonic()
-        self._timer: Timer | None = None
-        self._frame = 0
         self._hint_timer: Timer | None = None
 
     def flash(self, hint: str, seconds: float) -> None:
@@ -58,15 +50,8 @@ class StatusBar(Widget):
     def watch_activity(self, old: str, new: str) -> None:
         if new and not old:
             self._since = time.monotonic()
-            self._timer = self.set_interval(0.1, self._tick)
-        elif not new and self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        self.auto_refresh = 0.1 if new else None  # the spinner turns, the time counts
         self.set_class(bool(new), "-busy")
-
-    def _tick(self) -> None:
-        self._frame += 1
-        self.refresh()
 
     def render(self) -> Content:
         style = self.get_visual_style
@@ -75,9 +60,9 @@ class StatusBar(Widget):
         if self.hint:
             parts += [(self.hint, style("status--hint")), sep]
         if self.activity:
-            spin = SPINNER[self._frame % len(SPINNER)]
-            took = fmt.elapsed(time.monotonic() - self._since)
-            parts += [(f"{spin} {self.activity} {took}", style("status--spinner")), sep]
+            took = time.monotonic() - self._since
+            spin = SPINNER[int(took * 10) % len(SPINNER)]
+            parts += [(f"{spin} {self.activity} {fmt.elapsed(took)}", style("status--spinner")), sep]
         parts.append((self.model or "no model", style("status--model")))
         parts += [sep, (self.mode, style("status--mode"))]
         if self.window:

@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from auger.core.port import counted
 from auger.tui import format as fmt
 from auger.tui.diffs import diff_stats, tool_diff
 from auger.tui.widgets.diffview import DiffView
@@ -24,10 +25,7 @@ MAX_OUTPUT_LINES = 200
 
 class ToolHeader(Widget):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "toolheader--icon",
-        "toolheader--name",
-        "toolheader--arg",
-        "toolheader--meta",
+        f"toolheader--{part}" for part in ("icon", "name", "arg", "meta")
     }
 
     def __init__(self, row: ToolRow) -> None:
@@ -123,7 +121,6 @@ class ToolRow(Vertical, can_focus=True):
             self.set_status("running")
             if self.diff is not None:
                 self.open_details()
-        self.header.refresh()
 
     # -- details ---------------------------------------------------------------------------
     def close_details(self) -> None:
@@ -161,7 +158,7 @@ class ToolRow(Vertical, can_focus=True):
         text = fmt.strip_exit_line(self.output) if self.tool_name == "execute" else self.output
         shown, more = fmt.clip_lines(text, MAX_OUTPUT_LINES)
         if more:
-            shown += f"\n… {fmt.counted(more, 'more line')}"
+            shown += f"\n… {counted(more, 'more line')}"
         self.details.query(".output").remove()
         self.details.mount(Static(shown or "(no output)", markup=False, classes="output"))
 

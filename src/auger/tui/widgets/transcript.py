@@ -59,27 +59,17 @@ class Transcript(VerticalScroll):
     def on_mount(self) -> None:
         self.anchor()
 
-    async def add(self, *widgets: Widget, before: Widget | None = None, after: Widget | None = None) -> None:
-        """Mount blocks (at the end unless `before`/`after` is given), then prune."""
-        if before is not None:
-            await self.mount_all(widgets, before=before)
-        elif after is not None:
-            await self.mount_all(widgets, after=after)
-        else:
-            await self.mount_all(widgets)
+    async def add(self, *widgets: Widget, after: Widget | None = None) -> None:
+        """Mount blocks (at the end unless `after` is given), then prune."""
+        await self.mount_all(widgets, after=after)
         self.prune()
 
     def blocks(self) -> list[Widget]:
         return [child for child in self.children if not isinstance(child, NOT_BLOCKS)]
 
-    @staticmethod
-    def weight(block: Widget) -> int:
-        """How many widgets `block` is (itself and everything inside it)."""
-        return 1 + sum(1 for _ in block.walk_children())
-
     def prune(self) -> None:
         blocks = self.blocks()
-        weights = [self.weight(b) for b in blocks]
+        weights = [len(b.walk_children(with_self=True)) for b in blocks]  # each block's widgets
         total = sum(weights)
         if total <= self.budget:
             return
