@@ -327,12 +327,13 @@ def load_settings(
     )
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file and a rename (keeps the file's mode)."""
+def write_atomic(path: Path, text: str, new_mode: int = 0o644) -> None:
+    """Write `text` to `path` through a temporary file and a rename (an existing file keeps its
+    mode, a new one gets `new_mode`)."""
     folder = path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+        mode = path.stat().st_mode & 0o777 if path.exists() else new_mode
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as err:
         raise ConfigError(
