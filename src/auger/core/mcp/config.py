@@ -349,11 +349,8 @@ def servers_from_settings(
     trust_project: bool = False,
     problems: list[str] | None = None,
 ) -> list[McpServerConfig]:
-    """`load_mcp_servers` fed from an `auger.settings.Settings` (`data["mcp"]["servers"]`, home, root)."""
-    table = settings.data.get("mcp", {}) or {}
-    servers = table.get("servers", {}) if isinstance(table, dict) else {}
-    if not isinstance(servers, dict):
-        raise ConfigError("config: [mcp.servers] must be a table of server tables.")
+    """`load_mcp_servers` fed from an `auger.settings.Settings` (`[mcp.servers]`, home, root)."""
+    servers = settings.get("mcp.servers")  # a table of tables: load_settings refuses anything else
     return load_mcp_servers(
         home=settings.home,
         project_root=settings.project_root,
