@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from auger.errors import ConfigError
-from auger.settings import write_atomic
+from auger.settings import project_config_path, write_atomic
 
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
@@ -78,9 +78,8 @@ class TrustStore:
         with contextlib.suppress(OSError):
             digest.update((Path(root) / PROJECT_FILE).read_bytes())
             found = True
-        toml_path = Path(root) / ".auger" / "config.toml"
         with contextlib.suppress(OSError, ValueError):
-            raw = toml_path.read_bytes()
+            raw = project_config_path(Path(root)).read_bytes()
             mcp = tomllib.loads(raw.decode("utf-8")).get("mcp")
             if isinstance(mcp, dict) and mcp.get("servers"):
                 digest.update(b"\0.auger/config.toml\0" + raw)
