@@ -14,7 +14,6 @@ import argparse
 import asyncio
 import json
 import logging
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -114,9 +113,7 @@ def _servers(settings: Any, extra: list[str], trust: bool, env: Mapping[str, str
     from auger.core.mcp.config import servers_from_settings
 
     problems: list[str] = []
-    servers = servers_from_settings(
-        settings, extra=extra, env=os.environ if env is None else env, trust_project=trust, problems=problems
-    )
+    servers = servers_from_settings(settings, extra=extra, env=env, trust_project=trust, problems=problems)
     for problem in problems:
         print(f"auger: warning: {problem} Skipped.", file=sys.stderr)
     return servers
