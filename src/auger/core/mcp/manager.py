@@ -78,12 +78,6 @@ def _error_result(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], isError=True)
 
 
-def _leaf(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
 class McpManager:
     """Starts, calls, restarts and stops the configured MCP servers."""
 
@@ -466,7 +460,8 @@ class McpManager:
         self._notify(f"MCP server '{srv.config.name}' {error}")
 
     def _describe(self, exc: BaseException) -> str:
-        exc = _leaf(exc)
+        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # anyio's task groups wrap it
+            exc = exc.exceptions[0]
         if isinstance(exc, FileNotFoundError):
             return f"command not found: {exc.filename or exc}"
         if isinstance(exc, TimeoutError):
