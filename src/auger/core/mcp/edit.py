@@ -21,9 +21,8 @@ SCOPES = ("user", "project")
 
 
 def scope_file(scope: str, home: Path, project_root: Path) -> Path:
-    if scope not in SCOPES:
-        raise UsageError(f"unknown scope {scope!r} (use user or project).")
-    return Path(home) / USER_FILE if scope == "user" else Path(project_root) / PROJECT_FILE
+    """The file of a scope in SCOPES (`auger mcp`'s argparse choices allow no other)."""
+    return home / USER_FILE if scope == "user" else project_root / PROJECT_FILE
 
 
 def _read(path: Path) -> dict[str, Any]:
