@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from auger.paths import logs_dir
+
 _current: Path | None = None  # the file `setup_logging` opened, for messages that point to it
 
 
@@ -20,7 +22,7 @@ def see_log() -> str:
 
 def setup_logging(home: Path) -> Path | None:
     global _current
-    path = home / "logs" / "auger.log"
+    path = logs_dir(home) / "auger.log"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")

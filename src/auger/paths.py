@@ -38,9 +38,5 @@ def git_branch(root: Path, commit_chars: int = 12) -> str | None:
     return head[:commit_chars] or None  # detached: the commit
 
 
-def threads_db(home: Path) -> Path:
-    return home / "threads.db"
-
-
 def logs_dir(home: Path) -> Path:
     return home / "logs"

@@ -254,11 +254,6 @@ def _env_points(env: Mapping[str, str]) -> list[tuple[Point, str]]:
     return points
 
 
-def _flag_label(dotted: str, value: Any) -> str:
-    name = dotted.replace(".", "-").replace("_", "-")
-    return f"flag --no-{name}" if value is False else f"flag --{name}"
-
-
 def _flag_points(flags: Mapping[str, Any]) -> list[tuple[Point, str]]:
     points: list[tuple[Point, str]] = []
     for dotted, raw in flags.items():
@@ -266,7 +261,8 @@ def _flag_points(flags: Mapping[str, Any]) -> list[tuple[Point, str]]:
             continue
         key = resolve_key(dotted)
         value = parse_text(key, raw) if isinstance(raw, str) and key.kind != "str" else raw
-        label = _flag_label(dotted, value)
+        name = dotted.replace(".", "-").replace("_", "-")
+        label = f"flag --no-{name}" if value is False else f"flag --{name}"
         points.append(((tuple(dotted.split(".")), key, check(key, dotted, value, label)), label))
     return points
 
@@ -327,12 +323,13 @@ def load_settings(
     )
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file and a rename (keeps the file's mode)."""
+def write_atomic(path: Path, text: str, new_mode: int = 0o644) -> None:
+    """Write `text` to `path` through a temporary file and a rename (an existing file keeps its
+    mode, a new one gets `new_mode`)."""
     folder = path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+        mode = path.stat().st_mode & 0o777 if path.exists() else new_mode
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as err:
         raise ConfigError(

@@ -21,6 +21,7 @@ def test_add_get_remove_a_stdio_server(tmp_path: Path, capsys: pytest.CaptureFix
     home, root, env = make_project(tmp_path)
     user_file = home / "mcp.json"
     user_file.write_text(json.dumps({"mcpServers": {"other": {"command": "x"}}, "comment": "mine"}))
+    user_file.chmod(0o640)
     argv = ["add", "-e", "TOKEN=abc", "calc", "--", sys.executable, FAST, "--name", "calc"]
     assert mcp_cmd.run(argv, cwd=root, env=env) == 0
     assert f"Added MCP server 'calc' to {user_file}." in capsys.readouterr().out
@@ -31,6 +32,7 @@ def test_add_get_remove_a_stdio_server(tmp_path: Path, capsys: pytest.CaptureFix
         "args": [FAST, "--name", "calc"],
         "env": {"TOKEN": "abc"},
     }
+    assert user_file.stat().st_mode & 0o777 == 0o640  # an existing file keeps its mode
 
     assert mcp_cmd.run(["get", "calc", "--json"], cwd=root, env=env) == 0
     info = json.loads(capsys.readouterr().out)
@@ -63,6 +65,7 @@ def test_add_an_http_server_to_the_project(tmp_path: Path, capsys: pytest.Captur
     ]
     assert mcp_cmd.run(argv, cwd=root, env=env) == 0
     assert "trust it again" in capsys.readouterr().out
+    assert (root / ".mcp.json").stat().st_mode & 0o777 == 0o600  # a new file: headers hold secrets
     assert servers(root / ".mcp.json") == {
         "api": {"type": "http", "url": "https://x/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}
     }

@@ -40,13 +40,13 @@ _SECRET_TABLES = ("env", "headers")
 def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> int:
     """Run `auger config ...`; returns the exit code. AugerError -> one line on stderr."""
     try:
-        return _dispatch(list(argv), cwd, os.environ if env is None else env)
+        return _dispatch(list(argv), cwd, env)
     except AugerError as err:
         print(f"auger: {err}", file=sys.stderr)
         return err.exit_code
 
 
-def _dispatch(argv: list[str], cwd: Path | None, env: Mapping[str, str]) -> int:
+def _dispatch(argv: list[str], cwd: Path | None, env: Mapping[str, str] | None) -> int:
     command, args = (argv[0], argv[1:]) if argv else ("show", [])
     if command in ("-h", "--help", "help"):
         print(USAGE)
@@ -111,7 +111,7 @@ def _files(home: Path, root: Path) -> dict[str, str]:
     return {"user": str(user_config_path(home)), "project": str(project_config_path(root))}
 
 
-def _path(cwd: Path | None, env: Mapping[str, str]) -> int:
+def _path(cwd: Path | None, env: Mapping[str, str] | None) -> int:
     files = _files(paths.auger_home(env), paths.project_root(cwd))
     for layer, path in files.items():
         print(f"{layer}: {path}")
@@ -121,7 +121,7 @@ def _path(cwd: Path | None, env: Mapping[str, str]) -> int:
 # --- set --------------------------------------------------------------------------------------
 
 
-def _set(dotted: str, text: str, env: Mapping[str, str]) -> int:
+def _set(dotted: str, text: str, env: Mapping[str, str] | None) -> int:
     key = resolve_key(dotted)
     value = check(key, dotted, parse_text(key, text), "config set")
     path = write_user_setting(paths.auger_home(env), dotted, value)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,7 +30,7 @@ def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | No
     from auger.settings import load_settings
 
     try:
-        settings = load_settings(cwd, os.environ if env is None else env)
+        settings = load_settings(cwd, env)
         if args.command == "trust":
             pending = untrusted_project_hooks(settings)
             if not pending:

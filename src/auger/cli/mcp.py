@@ -14,7 +14,6 @@ import argparse
 import asyncio
 import json
 import logging
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -60,10 +59,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def _collect(servers: list[Any], log_dir: Path, call_timeout: float) -> list[dict[str, Any]]:
+async def _collect(settings: Any, servers: list[Any]) -> list[dict[str, Any]]:
+    """Start `servers`, read each one's status and tools, and shut them down again."""
     from auger.core.mcp.manager import McpManager
+    from auger.paths import logs_dir
 
-    manager = McpManager(servers, log_dir, call_timeout, on_notice=lambda _text: None)
+    timeout = settings.get("mcp.call_timeout")
+    manager = McpManager(servers, logs_dir(settings.home), timeout, on_notice=lambda _text: None)
     try:
         await manager.start()
         return manager.status()
@@ -111,24 +113,15 @@ def _servers(settings: Any, extra: list[str], trust: bool, env: Mapping[str, str
     from auger.core.mcp.config import servers_from_settings
 
     problems: list[str] = []
-    servers = servers_from_settings(
-        settings, extra=extra, env=os.environ if env is None else env, trust_project=trust, problems=problems
-    )
+    servers = servers_from_settings(settings, extra=extra, env=env, trust_project=trust, problems=problems)
     for problem in problems:
         print(f"auger: warning: {problem} Skipped.", file=sys.stderr)
     return servers
 
 
-def _status(settings: Any, servers: list[Any]) -> list[dict[str, Any]]:
-    from auger import paths
-
-    call_timeout = float(settings.get("mcp.call_timeout", 60.0) or 60.0)
-    return asyncio.run(_collect(servers, paths.logs_dir(settings.home), call_timeout))
-
-
 def _list(args: argparse.Namespace, settings: Any, base: Path, env: Mapping[str, str] | None) -> int:
     extra = [item if item.lstrip().startswith("{") else str(base / item) for item in args.mcp_config]
-    rows = _status(settings, _servers(settings, extra, args.trust_project_mcp, env))
+    rows = asyncio.run(_collect(settings, _servers(settings, extra, args.trust_project_mcp, env)))
     if args.json:
         print(json.dumps([{k: row[k] for k in JSON_KEYS} for row in rows], indent=2))
     else:
@@ -141,7 +134,7 @@ def _get(args: argparse.Namespace, settings: Any, base: Path, env: Mapping[str, 
     if not found:
         raise UsageError(f"no MCP server named '{args.name}'.", hint="See `auger mcp list`.")
     cfg = found[0]
-    [row] = _status(settings, found)
+    [row] = asyncio.run(_collect(settings, found))
     info = {
         **{k: row[k] for k in JSON_KEYS},
         "transport": cfg.transport,

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from auger.errors import AugerError, UsageError
+from auger.errors import UsageError
 
 DEFAULT_PORT = 8765
 TOKEN_ENV = "AUGER_SERVE_TOKEN"
@@ -93,21 +93,18 @@ def _resolve_token(args: argparse.Namespace) -> tuple[str, bool]:
 
 
 def run(argv: Sequence[str]) -> int:
+    """`auger serve`; an AugerError is shown by `auger.cli.command`, like the main command's."""
     args = _parser().parse_args(list(argv))
-    try:
-        token, generated = _resolve_token(args)
-        from auger.logsetup import setup_logging
-        from auger.settings import load_settings
+    token, generated = _resolve_token(args)
+    from auger.logsetup import setup_logging
+    from auger.settings import load_settings
 
-        settings = load_settings(flags={"mode": args.mode, "model": args.model})  # None: not given
-        setup_logging(settings.home)
-        for warning in settings.warnings:
-            print(f"auger: warning: {warning}", file=sys.stderr)
-        sock = _bind(args.host, args.port)
-        return asyncio.run(_serve(settings, sock, token, generated, args))
-    except AugerError as exc:
-        print(f"auger: {exc}", file=sys.stderr)
-        return exc.exit_code
+    settings = load_settings(flags={"mode": args.mode, "model": args.model})  # None: not given
+    setup_logging(settings.home)
+    for warning in settings.warnings:
+        print(f"auger: warning: {warning}", file=sys.stderr)
+    sock = _bind(args.host, args.port)
+    return asyncio.run(_serve(settings, sock, token, generated, args))
 
 
 async def _serve(settings: Any, sock: socket.socket, token: str, generated: bool, args: Any) -> int:

@@ -239,11 +239,7 @@ def _sweep_snapshots(store: ThreadStore) -> Swept:
 
 def _prune_artifacts(folder: Path, cutoff: float, *, dry_run: bool) -> int:
     """Files deepagents offloaded (large tool results, summarised history) not touched since `cutoff`."""
-    old = (
-        [p for p in folder.rglob("*") if p.is_file() and p.stat().st_mtime < cutoff]
-        if folder.is_dir()
-        else []
-    )
+    old = [p for p in folder.rglob("*") if p.is_file() and p.stat().st_mtime < cutoff]  # no folder: none
     if not dry_run:
         for path in old:
             path.unlink(missing_ok=True)

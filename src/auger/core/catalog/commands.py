@@ -176,7 +176,7 @@ def expand(command: Command, args: str, settings: Settings) -> tuple[str, list[s
     """The prompt `command` becomes for `args`, and warnings (commands not run, files not found)."""
     root = Path(settings.project_root)
     warnings: list[str] = []
-    text = expand_arguments(command.body, args) if uses_arguments(command.body) else command.body
+    text = expand_arguments(command.body, args)  # a body without placeholders stays as it is
     if args and not uses_arguments(command.body):
         text = f"{text}\n\nARGUMENTS: {args}"
 

@@ -52,20 +52,15 @@ class Catalog(Generic[T]):
         return item, (match.group(2) or "").strip()
 
 
-def _loader() -> Any:
-    import yaml
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def split(text: str) -> tuple[dict[str, Any], str]:
     import yaml
 
     match = _FRONTMATTER.match(text)
     if not match:
         raise FrontmatterError("no YAML frontmatter (the file must start with a '---' block)")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # a safe loader, libyaml's when it is built
     try:
-        data = yaml.load(match.group(1), Loader=_loader())  # a safe loader (CSafeLoader/SafeLoader)
+        data = yaml.load(match.group(1), Loader=loader)
     except yaml.YAMLError as exc:
         raise FrontmatterError(f"invalid YAML in the frontmatter{_where(exc)}") from None
     if not isinstance(data, dict):

@@ -55,12 +55,6 @@ def _allowed(path: Path, roots: list[Path]) -> bool:
     return any(real.is_relative_to(r.resolve()) for r in roots)
 
 
-def _target(name: str, folder: Path) -> Path:
-    if name.startswith("~/"):
-        return Path.home() / name[2:]
-    return Path(name) if name.startswith("/") else folder / name
-
-
 def expand(text: str, path: Path, roots: list[Path], found: Imports | None = None, depth: int = 0) -> Imports:
     """The imports of the memory file `path` (whose text is `text`), recursively."""
     from auger.core.catalog.memory import read_memory_file  # memory imports this module
@@ -68,7 +62,8 @@ def expand(text: str, path: Path, roots: list[Path], found: Imports | None = Non
     found = found if found is not None else Imports(seen={path.resolve()})
     chain = found.seen
     for name in import_names(text):
-        target = _target(name, path.parent)
+        # relative to the importing file's folder; an absolute name stays absolute (pathlib's `/`)
+        target = Path.home() / name[2:] if name.startswith("~/") else path.parent / name
         looks_like_path = "/" in name or "." in name
         if not target.is_file():
             if looks_like_path:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auger.core.backends.mounts import builtin_dir, shared_skills_dir, virtual_path
-from auger.core.catalog.arguments import expand_arguments, uses_arguments
+from auger.core.catalog.arguments import expand_arguments
 from auger.core.catalog.frontmatter import (
     Catalog,
     FrontmatterError,
@@ -165,13 +165,11 @@ def skill_body(skill: Skill) -> str:
 def invocation_text(skill: Skill, args: str) -> str:
     folder = skill.virtual_path.rsplit("/", 1)[0]
     parts = [f'<skill name="{skill.name}" source="{skill.source}" path="{skill.virtual_path}">']
-    parts += [skill_body(skill), "</skill>"]
+    parts += [expand_arguments(skill_body(skill), args), "</skill>"]
     files = support_files(skill)
     if files:
         parts.append("\nFiles in this skill's folder (read them with read_file when the steps say so):")
         parts += [f"- {folder}/{f}" for f in files]
-    if uses_arguments(parts[1]):
-        parts[1] = expand_arguments(parts[1], args)
     if skill.allowed_tools:
         parts.append(f"\nFor this request you may use only these tools: {', '.join(skill.allowed_tools)}.")
     request = args or "(no further details: follow the skill's instructions)"

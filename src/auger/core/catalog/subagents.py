@@ -109,8 +109,7 @@ def _tables(
     settings: Settings, key: str, required: tuple[str, ...], warnings: list[str]
 ) -> Iterator[tuple[str, dict[str, Any]]]:
     """(name, table) of each usable `[KEY.NAME]` config table; the others are skipped with a warning."""
-    for name, table in (settings.data.get(key) or {}).items():
-        table = table if isinstance(table, dict) else {}
+    for name, table in settings.get(key).items():  # tables of tables: load_settings checked it
         missing = [k for k in required if not table.get(k)]
         if missing or name_problem(name):
             why = name_problem(name) or f"missing {' and '.join(missing)}"

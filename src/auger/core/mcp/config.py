@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from auger.errors import ConfigError
-from auger.settings import write_atomic
+from auger.settings import project_config_path, write_atomic
 
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
@@ -78,9 +78,8 @@ class TrustStore:
         with contextlib.suppress(OSError):
             digest.update((Path(root) / PROJECT_FILE).read_bytes())
             found = True
-        toml_path = Path(root) / ".auger" / "config.toml"
         with contextlib.suppress(OSError, ValueError):
-            raw = toml_path.read_bytes()
+            raw = project_config_path(Path(root)).read_bytes()
             mcp = tomllib.loads(raw.decode("utf-8")).get("mcp")
             if isinstance(mcp, dict) and mcp.get("servers"):
                 digest.update(b"\0.auger/config.toml\0" + raw)
@@ -349,11 +348,8 @@ def servers_from_settings(
     trust_project: bool = False,
     problems: list[str] | None = None,
 ) -> list[McpServerConfig]:
-    """`load_mcp_servers` fed from an `auger.settings.Settings` (`data["mcp"]["servers"]`, home, root)."""
-    table = settings.data.get("mcp", {}) or {}
-    servers = table.get("servers", {}) if isinstance(table, dict) else {}
-    if not isinstance(servers, dict):
-        raise ConfigError("config: [mcp.servers] must be a table of server tables.")
+    """`load_mcp_servers` fed from an `auger.settings.Settings` (`[mcp.servers]`, home, root)."""
+    servers = settings.get("mcp.servers")  # a table of tables: load_settings refuses anything else
     return load_mcp_servers(
         home=settings.home,
         project_root=settings.project_root,

@@ -10,21 +10,19 @@ overwritten.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from auger.core.mcp.config import PROJECT_FILE, USER_FILE, file_text, parse_server
 from auger.errors import ConfigError, UsageError
+from auger.settings import write_atomic
 
 SCOPES = ("user", "project")
 
 
 def scope_file(scope: str, home: Path, project_root: Path) -> Path:
-    if scope not in SCOPES:
-        raise UsageError(f"unknown scope {scope!r} (use user or project).")
-    return Path(home) / USER_FILE if scope == "user" else Path(project_root) / PROJECT_FILE
+    """The file of a scope in SCOPES (`auger mcp`'s argparse choices allow no other)."""
+    return home / USER_FILE if scope == "user" else project_root / PROJECT_FILE
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -45,17 +43,7 @@ def _servers_key(data: dict[str, Any]) -> str:
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(json.dumps(data, indent=2) + "\n")
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, json.dumps(data, indent=2) + "\n", new_mode=0o600)  # env and headers hold secrets
 
 
 def server_entry(

@@ -78,12 +78,6 @@ def _error_result(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], isError=True)
 
 
-def _leaf(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
 class McpManager:
     """Starts, calls, restarts and stops the configured MCP servers."""
 
@@ -328,7 +322,6 @@ class McpManager:
                 f"MCP server '{server}' is not available: {srv.status}{why}. "
                 "The user can restart it with /mcp; do not retry this tool until then."
             )
-        timeout = self.call_timeout
         coro = session.call_tool(  # no SDK read timeout: auger's own, which waits while a form is open
             tool, args, progress_callback=cast("ProgressFnT | None", progress or progress_sink())
         )
@@ -337,13 +330,13 @@ class McpManager:
         down = asyncio.ensure_future(srv.down.wait())  # the server died: do not wait for the timeout
         answered: bool | None = None  # stays None when this task is cancelled (Esc)
         try:
-            answered = await srv.forms.wait_call(call, down, timeout)
+            answered = await srv.forms.wait_call(call, down, self.call_timeout)
         finally:
             down.cancel()
             if not call.done():  # the timeout (its reason to the server), Esc, or the server died
                 call.cancel(TIMED_OUT if answered is False else None)
         if not answered:
-            return self._timed_out(server, tool, timeout)
+            return self._timed_out(server, tool)
         if not call.done() or call.cancelled():
             return self._lost(srv, tool)
         try:
@@ -357,7 +350,7 @@ class McpManager:
     def _mcp_error(self, srv: _Server, tool: str, code: int, message: str) -> CallToolResult:
         server = srv.config.name
         if code == REQUEST_TIMEOUT:
-            return self._timed_out(server, tool, self.call_timeout)
+            return self._timed_out(server, tool)
         if code == _CONNECTION_CLOSED:
             if srv.status == "connected":
                 self._fail(srv, f"exited during a call to '{tool}'{self._stderr_tail(srv)}")
@@ -367,9 +360,9 @@ class McpManager:
     def _lost(self, srv: _Server, tool: str) -> CallToolResult:
         return _error_result(f"MCP server '{srv.config.name}' failed while running '{tool}': {srv.error}")
 
-    def _timed_out(self, server: str, tool: str, timeout: float) -> CallToolResult:
-        self._notify(f"MCP tool '{tool}' on server '{server}' timed out after {timeout:g}s.")
-        return _error_result(f"MCP tool '{tool}' (server '{server}') timed out after {timeout:g}s.")
+    def _timed_out(self, server: str, tool: str) -> CallToolResult:
+        self._notify(f"MCP tool '{tool}' on server '{server}' timed out after {self.call_timeout:g}s.")
+        return _error_result(f"MCP tool '{tool}' (server '{server}') timed out after {self.call_timeout:g}s.")
 
     # -- what the agent and the UI see ---------------------------------------------------------
     def tools(self) -> list[BaseTool]:
@@ -467,7 +460,8 @@ class McpManager:
         self._notify(f"MCP server '{srv.config.name}' {error}")
 
     def _describe(self, exc: BaseException) -> str:
-        exc = _leaf(exc)
+        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # anyio's task groups wrap it
+            exc = exc.exceptions[0]
         if isinstance(exc, FileNotFoundError):
             return f"command not found: {exc.filename or exc}"
         if isinstance(exc, TimeoutError):

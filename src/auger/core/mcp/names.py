@@ -25,16 +25,13 @@ def safe(part: str) -> str:
     return _UNSAFE.sub("_", part)
 
 
-def _bounded(name: str) -> str:
+def tool_name(server: str, tool: str) -> str:
+    """The name the model and the rules see for `tool` of `server`: `mcp__server__tool`."""
+    name = f"{PREFIX}{safe(server)}__{safe(tool)}"
     if len(name) <= MAX_NAME:
         return name
     digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
     return f"{name[: MAX_NAME - 9]}_{digest}"
-
-
-def tool_name(server: str, tool: str) -> str:
-    """The name the model and the rules see for `tool` of `server`: `mcp__server__tool`."""
-    return _bounded(f"{PREFIX}{safe(server)}__{safe(tool)}")
 
 
 prompt_command = tool_name  # the slash command (without `/`) running a prompt: `mcp__server__prompt`

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import os
 import socket
 import webbrowser
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from auger.core.mcp.names import safe
+from auger.settings import write_atomic
 
 AUTH_DIR = "mcp-auth"
 _PAGE = (
@@ -54,11 +54,7 @@ class FileTokenStorage:
         data = self._read()
         data[key] = value
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out)
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(data), new_mode=0o600)
 
     async def get_tokens(self) -> Any:
         from mcp.shared.auth import OAuthToken
