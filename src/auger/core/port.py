@@ -1,10 +1,9 @@
 """The port: everything a front end (TUI, headless, server, ACP) may use of the agent.
 
-`AgentPort` is implemented by the in-process `auger.core.session.Session` and by the client of
-`auger serve` (`auger.remote.client.RemoteSession`); mypy checks both (the assertions at the end
-of their modules). A front end imports this module, `auger.core.events`, `auger.errors` and
-`auger.settings` — nothing else of `auger.core` (tests/core/test_import_graph.py checks the TUI
-and headless).
+`AgentPort` is subclassed by the in-process `auger.core.session.Session` and by the client of
+`auger serve` (`auger.remote.client.RemoteSession`); mypy checks their methods against it. A
+front end imports this module, `auger.core.events`, `auger.errors` and `auger.settings` — nothing
+else of `auger.core` (tests/core/test_import_graph.py checks the TUI and headless).
 
 * Turns: `send(prompt, options)` runs one turn and yields IR events (ending with `TurnEnded`);
   an MCP server's form comes as `InputRequested`, answered with `resolve_input` (an operation);

@@ -28,7 +28,7 @@ from auger.remote.controls import RemoteControls
 if TYPE_CHECKING:
     import httpx
 
-    from auger.core.port import AgentPort, TurnOptions
+    from auger.core.port import TurnOptions
 
 log = logging.getLogger("auger.remote")
 TOKEN_ENV = "AUGER_SERVE_TOKEN"
@@ -215,7 +215,3 @@ async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
             buf.append(line[5:].removeprefix(" "))
     if buf:
         yield "\n".join(buf)
-
-
-def _check(session: RemoteSession) -> AgentPort:  # mypy: RemoteSession implements the port
-    return session

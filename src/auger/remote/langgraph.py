@@ -30,7 +30,7 @@ from auger.remote.langgraph_wire import first_prompt, reply_model, stream_part, 
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
 
-    from auger.core.port import AgentPort, TurnOptions
+    from auger.core.port import TurnOptions
     from auger.core.session.stream import StreamTranslator
     from auger.core.threads.store import LiveThread
 
@@ -325,7 +325,3 @@ class LangGraphSession(RemoteControls):
         if decision.kind == "approve_always":
             self.grants.add(decision.rule or request.suggested_rule)
         return {"type": "approve"}
-
-
-def _check(session: LangGraphSession) -> AgentPort:  # mypy: LangGraphSession implements the port
-    return session

@@ -295,7 +295,3 @@ class Session(AgentPort):
             log.exception("could not save what an interrupted turn streamed")
             return None, None
         return content, tokens if tokens > known else None
-
-
-def _check(session: Session) -> AgentPort:  # mypy: Session implements the port
-    return session
