@@ -264,5 +264,6 @@ async def resolve_approval(session: Session, request: ops.Approval) -> ops.Done:
 
 @implements(ops.RESOLVE_INPUT)
 async def resolve_input(session: Session, request: ops.InputReply) -> ops.Done:
-    await session.answer_input(request.request_id, ev.InputAnswer(request.action, request.content))
+    answer = ev.InputAnswer(request.action, request.content)
+    session.inputs.answer(request.request_id, answer, session.thread_id)  # UsageError: does not fit
     return ops.Done()
