@@ -104,15 +104,9 @@ class Api:
         if mode is not None and mode not in MODES:
             raise ApiError(400, f"Unknown mode {mode!r}; use one of: {', '.join(MODES)}.")
         max_turns, typed = field(body, "max_turns", int), field(body, "typed", str)
+        model, images = field(body, "model", str), images_field(body)
         session = await self.pool.get(_thread_id(request))
-        lease = await self.pool.lease(session)
-        try:
-            if (model := field(body, "model", str)) is not None:
-                session.select_model(model)
-        except BaseException:
-            lease.release()
-            raise
-        images = images_field(body)
+        lease = await self.pool.lease(session, model=model)
         options = TurnOptions(
             mode or self.pool.mode_of(session.thread_id), max_turns=max_turns, images=images, typed=typed
         )
@@ -143,13 +137,7 @@ class Api:
         else:
             session = self.pool.ephemeral()
         on_release = self._discard(session) if chat_is_ephemeral(session) else None
-        lease = await self.pool.lease(session, on_release=on_release)
-        try:
-            if chat.model is not None:
-                session.select_model(chat.model)
-        except BaseException:
-            lease.release()
-            raise
+        lease = await self.pool.lease(session, on_release=on_release, model=chat.model)
         options = TurnOptions(self.pool.mode, approval=serve_policy)  # nobody to ask: --mode decides
         return sse_response(
             self._ui_frames(lease, chat, options), headers=vercel.HEADERS, on_close=lease.release

@@ -194,24 +194,28 @@ class ThreadPool:
             await self.runtime.checkpointer.adelete_thread(thread_id)
 
     # -- runs -----------------------------------------------------------------------------
-    async def lease(self, session: Session, on_release: Callable[[], Any] | None = None) -> Lease:
-        """Reserve the thread for one run; BusyError (409) if a run here holds it, or a turn in
-        another auger process (another replica, a headless run). The writer lease in the thread
-        database (`auger.core.threads.lease`) is taken here, in one statement, so of two replicas
-        asked at once one runs and the other answers 409 before its stream starts."""
+    async def lease(
+        self, session: Session, on_release: Callable[[], Any] | None = None, model: str | None = None
+    ) -> Lease:
+        """Reserve the thread for one run, on `model` when given; BusyError (409) if a run here
+        holds it, or a turn in another auger process (another replica, a headless run). The writer
+        lease in the thread database (`auger.core.threads.lease`) is taken here, in one statement,
+        so of two replicas asked at once one runs and the other answers 409 before its stream
+        starts. The model is set once the thread is reserved (a busy thread's run keeps its own)."""
         thread_id = session.thread_id
         if self.busy(thread_id):
             raise BusyError(f"Thread {thread_id!r} is busy with another run; cancel it or wait.")
         lease = self.leases[thread_id] = Lease(self, session, on_release)  # reserved while we ask
         try:
             other = await session.writer.claim_now(thread_id)
+            lease.claimed = other is None
+            if other is not None:
+                raise BusyError(f"Thread {thread_id!r} is busy in another auger ({other.describe()}).")
+            if model is not None:
+                session.select_model(model)  # ModelError (400): nothing runs
         except BaseException:
             lease.release()
             raise
-        lease.claimed = other is None
-        if other is not None:
-            lease.release()
-            raise BusyError(f"Thread {thread_id!r} is busy in another auger ({other.describe()}).")
         return lease
 
     def cancel(self, session: Session) -> bool:
