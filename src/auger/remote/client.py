@@ -48,13 +48,8 @@ KINDS: dict[str, type[AugerError]] = {
 BY_STATUS: dict[int, type[AugerError]] = {400: UsageError, 404: ThreadError, 409: BusyError, 413: UsageError}
 
 
-class RemoteSession(RemoteControls):
+class RemoteSession(RemoteControls["httpx.AsyncClient"]):
     server_name = "the auger server"
-
-    def __init__(self, client: httpx.AsyncClient, *, url: str) -> None:
-        super().__init__()
-        self.client = client
-        self.url = url
 
     @classmethod
     async def connect(cls, url: str, token: str | None, *, thread_id: str | None = None) -> RemoteSession:
@@ -78,9 +73,6 @@ class RemoteSession(RemoteControls):
     def _stop(self) -> None:
         """Ask the server to stop the running turn; the stream then ends with `cancelled`."""
         self._spawn(self._request("POST", f"/threads/{self.thread_id}/cancel"))
-
-    async def _close(self) -> None:
-        await self.client.aclose()
 
     # -- operations ------------------------------------------------------------------------
     async def call(self, op: ops.Operation[Req, Res], request: Req) -> Res:

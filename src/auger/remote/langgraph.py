@@ -58,13 +58,11 @@ async def is_langgraph_server(url: str) -> bool:
         return False
 
 
-class LangGraphSession(RemoteControls):
+class LangGraphSession(RemoteControls["LangGraphClient"]):
     server_name = "the LangGraph Server"
 
     def __init__(self, client: LangGraphClient, *, url: str) -> None:
-        super().__init__()
-        self.client = client
-        self.url = url
+        super().__init__(client, url=url)
         self.grants: set[str] = set()  # "always allow" rules for this thread (the run context)
         self._run_id: str | None = None
         self._handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
@@ -109,9 +107,6 @@ class LangGraphSession(RemoteControls):
     async def open_thread(self, thread_id: str | None) -> None:
         await super().open_thread(thread_id)
         self.grants.clear()
-
-    async def _close(self) -> None:
-        await self.client.aclose()
 
     # -- operations ------------------------------------------------------------------------
     async def call(self, op: ops.Operation[Req, Res], request: Req) -> Res:
