@@ -153,9 +153,8 @@ class LangGraphSession(RemoteControls["LangGraphClient"]):
         metadata = {"model": self.model_spec} if self.model_spec else None
         return to_thread(await self._sdk(self.client.threads.create(metadata=metadata)))
 
-    async def _get_thread(self, request: Any) -> LiveThread:
-        thread_id = request if isinstance(request, str) else request.thread_id
-        return to_thread(await self._sdk(self.client.threads.get(thread_id), thread_id))
+    async def _get_thread(self, request: ops.ThreadRef) -> LiveThread:
+        return to_thread(await self._sdk(self.client.threads.get(request.thread_id), request.thread_id))
 
     async def _list_threads(self, request: ops.ListThreads) -> ops.ThreadList:
         found = await self._sdk(
@@ -188,8 +187,9 @@ class LangGraphSession(RemoteControls["LangGraphClient"]):
     async def _transcript(self, request: ops.Transcript) -> ops.Text:
         from auger.core.threads.transcript import render_markdown, render_text
 
-        events = (await self._history(ops.ThreadRef(request.thread_id))).events
-        info = await self._get_thread(request.thread_id)
+        ref = ops.ThreadRef(request.thread_id)
+        events = (await self._history(ref)).events
+        info = await self._get_thread(ref)
         render = render_text if request.format == "text" else render_markdown
         return ops.Text(render(events, info, request.thread_id))
 
@@ -238,7 +238,7 @@ class LangGraphSession(RemoteControls["LangGraphClient"]):
 
     async def _title(self, prompt: str) -> None:
         """The thread's title (its first prompt), in its metadata: `threads list` shows it."""
-        thread = await self._get_thread(self.thread_id)
+        thread = await self._get_thread(ops.ThreadRef(self.thread_id))
         if not thread.title:
             await self._update(self.thread_id, title=first_prompt([{"type": "human", "content": prompt}]))
 
