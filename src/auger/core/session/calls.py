@@ -232,8 +232,6 @@ async def transcript(session: Session, request: ops.Transcript) -> ops.Text:
 
 
 async def _messages(session: Session, thread_id: str) -> list[Any]:
-    if thread_id == session.thread_id:
-        return await session.messages()
     config = {"configurable": {"thread_id": thread_id}}
     state = await session.runtime.graph.aget_state(config)
     return list((state.values or {}).get("messages", []))
