@@ -173,9 +173,7 @@ class RemoteSession(RemoteControls["httpx.AsyncClient"]):
             elif isinstance(event, ev.InputRequested):
                 if options.approval is not None or not options.forms:  # nobody to fill in the form
                     log.info("declined the form of MCP server %s: no one to ask", event.server)
-                    await self.call(
-                        ops.RESOLVE_INPUT, ops.InputReply(self.thread_id, event.request_id, "decline")
-                    )
+                    await self.resolve_input(event.request_id, ev.InputAnswer("decline"))
                     continue
                 self._inputs[event.request_id] = event
             yield event
