@@ -145,6 +145,11 @@ async def run_turn(
             ev.Error(f"Timed out after {timeout:g} s (--timeout); the thread keeps what was done.", "timeout")
         )
         end = ev.TurnEnded("timeout", session.thread_id, end.text)
+    return _ended(printer, end)
+
+
+def _ended(printer: Printer, end: ev.TurnEnded) -> int:
+    """Print the turn's end; its exit code."""
     printer(end)
     code = STDOUT_CLOSED if printer.closed else EXIT_BY_REASON.get(end.reason, 1)
     printer.finish(end, code)
@@ -170,19 +175,11 @@ async def run_headless(
         async with asyncio.timeout_at(deadline(settings.timeout, started)):
             session = await factory(settings, resume)
     except TimeoutError:
-        return _timed_out_before_turn(printer, settings.timeout)
+        message = f"Timed out after {settings.timeout:g} s (--timeout) while starting up; nothing was sent."
+        printer(ev.Error(message, "timeout"))
+        return _ended(printer, ev.TurnEnded("timeout", ""))
     options = TurnOptions(settings.mode, approval=headless_policy)
     try:
         return await run_turn(session, prompt, printer, settings.timeout, options, started=started)
     finally:
         await session.aclose()
-
-
-def _timed_out_before_turn(printer: Printer, timeout: float | None) -> int:
-    printer(
-        ev.Error(f"Timed out after {timeout:g} s (--timeout) while starting up; nothing was sent.", "timeout")
-    )
-    end = ev.TurnEnded("timeout", "")
-    printer(end)
-    printer.finish(end, EXIT_BY_REASON["timeout"])
-    return EXIT_BY_REASON["timeout"]

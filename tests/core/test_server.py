@@ -234,6 +234,20 @@ async def test_pool_sessions_share_one_runtime(pool: ThreadPool) -> None:
     assert scratch.thread_id.startswith(EPHEMERAL_PREFIX) and not scratch.record
 
 
+async def test_a_run_refused_for_its_images_leaves_the_thread_free(
+    pool: ThreadPool, auger_env: AugerEnv
+) -> None:
+    auger_env.llm.add({"text": "hi!"})
+    async with _client(pool) as c:
+        thread = (await c.post("/threads", json={})).json()["id"]
+        refused = await c.post(f"/threads/{thread}/runs", json={"prompt": "hello", "images": "x"})
+        assert refused.status_code == 400 and "'images'" in refused.json()["error"]
+        assert not pool.busy(thread)
+        ran = await c.post(f"/threads/{thread}/runs", json={"prompt": "hello"})
+    assert ran.status_code == 200, ran.text
+    assert '"reason":"done"' in ran.text
+
+
 # -- import budget -----------------------------------------------------------------------------------
 
 HEAVY = ("auger.server", "auger.cli.serve", "auger.remote", "starlette", "uvicorn", "httpx")

@@ -1,4 +1,4 @@
-"""Capability flags on the port (`capabilities()`, GET /capabilities through `auger serve`): the
+"""Capability flags (the `capabilities` operation, GET /capabilities through `auger serve`): the
 agents the user can reach with their tools, and per model tools / images / reasoning / context
 window from LangChain's model profiles (None where no profile knows the model; images are a yes
 or a no: config, else the profile, else no)."""

@@ -1,10 +1,9 @@
 """The port: everything a front end (TUI, headless, server, ACP) may use of the agent.
 
-`AgentPort` is implemented by the in-process `auger.core.session.Session` and by the client of
-`auger serve` (`auger.remote.client.RemoteSession`); mypy checks both (the assertions at the end
-of their modules). A front end imports this module, `auger.core.events`, `auger.errors` and
-`auger.settings` — nothing else of `auger.core` (tests/core/test_import_graph.py checks the TUI
-and headless).
+`AgentPort` is subclassed by the in-process `auger.core.session.Session` and by the client of
+`auger serve` (`auger.remote.client.RemoteSession`); mypy checks their methods against it. A
+front end imports this module, `auger.core.events`, `auger.errors` and `auger.settings` — nothing
+else of `auger.core` (tests/core/test_import_graph.py checks the TUI and headless).
 
 * Turns: `send(prompt, options)` runs one turn and yields IR events (ending with `TurnEnded`);
   an MCP server's form comes as `InputRequested`, answered with `resolve_input` (an operation);
@@ -26,12 +25,10 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from auger.core import events as ev
 from auger.core import operations as ops
 from auger.core.agent.context import MODES
-from auger.core.forms import FormField, check_form, describe, form_fields
+from auger.core.forms import FormField, check_form, form_fields
 from auger.core.operations import (
-    Capabilities,
     Catalogue,
     Compacted,
-    McpServerInfo,
     ModelChoice,
     Operation,
     Rewound,
@@ -54,7 +51,6 @@ __all__ = [
     "PLAN_TOOL",  # present_plan: its approval (decided_by "plan") accepts a plan
     "AgentPort",
     "ApprovalPolicy",
-    "Capabilities",
     "Catalogue",
     "ClientFiles",
     "ClientTerminal",
@@ -62,7 +58,6 @@ __all__ = [
     "Compacted",
     "FormField",
     "LiveThread",
-    "McpServerInfo",
     "ModelChoice",
     "Rewound",
     "SessionFactory",
@@ -72,7 +67,6 @@ __all__ = [
     "TurnOptions",
     "check_form",  # what is wrong with an InputRequested's content, by field
     "counted",  # "1 turn", "2 turns": the wording front ends share with the core
-    "describe",  # check_form's errors as one line
     "form_fields",  # an InputRequested's schema as the fields of a form
     "headless_policy",
     "serve_policy",
@@ -159,10 +153,6 @@ class AgentPort(Protocol):
 
     async def models(self) -> list[ModelChoice]:
         return (await self.call(ops.MODELS, ops.NoArgs())).models
-
-    async def capabilities(self) -> Capabilities:
-        """What each agent and model can do (agentabi's `capabilities()`), where the agent runs."""
-        return await self.call(ops.CAPABILITIES, ops.NoArgs())
 
     async def set_model(self, spec: str, params: dict[str, Any] | None = None) -> str:
         """Use `spec` from the next turn on (checked, credentials included, where the agent runs);

@@ -28,7 +28,7 @@ from auger.remote.controls import RemoteControls
 if TYPE_CHECKING:
     import httpx
 
-    from auger.core.port import AgentPort, TurnOptions
+    from auger.core.port import TurnOptions
 
 log = logging.getLogger("auger.remote")
 TOKEN_ENV = "AUGER_SERVE_TOKEN"
@@ -48,13 +48,8 @@ KINDS: dict[str, type[AugerError]] = {
 BY_STATUS: dict[int, type[AugerError]] = {400: UsageError, 404: ThreadError, 409: BusyError, 413: UsageError}
 
 
-class RemoteSession(RemoteControls):
+class RemoteSession(RemoteControls["httpx.AsyncClient"]):
     server_name = "the auger server"
-
-    def __init__(self, client: httpx.AsyncClient, *, url: str) -> None:
-        super().__init__()
-        self.client = client
-        self.url = url
 
     @classmethod
     async def connect(cls, url: str, token: str | None, *, thread_id: str | None = None) -> RemoteSession:
@@ -78,9 +73,6 @@ class RemoteSession(RemoteControls):
     def _stop(self) -> None:
         """Ask the server to stop the running turn; the stream then ends with `cancelled`."""
         self._spawn(self._request("POST", f"/threads/{self.thread_id}/cancel"))
-
-    async def _close(self) -> None:
-        await self.client.aclose()
 
     # -- operations ------------------------------------------------------------------------
     async def call(self, op: ops.Operation[Req, Res], request: Req) -> Res:
@@ -181,9 +173,7 @@ class RemoteSession(RemoteControls):
             elif isinstance(event, ev.InputRequested):
                 if options.approval is not None or not options.forms:  # nobody to fill in the form
                     log.info("declined the form of MCP server %s: no one to ask", event.server)
-                    await self.call(
-                        ops.RESOLVE_INPUT, ops.InputReply(self.thread_id, event.request_id, "decline")
-                    )
+                    await self.resolve_input(event.request_id, ev.InputAnswer("decline"))
                     continue
                 self._inputs[event.request_id] = event
             yield event
@@ -215,7 +205,3 @@ async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
             buf.append(line[5:].removeprefix(" "))
     if buf:
         yield "\n".join(buf)
-
-
-def _check(session: RemoteSession) -> AgentPort:  # mypy: RemoteSession implements the port
-    return session

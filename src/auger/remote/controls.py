@@ -3,8 +3,8 @@ serve`, `LangGraphSession` against a LangGraph Server): the approvals and forms 
 waits on, `busy`, `cancel()` answering them before the server is asked to stop, and the
 background requests (`_spawn`) that `aclose()` lets finish.
 
-A subclass says how to stop the run on its server (`_stop`) and how to close its client
-(`_close`); its stream keeps `_running` (`_cancelled`: `cancel()` came during the turn) and
+A subclass holds its server's `client` (closed by `aclose()`) and says how to stop the run
+there (`_stop`); its stream keeps `_running` (`_cancelled`: `cancel()` came during the turn) and
 clears the pending requests when a turn ends.
 """
 
@@ -14,7 +14,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Awaitable
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from auger.core import events as ev
 from auger.core import operations as ops
@@ -25,10 +25,19 @@ log = logging.getLogger("auger.remote")
 CANCELLED = "Cancelled by the user."
 
 
-class RemoteControls(AgentPort):
+class Client(Protocol):
+    async def aclose(self) -> None: ...
+
+
+C = TypeVar("C", bound=Client)
+
+
+class RemoteControls(AgentPort, Generic[C]):
     server_name = "the server"  # for the log line of a failed background request
 
-    def __init__(self) -> None:
+    def __init__(self, client: C, *, url: str) -> None:
+        self.client = client
+        self.url = url
         self.thread_id = ""
         self.model_spec: str | None = None
         self.context_tokens = 0
@@ -118,7 +127,4 @@ class RemoteControls(AgentPort):
             self.cancel()
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=5)
-        await self._close()
-
-    async def _close(self) -> None:
-        raise NotImplementedError
+        await self.client.aclose()

@@ -30,7 +30,7 @@ from auger.remote.langgraph_wire import first_prompt, reply_model, stream_part, 
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
 
-    from auger.core.port import AgentPort, TurnOptions
+    from auger.core.port import TurnOptions
     from auger.core.session.stream import StreamTranslator
     from auger.core.threads.store import LiveThread
 
@@ -58,13 +58,11 @@ async def is_langgraph_server(url: str) -> bool:
         return False
 
 
-class LangGraphSession(RemoteControls):
+class LangGraphSession(RemoteControls["LangGraphClient"]):
     server_name = "the LangGraph Server"
 
     def __init__(self, client: LangGraphClient, *, url: str) -> None:
-        super().__init__()
-        self.client = client
-        self.url = url
+        super().__init__(client, url=url)
         self.grants: set[str] = set()  # "always allow" rules for this thread (the run context)
         self._run_id: str | None = None
         self._handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
@@ -109,9 +107,6 @@ class LangGraphSession(RemoteControls):
     async def open_thread(self, thread_id: str | None) -> None:
         await super().open_thread(thread_id)
         self.grants.clear()
-
-    async def _close(self) -> None:
-        await self.client.aclose()
 
     # -- operations ------------------------------------------------------------------------
     async def call(self, op: ops.Operation[Req, Res], request: Req) -> Res:
@@ -158,9 +153,8 @@ class LangGraphSession(RemoteControls):
         metadata = {"model": self.model_spec} if self.model_spec else None
         return to_thread(await self._sdk(self.client.threads.create(metadata=metadata)))
 
-    async def _get_thread(self, request: Any) -> LiveThread:
-        thread_id = request if isinstance(request, str) else request.thread_id
-        return to_thread(await self._sdk(self.client.threads.get(thread_id), thread_id))
+    async def _get_thread(self, request: ops.ThreadRef) -> LiveThread:
+        return to_thread(await self._sdk(self.client.threads.get(request.thread_id), request.thread_id))
 
     async def _list_threads(self, request: ops.ListThreads) -> ops.ThreadList:
         found = await self._sdk(
@@ -193,8 +187,9 @@ class LangGraphSession(RemoteControls):
     async def _transcript(self, request: ops.Transcript) -> ops.Text:
         from auger.core.threads.transcript import render_markdown, render_text
 
-        events = (await self._history(ops.ThreadRef(request.thread_id))).events
-        info = await self._get_thread(request.thread_id)
+        ref = ops.ThreadRef(request.thread_id)
+        events = (await self._history(ref)).events
+        info = await self._get_thread(ref)
         render = render_text if request.format == "text" else render_markdown
         return ops.Text(render(events, info, request.thread_id))
 
@@ -243,7 +238,7 @@ class LangGraphSession(RemoteControls):
 
     async def _title(self, prompt: str) -> None:
         """The thread's title (its first prompt), in its metadata: `threads list` shows it."""
-        thread = await self._get_thread(self.thread_id)
+        thread = await self._get_thread(ops.ThreadRef(self.thread_id))
         if not thread.title:
             await self._update(self.thread_id, title=first_prompt([{"type": "human", "content": prompt}]))
 
@@ -325,7 +320,3 @@ class LangGraphSession(RemoteControls):
         if decision.kind == "approve_always":
             self.grants.add(decision.rule or request.suggested_rule)
         return {"type": "approve"}
-
-
-def _check(session: LangGraphSession) -> AgentPort:  # mypy: LangGraphSession implements the port
-    return session

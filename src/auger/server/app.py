@@ -6,11 +6,10 @@ import time. Every client mistake answers `{"error": "..."}` with a 4xx status (
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import logging
-from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -38,9 +37,6 @@ from auger.server.http import (
 from auger.server.pool import EPHEMERAL_PREFIX, Lease, ThreadPool
 from auger.server.routes import operation_routes, status_of
 from auger.server.sse import frame, sse_response
-
-if TYPE_CHECKING:
-    from auger.core.session.session import Session
 
 log = logging.getLogger("auger.server")
 OPEN_PATHS = {("GET", "/health"), ("HEAD", "/health")}
@@ -78,7 +74,6 @@ class Api:
     def __init__(self, pool: ThreadPool, max_body: int) -> None:
         self.pool = pool
         self.max_body = max_body
-        self._cleanup: set[asyncio.Task[Any]] = set()
 
     async def health(self, request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -104,15 +99,9 @@ class Api:
         if mode is not None and mode not in MODES:
             raise ApiError(400, f"Unknown mode {mode!r}; use one of: {', '.join(MODES)}.")
         max_turns, typed = field(body, "max_turns", int), field(body, "typed", str)
+        model, images = field(body, "model", str), images_field(body)
         session = await self.pool.get(_thread_id(request))
-        lease = await self.pool.lease(session)
-        try:
-            if (model := field(body, "model", str)) is not None:
-                session.select_model(model)
-        except BaseException:
-            lease.release()
-            raise
-        images = images_field(body)
+        lease = await self.pool.lease(session, model=model)
         options = TurnOptions(
             mode or self.pool.mode_of(session.thread_id), max_turns=max_turns, images=images, typed=typed
         )
@@ -142,26 +131,11 @@ class Api:
             session = await self.pool.get_or_create(chat.thread_id)
         else:
             session = self.pool.ephemeral()
-        on_release = self._discard(session) if chat_is_ephemeral(session) else None
-        lease = await self.pool.lease(session, on_release=on_release)
-        try:
-            if chat.model is not None:
-                session.select_model(chat.model)
-        except BaseException:
-            lease.release()
-            raise
+        lease = await self.pool.lease(session, model=chat.model)
         options = TurnOptions(self.pool.mode, approval=serve_policy)  # nobody to ask: --mode decides
         return sse_response(
             self._ui_frames(lease, chat, options), headers=vercel.HEADERS, on_close=lease.release
         )
-
-    def _discard(self, session: Session) -> Callable[[], None]:
-        def discard() -> None:
-            task = asyncio.get_running_loop().create_task(self.pool.discard(session))
-            self._cleanup.add(task)
-            task.add_done_callback(self._cleanup.discard)
-
-        return discard
 
     async def _ui_frames(
         self, lease: Lease, chat: vercel.ChatRequest, options: TurnOptions

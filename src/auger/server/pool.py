@@ -15,7 +15,7 @@ import contextlib
 import dataclasses
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from auger.core.operations import ThreadList
@@ -35,10 +35,10 @@ class Lease:
     """A thread reserved for one run; `release()` is idempotent and synchronous. The run holds
     the thread's writer lease in the database from the start (`ThreadPool.lease`); a turn that
     ran releases it as it ends, and `release()` gives back one no turn took over (a run cut short
-    or cancelled before it started)."""
+    or cancelled before it started). A stateless chat's thread is deleted once released."""
 
-    def __init__(self, pool: ThreadPool, session: Session, on_release: Callable[[], Any] | None) -> None:
-        self.pool, self.session, self._on_release = pool, session, on_release
+    def __init__(self, pool: ThreadPool, session: Session) -> None:
+        self.pool, self.session = pool, session
         self.released = False
         self.cancelled = False  # a cancel that came before the turn started
         self.claimed = False  # the writer lease in the database was taken for this run
@@ -51,11 +51,9 @@ class Lease:
             del self.pool.leases[self.session.thread_id]
         writer = self.session.writer
         if self.claimed and writer.thread_id is not None and not self.session.busy:
-            task = asyncio.ensure_future(writer.detach())
-            self.pool._releasing.add(task)
-            task.add_done_callback(self.pool._releasing.discard)
-        if self._on_release is not None:
-            self._on_release()
+            self.pool.later(writer.detach())
+        if self.session.thread_id.startswith(EPHEMERAL_PREFIX):
+            self.pool.later(self.pool.discard(self.session))
 
 
 class ThreadPool:
@@ -66,7 +64,7 @@ class ThreadPool:
         self.modes: dict[str, str] = {}
         self.leases: dict[str, Lease] = {}
         self._sessions: OrderedDict[str, Session] = OrderedDict()
-        self._releasing: set[asyncio.Task[None]] = set()
+        self._background: set[asyncio.Future[None]] = set()
 
     async def aclose(self) -> None:
         running = [s for s in self._sessions.values() if s.busy]
@@ -78,6 +76,12 @@ class ThreadPool:
         self._sessions.clear()
         with contextlib.suppress(Exception):
             await self.purge_ephemeral()
+
+    def later(self, work: Awaitable[None]) -> None:
+        """Run `work` in the background (a task kept until it is done)."""
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # -- sessions -------------------------------------------------------------------------
     def _remember(self, session: Session) -> Session:
@@ -194,24 +198,26 @@ class ThreadPool:
             await self.runtime.checkpointer.adelete_thread(thread_id)
 
     # -- runs -----------------------------------------------------------------------------
-    async def lease(self, session: Session, on_release: Callable[[], Any] | None = None) -> Lease:
-        """Reserve the thread for one run; BusyError (409) if a run here holds it, or a turn in
-        another auger process (another replica, a headless run). The writer lease in the thread
-        database (`auger.core.threads.lease`) is taken here, in one statement, so of two replicas
-        asked at once one runs and the other answers 409 before its stream starts."""
+    async def lease(self, session: Session, model: str | None = None) -> Lease:
+        """Reserve the thread for one run, on `model` when given; BusyError (409) if a run here
+        holds it, or a turn in another auger process (another replica, a headless run). The writer
+        lease in the thread database (`auger.core.threads.lease`) is taken here, in one statement,
+        so of two replicas asked at once one runs and the other answers 409 before its stream
+        starts. The model is set once the thread is reserved (a busy thread's run keeps its own)."""
         thread_id = session.thread_id
         if self.busy(thread_id):
             raise BusyError(f"Thread {thread_id!r} is busy with another run; cancel it or wait.")
-        lease = self.leases[thread_id] = Lease(self, session, on_release)  # reserved while we ask
+        lease = self.leases[thread_id] = Lease(self, session)  # reserved while we ask
         try:
             other = await session.writer.claim_now(thread_id)
+            lease.claimed = other is None
+            if other is not None:
+                raise BusyError(f"Thread {thread_id!r} is busy in another auger ({other.describe()}).")
+            if model is not None:
+                session.select_model(model)  # ModelError (400): nothing runs
         except BaseException:
             lease.release()
             raise
-        lease.claimed = other is None
-        if other is not None:
-            lease.release()
-            raise BusyError(f"Thread {thread_id!r} is busy in another auger ({other.describe()}).")
         return lease
 
     def cancel(self, session: Session) -> bool:

@@ -1,4 +1,4 @@
-"""Capability flags per agent and per model (the port's `capabilities()`, agentabi's idea): which
+"""Capability flags per agent and per model (the `capabilities` operation, agentabi's idea): which
 agents the user can reach with which tools, and what each model can take — tool calls, images,
 reasoning, its context window. Model flags come from LangChain's model profiles (the partner
 packages' models.dev data), read off a chat model built without a network call; a model no

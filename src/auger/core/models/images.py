@@ -1,5 +1,5 @@
 """Which models take images: the one answer the rest of auger asks (the model's profile that the
-middleware reads, an MCP tool's image, an ACP prompt's image, `capabilities()`).
+middleware reads, an MCP tool's image, an ACP prompt's image, the `capabilities` operation).
 
 In order, the first that says:
 

@@ -232,8 +232,6 @@ async def transcript(session: Session, request: ops.Transcript) -> ops.Text:
 
 
 async def _messages(session: Session, thread_id: str) -> list[Any]:
-    if thread_id == session.thread_id:
-        return await session.messages()
     config = {"configurable": {"thread_id": thread_id}}
     state = await session.runtime.graph.aget_state(config)
     return list((state.values or {}).get("messages", []))
@@ -264,5 +262,6 @@ async def resolve_approval(session: Session, request: ops.Approval) -> ops.Done:
 
 @implements(ops.RESOLVE_INPUT)
 async def resolve_input(session: Session, request: ops.InputReply) -> ops.Done:
-    await session.answer_input(request.request_id, ev.InputAnswer(request.action, request.content))
+    answer = ev.InputAnswer(request.action, request.content)
+    session.inputs.answer(request.request_id, answer, session.thread_id)  # UsageError: does not fit
     return ops.Done()

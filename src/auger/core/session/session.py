@@ -115,10 +115,6 @@ class Session(AgentPort):
             raise NotFoundError(f"No pending approval {request_id!r} on thread {self.thread_id!r}.")
         request.respond(decision)
 
-    async def answer_input(self, request_id: str, answer: ev.InputAnswer) -> None:
-        """Answer an MCP server's form (`resolve_input`); UsageError when the content does not fit."""
-        self.inputs.answer(request_id, answer, self.thread_id)
-
     async def _running_elsewhere(self) -> Holder | None:
         """The other auger process (another replica, a headless run) whose turn holds the thread."""
         other = await asyncio.to_thread(self.runtime.threads.lease_holder, self.thread_id)
@@ -295,7 +291,3 @@ class Session(AgentPort):
             log.exception("could not save what an interrupted turn streamed")
             return None, None
         return content, tokens if tokens > known else None
-
-
-def _check(session: Session) -> AgentPort:  # mypy: Session implements the port
-    return session

@@ -254,16 +254,15 @@ class Turn:
             requests = (intr.value or {}).get("action_requests", []) if isinstance(intr.value, dict) else []
             decisions = []
             for req in requests:
-                call_id, parent = translator.running_call(str(req.get("name")), dict(req.get("args") or {}))
+                name, args = str(req.get("name")), dict(req.get("args") or {})
+                call_id, parent = translator.running_call(name, args)
                 action = {**req, "id": req.get("id") or call_id, "parent": parent}
-                verdict = self.verdicts.get(
-                    str(action["id"])
-                )  # what asks (the mode, a rule, a protected path)
-                action["decided_by"] = getattr(verdict, "by", "mode")
+                # what asks (the mode, a rule, a protected path)
+                action["decided_by"] = getattr(self.verdicts.get(str(action["id"])), "by", "mode")
                 decision = await decide(self.session, action, self.options, self.put)
                 self._switch_mode(decision.pop("mode", None) or self.options.mode)
                 if decision["type"] == "reject":
-                    translator.rejected.append(call_key(str(req.get("name")), dict(req.get("args") or {})))
+                    translator.rejected.append(call_key(name, args))
                 decisions.append(decision)
             resume[intr.id] = {"decisions": decisions}
         return Command(resume=resume)
