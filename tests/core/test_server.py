@@ -248,6 +248,23 @@ async def test_a_run_refused_for_its_images_leaves_the_thread_free(
     assert '"reason":"done"' in ran.text
 
 
+async def test_a_run_refused_after_its_thread_was_reserved_leaves_it_free_at_once(
+    pool: ThreadPool, auger_env: AugerEnv
+) -> None:
+    """An unknown model is refused (400) after the thread's writer lease was taken in the
+    database; the lease row is deleted in the background, and a run sent straight after must not
+    find it and answer 409 "busy in another auger" (this very process)."""
+    async with _client(pool) as c:
+        for attempt in range(5):
+            auger_env.llm.add({"text": f"hi {attempt}"})
+            thread = (await c.post("/threads", json={})).json()["id"]
+            refused = await c.post(f"/threads/{thread}/runs", json={"prompt": "x", "model": "nope:m"})
+            assert refused.status_code == 400, refused.text
+            ran = await c.post(f"/threads/{thread}/runs", json={"prompt": "hello"})
+            assert ran.status_code == 200, ran.text
+            assert '"reason":"done"' in ran.text
+
+
 # -- import budget -----------------------------------------------------------------------------------
 
 HEAVY = ("auger.server", "auger.cli.serve", "auger.remote", "starlette", "uvicorn", "httpx")

@@ -41,9 +41,12 @@ class WriterLease:
         self.owner = _owner()
         self.thread_id: str | None = None  # the thread held now
         self._beat: asyncio.Task[None] | None = None
+        self._deleting: asyncio.Future[None] | None = None  # the last hold's row, on its way out
 
     async def claim_now(self, thread_id: str) -> Holder | None:
         """Take the lease if it is free (None), else return its holder. Starts the heartbeat."""
+        if self._deleting is not None:  # else this session's own last hold would read as busy
+            await self._deleting
         busy = await asyncio.to_thread(self.store.claim_lease, thread_id, self.owner)
         if busy is None:
             self.thread_id = thread_id
@@ -74,16 +77,17 @@ class WriterLease:
         await self.detach()
 
     def detach(self) -> Awaitable[None]:
-        """Let go of the thread now (a new `claim_now` may follow at once); the returned
-        awaitable deletes the lease row of this hold. The next hold has an owner id of its own,
-        so a delete still on its way never removes it."""
+        """Let go of the thread now; the returned awaitable (already scheduled) deletes the lease
+        row of this hold, and this lease's next `claim_now` waits for it. The next hold has an
+        owner id of its own, so a delete still on its way never removes it."""
         thread_id, owner, self.thread_id = self.thread_id, self.owner, None
         if thread_id is not None:
             self.owner = _owner()
         if self._beat is not None:
             self._beat.cancel()
             self._beat = None
-        return self._delete(thread_id, owner)
+        self._deleting = asyncio.ensure_future(self._delete(thread_id, owner))
+        return self._deleting
 
     async def _delete(self, thread_id: str | None, owner: str) -> None:
         if thread_id is not None:
