@@ -84,10 +84,10 @@ async def test_acquire_waits_with_one_notice_then_refuses(store: ThreadStore) ->
     assert f"Thread t1 is busy in another auger (pid {os.getpid()})" in str(refused.value)
     assert len(notices) == 1 and "waiting up to 0.3 s" in notices[0]
     task = asyncio.create_task(waiter.acquire("t1", 30, notices.append))
-    await holder.release()
+    await holder.detach()
     await task  # it got the lease once the holder let go
     assert waiter.thread_id == "t1" and store.claim_lease("t1", holder.owner) is not None
-    await waiter.release()
+    await waiter.detach()
 
 
 RACER = """
@@ -106,7 +106,7 @@ async def main():
         time.sleep(0.02)  # the "turn"
         with open(sys.argv[2], "a") as log:
             log.write(f"end {sys.argv[4]}\\n")
-        await lease.release()
+        await lease.detach()
     store.close()
 
 asyncio.run(main())

@@ -160,7 +160,7 @@ class Session(AgentPort):
 
     async def release_thread(self) -> None:
         with contextlib.suppress(asyncio.CancelledError):
-            await self.writer.release()
+            await self.writer.detach()
 
     # -- threads ---------------------------------------------------------------------------
     async def open_thread(self, thread_id: str | None) -> None:

@@ -2,7 +2,7 @@
 
 `acquire` takes the thread's lease row (`auger.core.threads.lease`), waiting — bounded, with one
 notice — while another auger's turn holds it; a heartbeat task pushes the expiry forward while
-the turn runs; `release` deletes the row as the turn ends. One owner id per WriterLease (per
+the turn runs; `detach` deletes the row as the turn ends. One owner id per WriterLease (per
 Session), so two sessions in one process (`auger serve`) exclude each other too.
 """
 
@@ -34,7 +34,7 @@ POLL = 0.25  # seconds between attempts while waiting for a busy thread
 
 
 class WriterLease:
-    """`acquire` before a turn, `release` after it; `claim_now` takes the lease without waiting."""
+    """`acquire` before a turn, `detach` after it; `claim_now` takes the lease without waiting."""
 
     def __init__(self, store: ThreadStore) -> None:
         self.store = store
@@ -72,9 +72,6 @@ class WriterLease:
                 f"Thread {thread_id} is busy in another auger ({busy.describe()}).",
                 hint="Try again when its turn is over, or start a new thread.",
             )
-
-    async def release(self) -> None:
-        await self.detach()
 
     def detach(self) -> Awaitable[None]:
         """Let go of the thread now; the returned awaitable (already scheduled) deletes the lease
