@@ -5,6 +5,7 @@ Session of the request's thread). Each is a thin step into the core area that do
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -43,8 +44,8 @@ def live(session: Session, thread_id: str) -> LiveThread:
 
     spec = session.model_spec
     window = window_of(session.runtime.settings, spec)
-    return thread.with_live(
-        busy=session.busy, context_tokens=session.context_tokens, model=spec, context_window=window
+    return dataclasses.replace(
+        thread, busy=session.busy, context_tokens=session.context_tokens, model=spec, context_window=window
     )
 
 

@@ -89,9 +89,6 @@ class LiveThread(ThreadInfo):
         root = str(settings.project_root)
         return cls(thread_id, "", str(settings.cwd), root, None, None, 0.0, 0.0, 0, None, None)
 
-    def with_live(self, **changes: Any) -> LiveThread:
-        return dataclasses.replace(self, **changes)
-
     @classmethod
     def from_dict(cls, row: dict[str, Any]) -> LiveThread:
         """Rebuild from the wire shape (`to_dict`)."""
