@@ -47,27 +47,26 @@ class AugerSummarizationMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     def name(self) -> str:
         return "SummarizationMiddleware"  # replaces the SDK's in its slot
 
-    def for_request(self, request: ModelRequest) -> Any:
-        """The summarization middleware of the model this call uses."""
+    def _route(self, request: ModelRequest) -> tuple[Any, ModelRequest]:
+        """The summarization middleware of the model this call uses, and `request` with that
+        model's prompt profile (6b), so the size the summarization counts is the size sent: a
+        small window gets the compact profile's."""
         model, _ = self._switch.model_for(request)
-        if model is None:  # the graph's own model
-            return self._default
-        if id(model) not in self._by_model:  # models are cached by the switch: one entry per model
-            self._by_model[id(model)] = (model, summarization(model, self._backend))
-        return self._by_model[id(model)][1]
-
-    def _sent(self, request: ModelRequest) -> ModelRequest:
-        """`request` with the prompt profile of the call's model (6b), so the size the
-        summarization counts is the size sent: a small window gets the compact profile's."""
-        if self._compact is None:
-            return request
-        model, _ = self._switch.model_for(request)
-        return self._compact.compacted(request, model if model is not None else request.model)
+        summarizer = self._default  # for the graph's own model (None)
+        if model is not None:  # models are cached by the switch: one entry per model
+            if id(model) not in self._by_model:
+                self._by_model[id(model)] = (model, summarization(model, self._backend))
+            summarizer = self._by_model[id(model)][1]
+        if self._compact is not None:
+            request = self._compact.compacted(request, model if model is not None else request.model)
+        return summarizer, request
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
-        return self.for_request(request).wrap_model_call(self._sent(request), handler)
+        summarizer, request = self._route(request)
+        return summarizer.wrap_model_call(request, handler)
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> Any:
-        return await self.for_request(request).awrap_model_call(self._sent(request), handler)
+        summarizer, request = self._route(request)
+        return await summarizer.awrap_model_call(request, handler)
