@@ -20,8 +20,8 @@ from auger.core.middleware.tools.permissions import error_message, mcp_identity
 from auger.core.safety.rules import Rule, covers, parse_rule, subject_for
 
 
-def _rules(request: Any) -> list[Rule] | None:
-    ctx = getattr(request.runtime, "context", None)
+def _rules(ctx: Any) -> list[Rule] | None:
+    """This turn's allowed-tools as rules (None: every tool)."""
     if not isinstance(ctx, AugerContext) or ctx.turn_tools is None:
         return None
     return [parse_rule(text) for text in ctx.turn_tools]  # checked when the skill was loaded
@@ -42,19 +42,18 @@ def _arg_names(tool: Any) -> Sequence[str]:
 def turn_allows(ctx: Any, name: str, args: dict[str, Any], mcp: tuple[str, str] | None) -> bool:
     """Whether this turn's allowed-tools (if any) allow the call (so no approval is asked for a
     call that would be refused)."""
-    if not isinstance(ctx, AugerContext) or ctx.turn_tools is None:
+    if (rules := _rules(ctx)) is None:
         return True
-    rules = [parse_rule(text) for text in ctx.turn_tools]
     root = getattr(ctx.permissions, "paths", ".")
     return covers(rules, subject_for(name, args, root, mcp)) is not None
 
 
 class TurnToolsMiddleware(ToolFilter):
     def active(self, request: Any) -> bool:
-        return _rules(request) is not None
+        return _rules(request.runtime.context) is not None
 
     def offered(self, request: Any, name: str, tool: Any) -> bool:
-        return any(_offered(rule, name, tool) for rule in _rules(request) or [])
+        return any(_offered(rule, name, tool) for rule in _rules(request.runtime.context) or ())
 
     def allows(self, request: Any) -> bool:
         call = request.tool_call
@@ -63,7 +62,7 @@ class TurnToolsMiddleware(ToolFilter):
 
     def refusal(self, request: Any) -> ToolMessage:
         call = request.tool_call
-        allowed = ", ".join(r.text for r in _rules(request) or []) or "none"
+        allowed = ", ".join(r.text for r in _rules(request.runtime.context) or ()) or "none"
         reason = f"not in this skill's (or command's) allowed-tools ({allowed})"
         text = f"Refused: {call['name']} is {reason}. Do the task with those tools, or say what is missing."
         return error_message(call, text, reason)
