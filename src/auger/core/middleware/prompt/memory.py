@@ -13,6 +13,7 @@ in the SDK's slot.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, cast
 
 from deepagents.middleware._utils import append_to_system_message
@@ -88,7 +89,7 @@ class AugerMemoryMiddleware(MemoryMiddleware):  # type: ignore[type-arg]
         return self._load(state)
 
     async def abefore_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> Any:  # type: ignore[override]
-        return self._load(state)
+        return await asyncio.to_thread(self._load, state)  # file I/O: off the event loop
 
     def modify_request(self, request: ModelRequest) -> ModelRequest:  # type: ignore[override]
         """The contents read last for a run resumed mid-turn; the compact profile's shorter memory
