@@ -7,11 +7,13 @@
   `offered(request, name, tool)` decides both; `refusal(request)` words the refusal.
 * `ai_messages(result)` / `map_reply(result, fn)`: the messages of a model call's result, in any
   of its three shapes (a message, a `ModelResponse`, an `ExtendedModelResponse`).
+* `with_messages(request, messages)`: a request with its messages mapped, unchanged if none changed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -44,6 +46,13 @@ def map_reply(result: Any, fn: Callable[[BaseMessage], BaseMessage]) -> Any:
     if isinstance(result, ModelResponse):
         return dataclasses.replace(result, result=[fn(m) for m in result.result])
     return fn(result) if isinstance(result, BaseMessage) else result
+
+
+def with_messages(request: ModelRequest, messages: list[Any]) -> ModelRequest:
+    """`request` with `messages` (a per-message map of its own), itself when each is the same object."""
+    if all(map(operator.is_, messages, request.messages)):  # C-level: no Python step per message
+        return request
+    return request.override(messages=messages)
 
 
 class RequestShaper(AgentMiddleware):  # type: ignore[type-arg]

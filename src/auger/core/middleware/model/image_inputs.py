@@ -12,13 +12,12 @@ they are. The checkpointed history is not changed (switching back to an image mo
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import AnyMessage, ToolMessage
 
-from auger.core.middleware.base import RequestShaper
+from auger.core.middleware.base import RequestShaper, with_messages
 from auger.core.models.images import model_takes_images
 from auger.core.models.requests.message_memo import MessageMemo
 
@@ -73,7 +72,4 @@ class ImageInputsMiddleware(RequestShaper):
     def shape(self, request: ModelRequest) -> ModelRequest:
         if model_takes_images(request.model):
             return request
-        messages = self._memo.map(request.messages)
-        if all(map(operator.is_, messages, request.messages)):  # C-level: no Python step per message
-            return request
-        return request.override(messages=messages)
+        return with_messages(request, self._memo.map(request.messages))

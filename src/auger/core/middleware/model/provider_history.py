@@ -17,14 +17,13 @@ Replies are tagged with their family in `response_metadata["auger_provider"]`.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, BaseMessage
 
-from auger.core.middleware.base import ai_messages
+from auger.core.middleware.base import ai_messages, with_messages
 from auger.core.models.requests.message_memo import MessageMemo
 
 FAMILY_KEY = "auger_provider"
@@ -137,10 +136,7 @@ class ProviderHistoryMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         memo = self._memos.get(family)
         if memo is None:
             memo = self._memos[family] = MessageMemo(lambda msg: sanitize_message(msg, family))
-        messages = memo.map(request.messages)
-        if not all(map(operator.is_, messages, request.messages)):  # C-level: no per-message Python
-            request = request.override(messages=messages)  # type: ignore[arg-type]
-        return request, family
+        return with_messages(request, memo.map(request.messages)), family
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]

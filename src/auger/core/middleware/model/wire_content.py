@@ -16,13 +16,12 @@ The checkpointed history is not changed: only the request is.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import AnyMessage, ToolMessage
 
-from auger.core.middleware.base import RequestShaper
+from auger.core.middleware.base import RequestShaper, with_messages
 from auger.core.models.requests.message_memo import MessageMemo
 from auger.core.text import clean_content, clean_text
 
@@ -68,7 +67,4 @@ class WireContentMiddleware(RequestShaper):
         self._memo = MessageMemo(wire_message)
 
     def shape(self, request: ModelRequest) -> ModelRequest:
-        messages = self._memo.map(request.messages)
-        if all(map(operator.is_, messages, request.messages)):  # C-level: no Python step per message
-            return request
-        return request.override(messages=messages)
+        return with_messages(request, self._memo.map(request.messages))
