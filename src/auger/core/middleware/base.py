@@ -31,6 +31,11 @@ def tool_name(tool: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
+def read_only(tool: Any) -> bool:
+    """Whether a tool says it only reads (its metadata: MCP tools that declare it, the resource tools)."""
+    return bool((getattr(tool, "metadata", None) or {}).get("read_only"))
+
+
 def ai_messages(result: Any) -> list[AIMessage]:
     """The AI messages of a model call's result."""
     if isinstance(result, ExtendedModelResponse):

@@ -27,7 +27,7 @@ from langchain_core.messages import SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
 from auger.core.agent.context import AugerContext
-from auger.core.middleware.base import RequestShaper, tool_name
+from auger.core.middleware.base import RequestShaper, read_only, tool_name
 from auger.core.safety.plan_mode import (
     ACCEPTED,
     NOT_ACCEPTED,
@@ -66,11 +66,6 @@ def present_plan_tool() -> BaseTool:
     return StructuredTool.from_function(present_plan, name=PLAN_TOOL, description=DESCRIPTION)
 
 
-def _read_only(tool: Any) -> bool:
-    meta = getattr(tool, "metadata", None) or {}
-    return bool(meta.get("read_only"))
-
-
 def plan_left_open(state: Any, runtime: Any) -> bool:
     """Whether the last step presented a plan nobody accepted (still plan mode, the call not
     rejected): the turn ends there, with no further model call. `TurnLimitMiddleware` asks this
@@ -90,7 +85,7 @@ def offered(tools: list[Any], mode: str | None) -> list[Any]:
     `present_plan`, in any other mode all but `present_plan` (what `/tools` lists, too)."""
     if mode != PLAN_MODE:
         return [t for t in tools if tool_name(t) != PLAN_TOOL]
-    return [t for t in tools if plan_only(tool_name(t) or "", mcp_read_only=_read_only(t))]
+    return [t for t in tools if plan_only(tool_name(t) or "", mcp_read_only=read_only(t))]
 
 
 def with_plan_prompt(system: SystemMessage | None) -> SystemMessage:

@@ -19,7 +19,7 @@ from langchain_core.tools import BaseTool
 from langgraph.types import interrupt
 
 from auger.core.mcp.client import CALL
-from auger.core.middleware.base import RequestShaper
+from auger.core.middleware.base import RequestShaper, read_only
 from auger.core.middleware.tools.permissions import approval_description, mcp_identity, refused, tool_verdict
 
 
@@ -55,7 +55,7 @@ class McpToolsMiddleware(RequestShaper):
             ctx,
             name,
             args,
-            gated=not (tool.metadata or {}).get("read_only"),
+            gated=not read_only(tool),
             mcp=mcp_identity(tool),
             call_id=request.tool_call.get("id"),
         )

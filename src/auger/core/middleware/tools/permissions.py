@@ -25,6 +25,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
 from auger.core.agent.context import AugerContext
+from auger.core.middleware.base import read_only
 from auger.core.middleware.tools.pre_tool import hook_verdict
 from auger.core.safety.permissions import (
     Verdict,
@@ -131,8 +132,7 @@ def plan_denial(ctx: AugerContext, request: Any) -> Verdict | None:
     run, `auger.core.middleware.tools.mcp_tools`, by the same verdict)."""
     if request.tool is None:
         return None
-    read_only = bool((getattr(request.tool, "metadata", None) or {}).get("read_only"))
-    verdict = plan_verdict(request.tool_call["name"], ctx.mode, mcp_read_only=read_only)
+    verdict = plan_verdict(request.tool_call["name"], ctx.mode, mcp_read_only=read_only(request.tool))
     return verdict if verdict is not None and verdict.action == "deny" else None
 
 

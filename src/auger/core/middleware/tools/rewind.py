@@ -15,15 +15,15 @@ from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 
+from auger.core.middleware.base import read_only
+
 READ_ONLY_TOOLS = frozenset({"ls", "read_file", "glob", "grep", "write_todos"})
 
 
 def _recorder(request: Any) -> Any:
     """The turn's recorder when this call may change files, else None."""
     recorder = getattr(getattr(request.runtime, "context", None), "rewind", None)
-    if recorder is None or request.tool_call["name"] in READ_ONLY_TOOLS:
-        return None
-    if (getattr(request.tool, "metadata", None) or {}).get("read_only"):
+    if recorder is None or request.tool_call["name"] in READ_ONLY_TOOLS or read_only(request.tool):
         return None
     return recorder
 
