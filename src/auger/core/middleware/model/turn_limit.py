@@ -12,6 +12,7 @@ node follows — instead of a `before_model` node, a graph step of its own befor
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -26,13 +27,8 @@ TURN_LIMIT_FLAG = "auger_turn_limit"
 
 
 def _calls_this_prompt(messages: list[Any]) -> int:
-    count = 0
-    for msg in reversed(messages):
-        if isinstance(msg, HumanMessage):
-            break
-        if isinstance(msg, AIMessage):
-            count += 1
-    return count
+    since = itertools.takewhile(lambda msg: not isinstance(msg, HumanMessage), reversed(messages))
+    return sum(isinstance(msg, AIMessage) for msg in since)
 
 
 class TurnLimitMiddleware(AgentMiddleware):  # type: ignore[type-arg]
