@@ -57,16 +57,12 @@ def estimated_context(messages: list[Any], known: int, prompt: tuple[Any, list[A
     a report would have included them."""
     from langchain_core.messages.utils import count_tokens_approximately
 
-    start = 0
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if (
-            isinstance(message, AIMessage)
-            and message.usage_metadata
-            and message.usage_metadata.get("total_tokens")
-        ):
-            start = index + 1
-            break
+    after_report = (
+        len(messages) - i
+        for i, m in enumerate(reversed(messages))
+        if isinstance(m, AIMessage) and m.usage_metadata and m.usage_metadata.get("total_tokens")
+    )
+    start = next(after_report, 0)  # just after the last reply that reported its size
     later = messages[start:]
     if start == 0 and not known and prompt is not None:
         system, tools = prompt
