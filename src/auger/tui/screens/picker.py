@@ -27,6 +27,7 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
     TITLE = "Pick"
     PLACEHOLDER = "Type to filter"
     HINT = "Enter choose · Esc close"
+    current: T | None = None  # highlighted when the filter is empty (the model or thread in use)
 
     def __init__(self, query: str = "") -> None:
         super().__init__(classes="picker")
@@ -54,9 +55,6 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
     async def rows(self, query: str) -> list[tuple[T, Content | str]]:
         raise NotImplementedError
 
-    def current_index(self) -> int:
-        return 0
-
     @property
     def option_list(self) -> OptionList:
         return self.query_one("#picker-list", OptionList)
@@ -72,7 +70,8 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
         olist = self.option_list
         olist.set_options(options)
         if options:
-            olist.highlighted = min(self.current_index(), len(options) - 1) if not query else 0
+            current = (i for i, value in enumerate(self.values) if value == self.current)
+            olist.highlighted = 0 if query else next(current, 0)
 
     @property
     def selected(self) -> T | None:

@@ -87,9 +87,6 @@ class ThreadPicker(FilterPicker[str]):
                 parts.append((text, "bold italic" if hit else "italic"))
         return Content.assemble(*parts)
 
-    def current_index(self) -> int:
-        return next((i for i, v in enumerate(self.values) if v == self.current), 0)
-
     # -- actions ---------------------------------------------------------------------------
     async def _refresh(self, note: str | None = None) -> None:
         await self.refill(self.query_one("#picker-filter", Input).value)
