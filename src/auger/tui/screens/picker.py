@@ -20,8 +20,8 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
     CSS_PATH = "screens.tcss"
     BINDINGS: ClassVar = [
         Binding("escape", "dismiss", "Close", id="picker.close"),
-        Binding("down", "move(1)", "Down", show=False, priority=True, id="picker.down"),
-        Binding("up", "move(-1)", "Up", show=False, priority=True, id="picker.up"),
+        Binding("down", "move('cursor_down')", "Down", show=False, priority=True, id="picker.down"),
+        Binding("up", "move('cursor_up')", "Up", show=False, priority=True, id="picker.up"),
     ]
     AUTO_FOCUS = "#picker-filter"
     TITLE = "Pick"
@@ -89,9 +89,6 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
         if value is not None:
             self.dismiss(value)
 
-    def action_move(self, delta: int) -> None:
-        olist = self.option_list
-        if delta > 0:
-            olist.action_cursor_down()
-        else:
-            olist.action_cursor_up()
+    async def action_move(self, cursor: str) -> None:
+        """Up/Down in the filter move the list's cursor (its own actions)."""
+        await self.option_list.run_action(cursor)
