@@ -88,10 +88,9 @@ class ThreadPicker(FilterPicker[str]):
         return Content.assemble(*parts)
 
     # -- actions ---------------------------------------------------------------------------
-    async def _refresh(self, note: str | None = None) -> None:
+    async def _refresh(self, note: str) -> None:
         await self.refill(self.query_one("#picker-filter", Input).value)
-        if note:
-            self.notify(note)
+        self.notify(note)
 
     async def action_all_projects(self) -> None:
         self.all_projects = not self.all_projects
