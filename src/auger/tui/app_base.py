@@ -219,15 +219,14 @@ class AppBase(App[int]):
         self.settings.mode = mode
         self.refresh_status()
 
-    def action_history_search(self) -> None:
+    async def action_history_search(self) -> None:
         from auger.tui.screens.history_search import HistorySearch
 
-        def chosen(text: str | None) -> None:
+        async def chosen(text: str | None) -> None:
             if text is not None:
                 self.prompt.set_text(text)
-            self.prompt.focus()
 
-        self.push_screen(HistorySearch(self.prompt_history), chosen)
+        await self._show(HistorySearch(self.prompt_history), chosen)
 
     def action_toggle_last_tool(self) -> None:
         from auger.tui.widgets.tool_row import ToolRow
