@@ -74,9 +74,8 @@ class ApprovalPrompt(Vertical, can_focus=True):
             return
         self.decision = decision
         self.request.respond(decision)
-        self.add_class("-resolved")
+        self.add_class("-resolved", f"-{decision.kind}")
         self.query_one(".hint", Static).update(self.outcome(decision))
-        self.add_class(f"-{decision.kind}")
         self.can_focus = False
         self.post_message(self.Resolved(self, decision))
 
