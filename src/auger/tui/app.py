@@ -128,7 +128,7 @@ class AugerApp(AppBase):
             self.set_keymap(keymap)
         self.prompt.focus()
         self.prompt.complete = self._completions
-        self.refresh_status(window=False)
+        self.refresh_status()
         if self.first_run and not self.settings.model:
             from auger.tui.screens.first_run import FirstRunScreen
 
