@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 LIMIT = 200
 
 
-def age(ts: float, now: float | None = None) -> str:
-    seconds = max(0, (now or time.time()) - ts)
+def age(ts: float, now: float) -> str:
+    seconds = max(0, now - ts)
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
             return f"{int(seconds // size)}{unit} ago"
