@@ -128,7 +128,7 @@ class AugerApp(AppBase):
             self.set_keymap(keymap)
         self.prompt.focus()
         self.prompt.complete = self._completions
-        self.refresh_status(window=False)
+        self.refresh_status()
         if self.first_run and not self.settings.model:
             from auger.tui.screens.first_run import FirstRunScreen
 
@@ -139,8 +139,15 @@ class AugerApp(AppBase):
             self.call_after_refresh(self._after_first_paint)
 
     async def _after_first_paint(self) -> None:
-        """The screen is up: load the rest of the UI, then build the agent in the background."""
-        await self.finish_layout()
+        """The screen is up: add what the first paint did without (transcript styles, todo panel,
+        completion menu), load the rest of the UI, then build the agent in the background."""
+        from auger.tui.widgets.completion import CompletionMenu
+
+        self.stylesheet.read(BLOCKS_CSS)
+        self.refresh_css(animate=False)
+        menu = CompletionMenu(id="completions")
+        await self.mount(TodoPanel(id="todos"), menu, before=self.prompt)
+        self.prompt.menu = menu
         self.refresh_status()
         import importlib
 
@@ -150,18 +157,6 @@ class AugerApp(AppBase):
         for warning in self.settings.warnings:
             self.notice(warning, "warning")
         self.boot()
-
-    async def finish_layout(self) -> None:
-        """Add what the first paint did without: transcript styles, todo panel, completion menu."""
-        if self.main_screen.query(TodoPanel):
-            return
-        from auger.tui.widgets.completion import CompletionMenu
-
-        self.stylesheet.read(BLOCKS_CSS)
-        self.refresh_css(animate=False)
-        menu = CompletionMenu(id="completions")
-        await self.mount(TodoPanel(id="todos"), menu, before=self.prompt)
-        self.prompt.menu = menu
 
     def _configured(self, settings: Settings | None) -> None:
         if settings is None:

@@ -155,7 +155,7 @@ class AppBase(App[int]):
             prompt.set_class(new in RUNNING, "-busy")
         self.refresh_bindings()
 
-    def refresh_status(self, window: bool = True) -> None:
+    def refresh_status(self) -> None:
         if not self.screen_stack:  # closed: a refresh queued before (a timer, a read) came too late
             return
         bar = self.status
@@ -163,8 +163,7 @@ class AppBase(App[int]):
         spec = session.model_spec if session else self.settings.model
         bar.model = spec or ""
         bar.mode = self.settings.mode
-        if window:
-            bar.window = self.facts.context_window
+        bar.window = self.facts.context_window
         bar.context_tokens = session.context_tokens if session else 0
         thread = self.facts.thread
         bar.title = thread.title if thread and session and thread.id == session.thread_id else ""
@@ -219,15 +218,14 @@ class AppBase(App[int]):
         self.settings.mode = mode
         self.refresh_status()
 
-    def action_history_search(self) -> None:
+    async def action_history_search(self) -> None:
         from auger.tui.screens.history_search import HistorySearch
 
-        def chosen(text: str | None) -> None:
+        async def chosen(text: str | None) -> None:
             if text is not None:
                 self.prompt.set_text(text)
-            self.prompt.focus()
 
-        self.push_screen(HistorySearch(self.prompt_history), chosen)
+        await self._show(HistorySearch(self.prompt_history), chosen)
 
     def action_toggle_last_tool(self) -> None:
         from auger.tui.widgets.tool_row import ToolRow

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -98,9 +97,9 @@ def strip_exit_line(output: str) -> str:
     return _EXIT.sub("", output).rstrip()
 
 
-def short_path(path: Path, home: Path | None = None) -> str:
+def short_path(path: Path) -> str:
     """`path` with the home folder shown as ~."""
-    home = home if home is not None else Path(os.path.expanduser("~"))
+    home = Path.home()
     try:
         return "~/" + str(path.relative_to(home)) if path != home else "~"
     except ValueError:

@@ -17,9 +17,8 @@ if TYPE_CHECKING:
 async def export_cmd(ctx: CommandContext, arg: str) -> None:
     thread_id = ctx.agent.thread_id
     text = await ctx.agent.transcript("markdown")
-    target = Path(arg).expanduser() if arg else Path(f"auger-{thread_id[:8]}.md")
-    if not target.is_absolute():
-        target = ctx.settings.cwd / target
+    # (an absolute path replaces the cwd it is joined to)
+    target = ctx.settings.cwd / (Path(arg).expanduser() if arg else f"auger-{thread_id[:8]}.md")
     await asyncio.to_thread(target.write_text, text, encoding="utf-8")
     ctx.notify(f"Exported the conversation to {target}")
 

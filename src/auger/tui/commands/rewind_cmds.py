@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from auger.core.port import counted
-from auger.errors import AugerError, UsageError
+from auger.errors import UsageError
 from auger.tui.commands.context import reported
 from auger.tui.commands.registry import command
 from auger.tui.rewind_text import changed_from, files_summary, listed, rewound_line, turn_label, undone_line
@@ -71,20 +71,16 @@ async def open_rewind(
     ctx: CommandContext, start: int | None = None, turns: list[TurnChanges] | None = None
 ) -> None:
     """Start a rewind: the turn picker (or, with `start`, that turn's choices)."""
-    if ctx.port is None or not ctx.state.ready:
-        return
-    try:
-        turns = turns or await _turns(ctx, "rewind")
-    except AugerError as exc:
-        ctx.notify(str(exc), "error")
-        return
-    if turns:
+    if ctx.port is not None and ctx.state.ready:
         ctx.background(reported(_rewind(ctx, turns, start), "rewind", ctx.notify))  # it awaits screens
 
 
-async def _rewind(ctx: CommandContext, turns: list[TurnChanges], start: int | None) -> None:
+async def _rewind(ctx: CommandContext, turns: list[TurnChanges] | None, start: int | None) -> None:
     from auger.tui.screens.turn_picker import TurnPicker
 
+    turns = turns or await _turns(ctx, "rewind")
+    if not turns:
+        return
     number = start or await ctx.ask(TurnPicker(turns))
     if number is None:
         return

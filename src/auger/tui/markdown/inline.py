@@ -1,4 +1,4 @@
-"""Inline markdown (one markdown-it `inline` token) as `Content`.
+"""Inline markdown (a block's one markdown-it `inline` token) as `Content`.
 
 Styles are component-class names (".md--code" ...) that the widget resolves from its CSS.
 Raw inline HTML is kept as the text it is (`List<int>`, `Vec<T>`, `<b>` are shown, never
@@ -8,6 +8,7 @@ dropped); entities are decoded by markdown-it as usual (`&amp;` shows as `&`).
 from __future__ import annotations
 
 from markdown_it.token import Token
+from markdown_it.tree import SyntaxTreeNode
 from textual.content import Content, Span
 from textual.style import Style
 
@@ -20,8 +21,9 @@ def link_style(href: str) -> Style:
     return Style.from_meta({"@click": f"link({href!r})"})
 
 
-def inline_content(token: Token | None, base: str = "") -> Content:
-    """The text of an inline token with its spans (bold, code, links ...), `base` over it all."""
+def inline_content(node: SyntaxTreeNode, base: str = "") -> Content:
+    """The text of block `node`'s inline token with its spans (bold, code, links ...), `base` over it."""
+    token = node.children[0].token if node.children else None
     parts: list[str] = []
     spans: list[Span] = []
     stack: list[tuple[int, str | Style]] = []

@@ -65,17 +65,13 @@ def _wrap(content: Content, width: int) -> Lines:
     return content.wrap(width) if content.plain else [content]
 
 
-def _inline(node: SyntaxTreeNode, base: str = "") -> Content:
-    return inline_content(node.children[0].token if node.children else None, base)
-
-
 def _paragraph(node: SyntaxTreeNode, width: int) -> Lines:
-    return _wrap(_inline(node), width)
+    return _wrap(inline_content(node), width)
 
 
 def _heading(node: SyntaxTreeNode, width: int) -> Lines:
     level = int(node.tag[1:]) if node.tag[1:].isdigit() else 1
-    return _wrap(_inline(node, f".md--h{min(level, 6)}"), width)
+    return _wrap(inline_content(node, f".md--h{min(level, 6)}"), width)
 
 
 def _list(node: SyntaxTreeNode, width: int, depth: int) -> Lines:

@@ -20,8 +20,7 @@ def _cells(row: SyntaxTreeNode, base: str) -> list[tuple[Content, str]]:
     out: list[tuple[Content, str]] = []
     for cell in row.children:
         align = str(cell.attrs.get("style", "")).removeprefix("text-align:") or "left"
-        inline = cell.children[0].token if cell.children else None
-        out.append((inline_content(inline, base), align))
+        out.append((inline_content(cell, base), align))
     return out
 
 

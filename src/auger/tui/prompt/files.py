@@ -9,22 +9,22 @@ import time
 from pathlib import Path
 
 MAX_FILES = 50_000
+TTL = 10.0  # s: how long a scan of the files is used
 MAX_INLINE_BYTES = 64 * 1024
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache"})
 MENTION = re.compile(r"(?:(?<=\s)|^)@([^\s@]+)")
 
 
 class FileIndex:
-    """The project's files (git ls-files when it is a repository), refreshed after `ttl` seconds."""
+    """The project's files (git ls-files when it is a repository), refreshed after `TTL` seconds."""
 
-    def __init__(self, root: Path, ttl: float = 10.0) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self.ttl = ttl
         self._files: list[str] = []
         self._at = 0.0
 
     def files(self) -> list[str]:
-        if not self._files or time.monotonic() - self._at > self.ttl:
+        if not self._files or time.monotonic() - self._at > TTL:
             self._files = self._scan()
             self._at = time.monotonic()
         return self._files

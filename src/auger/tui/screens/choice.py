@@ -25,14 +25,11 @@ class ChoiceScreen(ModalScreen[str | None]):
     ]
     AUTO_FOCUS = "#choice-list"
 
-    def __init__(
-        self, title: str, answers: Sequence[tuple[str, str]], body: Sequence[str] = (), hint: str = ""
-    ) -> None:
+    def __init__(self, title: str, answers: Sequence[tuple[str, str]], body: Sequence[str] = ()) -> None:
         super().__init__(classes="picker")
         self.title_text = title
         self.answers = list(answers)  # (value, label)
         self.body = list(body)
-        self.hint = hint or "Enter choose · Esc never mind"
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
@@ -41,7 +38,7 @@ class ChoiceScreen(ModalScreen[str | None]):
                 yield Static(line, classes="choice-body", markup=False)
             options = [Option(f"{n}. {label}") for n, (_, label) in enumerate(self.answers, 1)]
             yield OptionList(*options, id="choice-list")
-            yield Static(self.hint, classes="picker-hint", markup=False)
+            yield Static("Enter choose · Esc never mind", classes="picker-hint", markup=False)
 
     @on(OptionList.OptionSelected, "#choice-list")
     def _chosen(self, event: OptionList.OptionSelected) -> None:

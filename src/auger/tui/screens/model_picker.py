@@ -27,6 +27,3 @@ class ModelPicker(FilterPicker[str]):
         if ":" in typed and typed not in self.models:
             out.append((typed, f"  {typed}  (use this spec)"))
         return out
-
-    def current_index(self) -> int:
-        return self.models.index(self.current) if self.current in self.models else 0

@@ -20,13 +20,14 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
     CSS_PATH = "screens.tcss"
     BINDINGS: ClassVar = [
         Binding("escape", "dismiss", "Close", id="picker.close"),
-        Binding("down", "move(1)", "Down", show=False, priority=True, id="picker.down"),
-        Binding("up", "move(-1)", "Up", show=False, priority=True, id="picker.up"),
+        Binding("down", "move('cursor_down')", "Down", show=False, priority=True, id="picker.down"),
+        Binding("up", "move('cursor_up')", "Up", show=False, priority=True, id="picker.up"),
     ]
     AUTO_FOCUS = "#picker-filter"
     TITLE = "Pick"
     PLACEHOLDER = "Type to filter"
     HINT = "Enter choose · Esc close"
+    current: T | None = None  # highlighted when the filter is empty (the model or thread in use)
 
     def __init__(self, query: str = "") -> None:
         super().__init__(classes="picker")
@@ -54,9 +55,6 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
     async def rows(self, query: str) -> list[tuple[T, Content | str]]:
         raise NotImplementedError
 
-    def current_index(self) -> int:
-        return 0
-
     @property
     def option_list(self) -> OptionList:
         return self.query_one("#picker-list", OptionList)
@@ -72,7 +70,8 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
         olist = self.option_list
         olist.set_options(options)
         if options:
-            olist.highlighted = min(self.current_index(), len(options) - 1) if not query else 0
+            current = (i for i, value in enumerate(self.values) if value == self.current)
+            olist.highlighted = 0 if query else next(current, 0)
 
     @property
     def selected(self) -> T | None:
@@ -90,9 +89,6 @@ class FilterPicker(ModalScreen[T | None], Generic[T]):
         if value is not None:
             self.dismiss(value)
 
-    def action_move(self, delta: int) -> None:
-        olist = self.option_list
-        if delta > 0:
-            olist.action_cursor_down()
-        else:
-            olist.action_cursor_up()
+    async def action_move(self, cursor: str) -> None:
+        """Up/Down in the filter move the list's cursor (its own actions)."""
+        await self.option_list.run_action(cursor)

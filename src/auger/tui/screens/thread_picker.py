@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 LIMIT = 200
 
 
-def age(ts: float, now: float | None = None) -> str:
-    seconds = max(0, (now or time.time()) - ts)
+def age(ts: float, now: float) -> str:
+    seconds = max(0, now - ts)
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
             return f"{int(seconds // size)}{unit} ago"
@@ -87,14 +87,10 @@ class ThreadPicker(FilterPicker[str]):
                 parts.append((text, "bold italic" if hit else "italic"))
         return Content.assemble(*parts)
 
-    def current_index(self) -> int:
-        return next((i for i, v in enumerate(self.values) if v == self.current), 0)
-
     # -- actions ---------------------------------------------------------------------------
-    async def _refresh(self, note: str | None = None) -> None:
+    async def _refresh(self, note: str) -> None:
         await self.refill(self.query_one("#picker-filter", Input).value)
-        if note:
-            self.notify(note)
+        self.notify(note)
 
     async def action_all_projects(self) -> None:
         self.all_projects = not self.all_projects

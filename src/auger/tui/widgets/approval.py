@@ -16,7 +16,7 @@ from textual.widgets import Input, Static
 from auger.core.events import ApprovalDecision, ApprovalRequested
 from auger.tui import format as fmt
 from auger.tui.diffs import tool_diff
-from auger.tui.widgets.diffview import DiffView
+from auger.tui.widgets.tool_row import call_view
 
 HINT = "y approve · n/Esc reject · a always allow {rule} in this thread · A and save it"
 SAVE_HINT = "Save allow rule {rule} to: p project config (.auger/config.toml) · u user config · Esc back"
@@ -51,13 +51,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
         req = self.request
         where = fmt.key_arg(req.name, req.args, 100)
         yield Static(f"Allow {req.name}{' ' + where if where else ''}?", markup=False, classes="title")
-        diff = tool_diff(req.name, req.args, self.project_root)
-        if diff is not None:
-            yield DiffView(diff, max_lines=40)
-        elif req.name == "execute":
-            yield Static(f"$ {req.args.get('command', '')}", markup=False, classes="command")
-        else:
-            yield Static(fmt.pretty_args(req.args), markup=False, classes="args")
+        yield call_view(req.name, req.args, tool_diff(req.name, req.args, self.project_root), max_lines=40)
         if req.description and not req.description.startswith("Tool execution requires approval"):
             yield Static(req.description, markup=False, classes="why")
         yield Static(HINT.format(rule=self.rule), markup=False, classes="hint")
@@ -80,9 +74,8 @@ class ApprovalPrompt(Vertical, can_focus=True):
             return
         self.decision = decision
         self.request.respond(decision)
-        self.add_class("-resolved")
+        self.add_class("-resolved", f"-{decision.kind}")
         self.query_one(".hint", Static).update(self.outcome(decision))
-        self.add_class(f"-{decision.kind}")
         self.can_focus = False
         self.post_message(self.Resolved(self, decision))
 

@@ -14,18 +14,18 @@ from auger.tui.prompt.completer import Completion, CompletionSet
 class CompletionMenu(OptionList, can_focus=False):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.current: CompletionSet | None = None
+        self.current: CompletionSet | None = None  # what is shown (never an empty set)
         self.display = False
 
     @property
     def is_open(self) -> bool:
-        return self.display and self.current is not None and bool(self.current.items)
+        return self.current is not None
 
     def open(self, completions: CompletionSet | None) -> None:
         if completions is None or not completions.items:
             self.close()
             return
-        if completions == self.current and self.display:  # unchanged: keep the highlight
+        if completions == self.current:  # unchanged: keep the highlight
             return
         self.current = completions
         options = [
@@ -41,6 +41,6 @@ class CompletionMenu(OptionList, can_focus=False):
         self.display = False
 
     def chosen(self) -> tuple[CompletionSet, Completion] | None:
-        if not self.is_open or self.current is None or self.highlighted is None:
+        if self.current is None or self.highlighted is None:
             return None
         return self.current, self.current.items[self.highlighted]

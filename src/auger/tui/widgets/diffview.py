@@ -17,8 +17,8 @@ _MARK = {"add": "+", "del": "-", "ctx": " ", "hunk": " "}
 class DiffView(Widget):
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"diff--{k}" for k in ("add", "del", "ctx", "hunk", "number")}
 
-    def __init__(self, lines: list[DiffLine], max_lines: int = 60, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, lines: list[DiffLine], max_lines: int) -> None:
+        super().__init__()
         self.lines = lines
         self.max_lines = max_lines
         self.unfolded = False

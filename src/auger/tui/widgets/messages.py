@@ -30,7 +30,6 @@ class Reasoning(Collapsible):
     def __init__(self) -> None:
         self.body = StreamedMarkdown(classes="reasoning-text")
         super().__init__(self.body, title="Thinking…", collapsed=False, classes="reasoning")
-        self._seconds = 0.0
 
     def write(self, fragment: str) -> None:
         self.body.write(fragment)

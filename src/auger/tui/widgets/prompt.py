@@ -41,7 +41,7 @@ class PromptInput(TextArea):
     class EndOfInput(Message):
         """Ctrl+D on an empty prompt."""
 
-    def __init__(self, history: PromptHistory, menu: CompletionMenu | None = None, **kwargs: object) -> None:
+    def __init__(self, history: PromptHistory, **kwargs: object) -> None:
         super().__init__(
             soft_wrap=True,
             show_line_numbers=False,
@@ -52,7 +52,7 @@ class PromptInput(TextArea):
             **kwargs,  # type: ignore[arg-type]
         )
         self.prompt_history = history
-        self.menu = menu  # mounted after the first paint
+        self.menu: CompletionMenu | None = None  # mounted after the first paint
         # what the menu offers for (text, cursor offset): the app's completer
         self.complete: Callable[[str, int], CompletionSet | None] | None = None
 

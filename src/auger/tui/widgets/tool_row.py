@@ -16,11 +16,21 @@ from textual.widgets import Static
 
 from auger.core.port import counted
 from auger.tui import format as fmt
-from auger.tui.diffs import diff_stats, tool_diff
+from auger.tui.diffs import DiffLine, diff_stats, tool_diff
 from auger.tui.widgets.diffview import DiffView
 
 ICONS = {"running": "⋯", "success": "✓", "error": "✗", "rejected": "⊘", "cancelled": "⊘", "waiting": "?"}
 MAX_OUTPUT_LINES = 200
+
+
+def call_view(name: str, args: dict[str, Any], diff: list[DiffLine] | None, max_lines: int = 60) -> Widget:
+    """What a call does, for its row's details and its approval: the diff of a file edit,
+    `execute`'s command, or the arguments."""
+    if diff is not None:
+        return DiffView(diff, max_lines=max_lines)
+    if name == "execute":
+        return Static(f"$ {args.get('command', '')}", markup=False, classes="command")
+    return Static(fmt.pretty_args(args), markup=False, classes="args")
 
 
 class ToolHeader(Widget):
@@ -143,12 +153,7 @@ class ToolRow(Vertical, can_focus=True):
             self.action_toggle_details()
 
     def _build_details(self) -> None:
-        if self.diff is not None:
-            self.details.mount(DiffView(self.diff))
-        elif self.tool_name == "execute":
-            self.details.mount(Static(f"$ {self.args.get('command', '')}", markup=False, classes="command"))
-        else:
-            self.details.mount(Static(fmt.pretty_args(self.args), markup=False, classes="args"))
+        self.details.mount(call_view(self.tool_name, self.args, self.diff))
         if self.status != "running":
             self._build_output()
 

@@ -42,19 +42,16 @@ class Transcript(VerticalScroll):
         message.stop()
         self.prune()
 
-    def __init__(
-        self, budget: int = 400, header: Callable[[], StartHeader] | None = None, **kwargs: object
-    ) -> None:
+    def __init__(self, budget: int, header: Callable[[], StartHeader], **kwargs: object) -> None:
         """`header`: makes what the transcript shows at its top while empty (again after `clear`)."""
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.budget = max(10, budget)
         self.pruned = 0
         self._make_header = header
-        self.header: StartHeader | None = header() if header is not None else None
+        self.header = header()
 
     def compose(self):  # type: ignore[no-untyped-def]
-        if self.header is not None:
-            yield self.header
+        yield self.header
 
     def on_mount(self) -> None:
         self.anchor()
@@ -119,7 +116,7 @@ class Transcript(VerticalScroll):
         """Empty the transcript: the start header shows again."""
         self.pruned = 0
         await self.remove_children([c for c in self.children if c is not self.header])
-        if self._make_header is not None and self.header not in self.children:
+        if self.header not in self.children:
             self.header = self._make_header()
             await self.mount(self.header)
 
