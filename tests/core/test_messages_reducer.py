@@ -17,7 +17,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from auger.core.agent.context import AugerContext
 from auger.core.threads import messages_reducer as reducer_module
-from auger.core.threads.messages_reducer import messages_reducer
+from auger.core.threads.messages_reducer import id_index, messages_reducer
 from auger.settings import Settings
 from scripted_model import ScriptedChatModel
 from session_helpers import offline_settings
@@ -103,6 +103,29 @@ def test_writes_onto_a_kept_list_do_not_rebuild_it(monkeypatch: pytest.MonkeyPat
     replayed = messages_reducer(read_back, [[AIMessage("edited", id="r"), HumanMessage("next", id="n")]])
     assert [m.content for m in replayed[-3:]] == ["edited", "out", "next"] and len(replayed) == 1_003
     assert rebuilt == []  # deepagents' Python pass over the whole list ran for none of them
+
+
+def test_a_list_read_back_again_is_indexed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each turn starts from the thread's snapshot, decoded into a new list of the same messages
+    (the serializer remembers it): its id index is built once and copied at the next turns."""
+    messages = [HumanMessage(f"m{i}", id=f"m{i}") for i in range(1_000)]
+    indexed: list[int] = []
+
+    def counted(base: list[Any]) -> dict[str, int]:
+        indexed.append(len(base))
+        return id_index(base)
+
+    monkeypatch.setattr(reducer_module, "id_index", counted)
+    reducer_module._kept.clear()
+    reducer_module._bases.clear()
+    for turn in range(3):
+        grown = messages_reducer([*messages], [[HumanMessage(f"q{turn}", id=f"q{turn}")]])
+        assert [m.id for m in grown[-2:]] == ["m999", f"q{turn}"] and len(grown) == 1_001
+    assert indexed == [1_000]
+    swapped = [*messages[:-2], HumanMessage("other", id="m0"), messages[-1]]  # same length and end
+    grown = messages_reducer(swapped, [[AIMessage("edited", id="m0")]])
+    assert indexed == [1_000, 1_000]  # not taken for the list read back before: indexed anew
+    assert grown[998].content == "edited" and grown[0].content == "m0" and len(grown) == 1_000
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
