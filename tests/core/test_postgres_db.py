@@ -92,7 +92,7 @@ def _thread(conn: Any, tid: str, root: str, updated: float, texts: list[str]) ->
         " VALUES (%s, %s, %s, %s, %s, %s) RETURNING key",
         (tid, tid, root, root, updated, updated),
     ).fetchone()[0]
-    from auger.core.threads.postgres.search import index_messages
+    from auger.core.threads.search import index_messages  # the same for both databases
 
     with conn.cursor() as cur:
         index_messages(QmarkCursor(cur), key, [IndexedMessage("user", t) for t in texts], updated)

@@ -40,22 +40,16 @@ HIT_START, HIT_END = "\x02", "\x03"  # around each hit in a search snippet
 _UNINDEXED = dict.fromkeys(map(ord, "\x00" + HIT_START + HIT_END))
 
 
-def index_rows(thread_key: int, messages: Sequence[IndexedMessage], at: float) -> list[tuple[Any, ...]]:
-    """The `auger_messages` rows of the messages (blank ones skipped), their text as indexed."""
-    return [
-        (thread_key, m.role, at, m.text[:INDEX_CHARS].translate(_UNINDEXED))
-        for m in messages
-        if m.text.strip()
-    ]
-
-
-def index_messages(
-    cur: sqlite3.Cursor, thread_key: int, messages: Sequence[IndexedMessage], at: float
-) -> None:
-    """Store the messages' text for the index, inside the caller's transaction."""
+def index_messages(cur: Any, thread_key: int, messages: Sequence[IndexedMessage], at: float) -> None:
+    """Store the messages' text for the index, inside the caller's transaction (`?` placeholders:
+    SQLite's cursor, or PostgreSQL's `QmarkCursor`, whose generated `tsvector` indexes the rows)."""
     cur.executemany(
         "INSERT INTO auger_messages (thread_key, role, at, text) VALUES (?, ?, ?, ?)",
-        index_rows(thread_key, messages, at),
+        [
+            (thread_key, m.role, at, m.text[:INDEX_CHARS].translate(_UNINDEXED))
+            for m in messages
+            if m.text.strip()  # blank ones skipped
+        ],
     )
 
 

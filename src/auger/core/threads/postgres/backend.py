@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from auger.core.threads import search as thread_search
 from auger.core.threads.artifacts import thread_artifacts
 from auger.core.threads.backend import SearchRow
 from auger.core.threads.checkpoints.collapse import POSTGRES, Marks, SeedCheck, collapse
@@ -58,7 +59,7 @@ class PostgresBackend:
     def search_rows(self, text: str, *, root: str | None, limit: int | None) -> list[SearchRow]:
         return postgres_search.search_rows(self.conn, text, root=root, limit=limit)
 
-    index_messages = staticmethod(postgres_search.index_messages)
+    index_messages = staticmethod(thread_search.index_messages)  # the same SQL as SQLite's
     delete_checkpoints = staticmethod(postgres_checkpoints.delete_checkpoints)
     copy_turns = staticmethod(postgres_checkpoints.copy_turns)
     truncate_turns = staticmethod(postgres_checkpoints.truncate_turns)

@@ -13,20 +13,11 @@ a common one walks the threads newest first and stops at the page's end.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from auger.core.threads.backend import SearchRow
 from auger.core.threads.schema import T_COLUMNS
-from auger.core.threads.search import HIT_END, HIT_START, SNIPPET_TOKENS, IndexedMessage, index_rows
-
-
-def index_messages(cur: Any, thread_key: int, messages: Sequence[IndexedMessage], at: float) -> None:
-    """Store the messages' text inside the caller's transaction (`QmarkCursor`)."""
-    cur.executemany(
-        "INSERT INTO auger_messages (thread_key, role, at, text) VALUES (?, ?, ?, ?)",
-        index_rows(thread_key, messages, at),
-    )
+from auger.core.threads.search import HIT_END, HIT_START, SNIPPET_TOKENS
 
 
 def query_text(text: str) -> str:
