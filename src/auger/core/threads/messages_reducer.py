@@ -57,8 +57,9 @@ class _Kept:
         return messages == self.messages
 
 
-_kept: dict[tuple[int, int], _Kept] = {}  # by (length, id of the last message)
-_bases: dict[tuple[int, int], _Kept] = {}  # lists read back (a turn's start), the newest BASES
+Kept = dict[tuple[int, int], _Kept]  # by (length, id of the last message)
+_kept: Kept = {}  # lists this reducer returned, the newest KEPT
+_bases: Kept = {}  # lists read back (a turn's start), the newest BASES
 _lock = threading.Lock()  # a sync graph may reduce on its caller's thread
 
 
@@ -79,13 +80,17 @@ def _written(writes: list[Any]) -> list[BaseMessage] | None:
     return None
 
 
-def _keep(messages: list[Any], index: dict[str, int]) -> list[Any]:
-    if not messages:
-        return messages
+def _remember(kept: Kept, most: int, messages: list[Any], index: dict[str, int]) -> None:
+    """Keep `messages` and their `index` in `kept`, which holds `most` (the oldest goes)."""
     with _lock:
-        if len(_kept) >= KEPT:
-            del _kept[next(iter(_kept))]  # the oldest
-        _kept[_key(messages)] = _Kept(messages, index)
+        if len(kept) >= most:
+            del kept[next(iter(kept))]  # the oldest
+        kept[_key(messages)] = _Kept(messages, index)
+
+
+def _keep(messages: list[Any], index: dict[str, int]) -> list[Any]:
+    if messages:
+        _remember(_kept, KEPT, messages, index)
     return messages
 
 
@@ -108,10 +113,7 @@ def messages_reducer(state: list[AnyMessage] | None, writes: list[Any]) -> list[
         index = dict(kept.index)  # or a list read back before: its index
     else:  # else one built in C, kept: the next turn reads the same snapshot back
         index = id_index(state)
-        with _lock:
-            if len(_bases) >= BASES:
-                del _bases[next(iter(_bases))]
-            _bases[key] = _Kept(state, dict(index))
+        _remember(_bases, BASES, state, dict(index))
     result: list[Any] = list(state)
     for msg in written:  # deepagents' rules: a new id appends, a known id replaces in place
         mid = msg.id
