@@ -201,3 +201,21 @@ async def test_moving_in_the_menu_survives_accepting(tui: Tui) -> None:
         second = menu.current.items[1].value
         await pilot.press("tab")
         assert app.prompt.text == second
+
+
+def test_history_search_is_newest_first_unique_and_stops_at_its_limit() -> None:
+    from auger.tui.prompt.history import PromptHistory
+
+    lowered: list[str] = []
+
+    class Counted(str):  # counts the entries the search reads
+        def lower(self) -> str:
+            lowered.append(self)
+            return str.lower(self)
+
+    history = PromptHistory(None)
+    history._entries = [Counted(t) for t in ["Fix parser", "fix lexer", "Fix parser", "docs", "fix tests"]]
+    assert history.search("FIX") == ["fix tests", "Fix parser", "fix lexer"]
+    lowered.clear()
+    assert history.search("fix", limit=2) == ["fix tests", "Fix parser"]
+    assert len(lowered) == 3  # the two newest found after three entries: the rest is not read

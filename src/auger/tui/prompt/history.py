@@ -6,7 +6,6 @@ stored twice; the file is trimmed when it grows past `MAX_ENTRIES`.
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 from pathlib import Path
@@ -101,5 +100,10 @@ class PromptHistory:
     def search(self, query: str, limit: int = 200) -> list[str]:
         """Newest first, unique, containing every word of `query` (case-insensitive)."""
         words = query.lower().split()
-        found = (text for text in reversed(self.entries) if all(w in text.lower() for w in words))
-        return list(itertools.islice(dict.fromkeys(found), limit))
+        found: dict[str, None] = {}  # an ordered set
+        for text in reversed(self.entries):
+            if len(found) == limit:  # (not a scan of every entry on each key typed)
+                break
+            if all(w in text.lower() for w in words):
+                found[text] = None
+        return list(found)
