@@ -153,6 +153,15 @@ def test_search_snippets_keep_text_after_control_characters(store: ThreadStore) 
     assert [text for text, is_hit in parts if is_hit] == ["zebrafish"]
     assert "".join(text for text, _ in parts) == "header zebrafish odd tail end"
     assert [h.id for h in store.search("tail")] == ["a1"]
+    # a real program's binary output, as a shell tool's result holds it (undecodable bytes
+    # replaced): NULs and 0x02/0x03 bytes from an ELF file, then words after them
+    dump = subprocess.run(["head", "-c", "4000", sys.executable], capture_output=True, check=True).stdout
+    text = dump.decode("utf-8", errors="replace")
+    assert "\x00" in text and ("\x02" in text or "\x03" in text)
+    _turn(store, "b1", "cat the interpreter", root="/b", texts=(f"{text}\nquetzal found here",))
+    (hit,) = store.search("quetzal")
+    assert [t for t, is_hit in snippet_parts(hit.snippet or "") if is_hit] == ["quetzal"]
+    assert "found here" in "".join(t for t, _ in snippet_parts(hit.snippet or ""))
 
 
 def test_resolve_prefix_ambiguous_and_unknown(store: ThreadStore) -> None:
