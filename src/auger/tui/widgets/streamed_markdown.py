@@ -197,7 +197,7 @@ class StreamedMarkdown(Vertical):
         pending: list[Chunk] = []
         rendered: list[list[Content] | None] = []
         last = self._segments[-1] if self._segments else None
-        room = self.SEGMENT_CHARS - last.size_chars if last is not None else 0
+        room = self.SEGMENT_CHARS - len(last.source) if last is not None else 0
         for chunk, chunk_lines in zip(chunks, lines, strict=True):
             if room <= 0 or last is None:
                 if pending and last is not None:
