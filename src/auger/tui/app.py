@@ -341,9 +341,6 @@ class AugerApp(AppBase):
 
     async def on_unmount(self) -> None:
         self.gc.stop()
-        await self.close_session()
-
-    async def close_session(self) -> None:
         session, self.session = self.session, None
         if session is not None:
             session.give_way_to(None)

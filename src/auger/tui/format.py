@@ -47,9 +47,7 @@ def pretty_args(args: dict[str, Any]) -> str:
     return json.dumps(args, indent=2, ensure_ascii=False, default=str)
 
 
-def duration(ms: int | None) -> str:
-    if ms is None:
-        return ""
+def duration(ms: int) -> str:
     if ms < 1000:
         return f"{ms} ms"
     if ms < 60_000:

@@ -182,10 +182,8 @@ def strips_without_self_loop() -> None:
     leaves a cycle only a collection frees, ~500 strips a second during a reply, each with its
     segments and seven caches. Answered without the cache, that one case is freed by its
     reference count as soon as the widget drops it (the other cases hold new strips: no loop)."""
-    try:
-        from textual.strip import Strip
-    except ImportError:  # pragma: no cover - no Textual
-        return
+    from textual.strip import Strip
+
     divide = Strip.divide
     if getattr(divide, "_without_self_loop", False):
         return

@@ -59,13 +59,6 @@ async def model_cmd(ctx: CommandContext, arg: str) -> None:
     await ctx.show(ModelPicker(models, ctx.agent.model_spec), chosen)
 
 
-def checked_mode(mode: str) -> str:
-    """`mode` if it is an approval mode; UsageError naming the modes otherwise."""
-    if mode not in MODES:
-        raise UsageError(f"Unknown approval mode {mode!r}.", hint=f"Use one of: {', '.join(MODES)}.")
-    return mode
-
-
 def _complete_mode(facts: Facts, partial: str) -> list[Completion]:
     return [Completion(m, m, MODE_HELP[m]) for m in MODES if m.startswith(partial)]
 
@@ -79,7 +72,9 @@ def _complete_mode(facts: Facts, partial: str) -> list[Completion]:
 )
 async def mode_cmd(ctx: CommandContext, arg: str) -> None:
     if arg:
-        ctx.settings.mode = checked_mode(arg.strip())
+        if arg not in MODES:  # (`arg` comes stripped from `parse`)
+            raise UsageError(f"Unknown approval mode {arg!r}.", hint=f"Use one of: {', '.join(MODES)}.")
+        ctx.settings.mode = arg
         ctx.status()
     mode = ctx.settings.mode
     others = ", ".join(f"/mode {m}" for m in MODES if m != mode)

@@ -60,10 +60,6 @@ class MarkdownLines(Widget):
         return "".join(chunk.source for chunk in self.chunks)
 
     @property
-    def size_chars(self) -> int:
-        return sum(len(chunk.source) for chunk in self.chunks)
-
-    @property
     def width(self) -> int:
         """The width its lines are rendered for (0: not laid out yet)."""
         return self._width

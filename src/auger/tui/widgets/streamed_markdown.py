@@ -57,7 +57,6 @@ class StreamedMarkdown(Vertical):
         self._scheduled = False
         self._wakeup = 0  # the current flush's wake-ups carry it; older ones are ignored
         self.dropped = 0  # characters received but not shown (an interrupted turn's backlog)
-        self.slices = 0  # how often a flush let the loop go for a key (tests, benchmarks)
 
     @property
     def text(self) -> str:
@@ -174,12 +173,10 @@ class StreamedMarkdown(Vertical):
         started = time.monotonic()
         while len(made) < len(chunks):
             if pace.busy:  # a key came in: not one more slice until it is on screen
-                self.slices += 1
                 await pace.wait_keys()
                 started = time.monotonic()
                 continue
             if pace.typing and time.monotonic() - started > self.SLICE:
-                self.slices += 1
                 await asyncio.sleep(0)  # a key that came in meanwhile is handled first
                 started = time.monotonic()
                 continue
@@ -200,7 +197,7 @@ class StreamedMarkdown(Vertical):
         pending: list[Chunk] = []
         rendered: list[list[Content] | None] = []
         last = self._segments[-1] if self._segments else None
-        room = self.SEGMENT_CHARS - last.size_chars if last is not None else 0
+        room = self.SEGMENT_CHARS - len(last.source) if last is not None else 0
         for chunk, chunk_lines in zip(chunks, lines, strict=True):
             if room <= 0 or last is None:
                 if pending and last is not None:
