@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from conftest_tui import Tui, ready, replies, send_nowait, submit, tui, turn, wait_for  # noqa: F401
+from conftest_tui import Tui, ready, replies, send_nowait, submit, tui, turn, wait_for, write_skill  # noqa: F401
 
 from auger.cli.agents import LocalOptions, local
+from auger.errors import AugerError
 from auger.tui.screens.history_search import HistorySearch
 from auger.tui.widgets.messages import ShellBlock, UserMessage
 from conftest_llm import typed
@@ -142,6 +143,40 @@ async def test_a_prompt_typed_before_the_agent_is_ready_is_sent_when_it_is(tui: 
         gate.set()
         await wait_for(pilot, lambda: replies(app) == ["ready now"] and not app.busy)
         assert tui.last_user_text() == "early bird"
+
+
+async def test_slash_names_go_to_the_agent_when_its_catalogue_could_not_be_read(tui: Tui) -> None:
+    """The agent is up but reading its skills failed (a remote agent that did not answer, say):
+    `/name` must not wait for a catalogue that never comes, and hold every later prompt behind it
+    (typed during startup, it looped in the queue and froze the app). The agent, which expands
+    skills itself, gets it."""
+    gate = asyncio.Event()
+    real = local(LocalOptions(use_mcp=False))
+
+    async def no_catalogue() -> Any:
+        raise AugerError("the agent did not answer")
+
+    async def factory(settings: Any, thread_id: str | None) -> Any:
+        await gate.wait()
+        session = await real(settings, thread_id)
+        session.catalogue = no_catalogue
+        return session
+
+    write_skill(tui.here, "greet", "Say hello to someone", "Say hello to $ARGUMENTS.")
+    tui.llm.add({"text": "one"}, {"text": "two"}, {"text": "three"})
+    app = tui.app(factory=factory)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await submit(pilot, "/no-such-name now")  # typed while the agent starts: it waits
+        assert not tui.llm.requests
+        gate.set()
+        await wait_for(pilot, lambda: replies(app) == ["one"] and not app.busy)
+        assert app.facts.catalogue is None
+        assert tui.last_user_text() == "/no-such-name now"
+        await turn(pilot, "/greet Ada")
+        assert "Say hello to Ada." in tui.last_user_text()  # the skill, expanded by the agent
+        await turn(pilot, "hello")
+        assert replies(app) == ["one", "two", "three"]
+        assert tui.last_user_text() == "hello"
 
 
 async def test_ctrl_c_twice_quits_and_ctrl_d_on_empty_input_quits(tui: Tui) -> None:

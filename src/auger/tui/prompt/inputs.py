@@ -69,13 +69,15 @@ class InputController:
     async def command(self, text: str, name: str, arg: str) -> None:
         app, state = self.app, self.state
         cmd = REGISTRY.get(name)
-        if cmd is None and app.facts.catalogue is None and state.error is None:
+        if cmd is None and app.session is None and state.error is None:
             state.enqueue(text)  # a skill, maybe: the agent says which once it is up
             return
         if cmd is None:
             skills = [name for _, name, _, _ in app.facts.invocable()]
-            if name in skills or name.startswith("mcp__"):
-                await self.prompt(text)  # the Session expands `/skill args` and `/mcp__server__prompt`
+            # the Session expands `/skill args` and `/mcp__server__prompt`; with no catalogue read
+            # (the agent's answer failed: logged) it is the one that knows
+            if name in skills or name.startswith("mcp__") or app.facts.catalogue is None:
+                await self.prompt(text)
                 return
             near = REGISTRY.suggest(name, extra=skills)
             hint = f" Did you mean /{near}?" if near else " Type /help for the list."
