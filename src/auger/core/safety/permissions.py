@@ -136,7 +136,6 @@ class PermissionEngine:
         lists = (allow, ask, deny)
         self.rules: dict[str, list[Rule]] = {k: _parse_all(t, k) for k, t in zip(KINDS, lists, strict=True)}
         self.paths = AgentPaths(root, routes)  # which host file a file tool's path is
-        self.root = Path(self.paths.root)
         self.protected = ProtectedPaths(root, [os.path.expanduser("~/.ssh"), *protected])
         self.shell_writes = ShellWrites(self.protected)
 
