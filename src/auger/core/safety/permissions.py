@@ -156,9 +156,6 @@ class PermissionEngine:
     def add(self, kind: str, rule: str) -> None:
         self.rules[kind].append(parse_rule(rule))
 
-    def subject(self, name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> Subject:
-        return subject_for(name, args, self.paths, mcp)
-
     def protected_reason(self, sub: Subject) -> str | None:
         if sub.name == "execute":
             return self.shell_writes.reason(sub.command or "")
@@ -186,7 +183,7 @@ class PermissionEngine:
         self, name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None
     ) -> Verdict | None:
         """The deny verdict for this call, if a deny rule matches it."""
-        return self._rule("deny", self.subject(name, args, mcp))
+        return self._rule("deny", subject_for(name, args, self.paths, mcp))
 
     def _rule(self, kind: Action, sub: Subject) -> Verdict | None:
         """The verdict of the first `kind` rule that touches the call."""
@@ -210,7 +207,7 @@ class PermissionEngine:
     ) -> Verdict:
         """deny > plan mode > ask (protected paths, ask rules) > allow (rules, grants) > approval
         mode. An MCP tool (`mcp`) that is not `gated` is a read-only one."""
-        sub = self.subject(name, args, mcp)
+        sub = subject_for(name, args, self.paths, mcp)
         first = (
             self._rule("deny", sub)
             or plan_verdict(name, mode, mcp_read_only=mcp is not None and not gated)
