@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from auger.core.agent.context import FILE_EDIT_TOOLS, GATED_TOOLS
+from auger.core.agent.context import FILE_EDIT_TOOLS
 from auger.core.safety import shell_parser as shellparse
 from auger.core.safety.host_paths import PROTECTED_NAMES, AgentPaths, ProtectedPaths, Route
 from auger.core.safety.plan_mode import PLAN_MODE, PLAN_TOOL, plan_only
@@ -266,10 +266,6 @@ def mode_verdict(name: str, mode: str, gated: bool) -> Verdict:
     if mode == "auto-edit" and name in FILE_EDIT_TOOLS:
         return Verdict("allow", "mode 'auto-edit' applies file edits", by="mode")
     return Verdict("ask", f"mode '{mode}' asks before {name}", by="mode")
-
-
-def is_gated(name: str, extra: Iterable[str] = ()) -> bool:
-    return name in GATED_TOOLS or name in set(extra)
 
 
 def describe_call(name: str, args: Mapping[str, Any]) -> str:
