@@ -37,6 +37,7 @@ from auger.core.safety.rules import (
     covers,
     escape,
     has_wildcard,
+    norm_pattern_path,
     parse_rule,
     path_regex,
     subject_for,
@@ -84,9 +85,8 @@ def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | Non
 def _path_pattern(raw: str) -> str:
     if raw.startswith("~"):
         real = os.path.normpath(os.path.expanduser(raw))
-        return "//" + escape(real.lstrip("/")) if real != "/" else "//"
-    stripped = raw.lstrip("/")
-    rel = posixpath.normpath(stripped) if stripped else "."
+        return "//" + escape(real.lstrip("/"))
+    rel = norm_pattern_path(raw)
     folder = posixpath.dirname(rel)
     if folder and folder != "." and not folder.startswith(".."):
         return f"{escape(folder)}/**"
