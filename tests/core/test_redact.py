@@ -22,8 +22,8 @@ def test_secret_names_and_short_values() -> None:
         "DB_PASSWORD": "short",
         "X": "y" * 20,
     }
-    found = secrets_in_env(env, names=["X"])
-    assert set(found) == {"MY_API_KEY", "GH_TOKEN", "DB_PASSWORD", "X"}
+    found = secrets_in_env(env)
+    assert set(found) == {"MY_API_KEY", "GH_TOKEN", "DB_PASSWORD"}  # not PATH, not X
     red = Redactor(found)
     assert red.text(f"key={SECRET} pw=short") == "key=[redacted:$MY_API_KEY] pw=short"  # < 8 chars kept
     assert red.find(f"a {SECRET} b ghp_abcdefgh1234") == ["GH_TOKEN", "MY_API_KEY"]

@@ -181,26 +181,22 @@ class RememberedFilesystem(FilesystemMiddleware):
         self.sent_whole += 1
         return 0
 
-    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+    def _tail(self, request: Any, handler: Callable[[Any], Any]) -> tuple[Any, Callable[[Any], Any]]:
+        """The request the SDK passes are given (its tail, or all of it) and the handler that puts
+        the head back in front of what they made of it (the sync or the async one: it returns what
+        `handler` returns)."""
         cut = self._cut(request.messages)
         if not cut:
-            return super().wrap_model_call(request, handler)
+            return request, handler
         head = request.messages[:cut]
-        return super().wrap_model_call(
-            request.override(messages=request.messages[cut:]),
-            lambda inner: handler(inner.override(messages=[*head, *inner.messages])),
-        )
+        tail = request.override(messages=request.messages[cut:])
+        return tail, lambda inner: handler(inner.override(messages=[*head, *inner.messages]))
+
+    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        return super().wrap_model_call(*self._tail(request, handler))
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        cut = self._cut(request.messages)
-        if not cut:
-            return await super().awrap_model_call(request, handler)
-        head = request.messages[:cut]
-
-        async def whole(inner: Any) -> Any:
-            return await handler(inner.override(messages=[*head, *inner.messages]))
-
-        return await super().awrap_model_call(request.override(messages=request.messages[cut:]), whole)
+        return await super().awrap_model_call(*self._tail(request, handler))
 
 
 def sdk_filesystem(model: Any, backend: Any) -> RememberedFilesystem:

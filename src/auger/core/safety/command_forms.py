@@ -40,11 +40,6 @@ class Shape:
     args: tuple[str, ...]
     global_options: tuple[str, ...] = ()  # git's options before the subcommand, as written
 
-    def text(self) -> str:
-        return " ".join(
-            [*self.head[:1], *self.global_options, *self.head[1:], *sorted(self.flags), *self.args]
-        )
-
 
 def _alias(table: str) -> dict[str, tuple[str, ...]]:
     """`"-R=-r --recursive=-r -D=-d,-f"` -> {"-R": ("-r",), "--recursive": ("-r",), "-D": ("-d", "-f")}."""

@@ -141,19 +141,12 @@ class HookRunner:
         return result
 
     def _spawn_kwargs(self) -> dict[str, Any]:
-        return {"cwd": self.project_root, "env": self.env, "start_new_session": True}
+        pipes = dict.fromkeys(("stdin", "stdout", "stderr"), subprocess.PIPE)  # = asyncio.subprocess.PIPE
+        return {**pipes, "cwd": self.project_root, "env": self.env, "start_new_session": True}
 
     async def _exec(self, hook: HookCommand, stdin: bytes) -> _Raw:
         try:
-            proc = await asyncio.create_subprocess_exec(
-                "/bin/sh",
-                "-c",
-                hook.command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                **self._spawn_kwargs(),
-            )
+            proc = await asyncio.create_subprocess_exec("/bin/sh", "-c", hook.command, **self._spawn_kwargs())
         except OSError as exc:
             return _Raw(error=str(exc.strerror or exc))
         try:
@@ -169,13 +162,7 @@ class HookRunner:
 
     def _exec_sync(self, hook: HookCommand, stdin: bytes) -> _Raw:
         try:
-            proc = subprocess.Popen(
-                ["/bin/sh", "-c", hook.command],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                **self._spawn_kwargs(),
-            )
+            proc = subprocess.Popen(["/bin/sh", "-c", hook.command], **self._spawn_kwargs())
         except OSError as exc:
             return _Raw(error=str(exc.strerror or exc))
         try:

@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from auger.core.agent.context import FILE_EDIT_TOOLS, GATED_TOOLS
+from auger.core.agent.context import FILE_EDIT_TOOLS
 from auger.core.safety import shell_parser as shellparse
 from auger.core.safety.host_paths import PROTECTED_NAMES, AgentPaths, ProtectedPaths, Route
 from auger.core.safety.plan_mode import PLAN_MODE, PLAN_TOOL, plan_only
@@ -37,6 +37,7 @@ from auger.core.safety.rules import (
     covers,
     escape,
     has_wildcard,
+    norm_pattern_path,
     parse_rule,
     path_regex,
     subject_for,
@@ -84,9 +85,8 @@ def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | Non
 def _path_pattern(raw: str) -> str:
     if raw.startswith("~"):
         real = os.path.normpath(os.path.expanduser(raw))
-        return "//" + escape(real.lstrip("/")) if real != "/" else "//"
-    stripped = raw.lstrip("/")
-    rel = posixpath.normpath(stripped) if stripped else "."
+        return "//" + escape(real.lstrip("/"))
+    rel = norm_pattern_path(raw)
     folder = posixpath.dirname(rel)
     if folder and folder != "." and not folder.startswith(".."):
         return f"{escape(folder)}/**"
@@ -136,7 +136,6 @@ class PermissionEngine:
         lists = (allow, ask, deny)
         self.rules: dict[str, list[Rule]] = {k: _parse_all(t, k) for k, t in zip(KINDS, lists, strict=True)}
         self.paths = AgentPaths(root, routes)  # which host file a file tool's path is
-        self.root = Path(self.paths.root)
         self.protected = ProtectedPaths(root, [os.path.expanduser("~/.ssh"), *protected])
         self.shell_writes = ShellWrites(self.protected)
 
@@ -156,9 +155,6 @@ class PermissionEngine:
 
     def add(self, kind: str, rule: str) -> None:
         self.rules[kind].append(parse_rule(rule))
-
-    def subject(self, name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> Subject:
-        return subject_for(name, args, self.paths, mcp)
 
     def protected_reason(self, sub: Subject) -> str | None:
         if sub.name == "execute":
@@ -187,7 +183,7 @@ class PermissionEngine:
         self, name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None
     ) -> Verdict | None:
         """The deny verdict for this call, if a deny rule matches it."""
-        return self._rule("deny", self.subject(name, args, mcp))
+        return self._rule("deny", subject_for(name, args, self.paths, mcp))
 
     def _rule(self, kind: Action, sub: Subject) -> Verdict | None:
         """The verdict of the first `kind` rule that touches the call."""
@@ -211,7 +207,7 @@ class PermissionEngine:
     ) -> Verdict:
         """deny > plan mode > ask (protected paths, ask rules) > allow (rules, grants) > approval
         mode. An MCP tool (`mcp`) that is not `gated` is a read-only one."""
-        sub = self.subject(name, args, mcp)
+        sub = subject_for(name, args, self.paths, mcp)
         first = (
             self._rule("deny", sub)
             or plan_verdict(name, mode, mcp_read_only=mcp is not None and not gated)
@@ -270,10 +266,6 @@ def mode_verdict(name: str, mode: str, gated: bool) -> Verdict:
     if mode == "auto-edit" and name in FILE_EDIT_TOOLS:
         return Verdict("allow", "mode 'auto-edit' applies file edits", by="mode")
     return Verdict("ask", f"mode '{mode}' asks before {name}", by="mode")
-
-
-def is_gated(name: str, extra: Iterable[str] = ()) -> bool:
-    return name in GATED_TOOLS or name in set(extra)
 
 
 def describe_call(name: str, args: Mapping[str, Any]) -> str:

@@ -120,10 +120,9 @@ class Redactor:
         return dataclasses.replace(event, **changes) if changes else event
 
 
-def secrets_in_env(env: Mapping[str, str], names: Iterable[str] = ()) -> dict[str, str]:
-    """`{NAME: value}` of the secret-looking variables in `env`, plus the variables in `names`."""
-    wanted = set(names)
-    return {k: v for k, v in env.items() if (SECRET_NAME.search(k) or k in wanted) and v}
+def secrets_in_env(env: Mapping[str, str]) -> dict[str, str]:
+    """`{NAME: value}` of the secret-looking variables in `env`."""
+    return {k: v for k, v in env.items() if SECRET_NAME.search(k) and v}
 
 
 def credentials_in_env(env: Mapping[str, str]) -> list[tuple[str, str]]:

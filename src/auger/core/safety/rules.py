@@ -156,7 +156,7 @@ def path_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.DOTALL)
 
 
-def _norm_pattern_path(pattern: str) -> str:
+def norm_pattern_path(pattern: str) -> str:
     stripped = pattern.lstrip("/")
     return posixpath.normpath(stripped) if stripped else "."
 
@@ -256,18 +256,18 @@ def _path_matches(pattern: str, sub: Subject) -> bool:
         return any(
             regex.fullmatch(p) for p in dict.fromkeys([sub.host_path, os.path.realpath(sub.host_path)])
         )
-    regex = path_regex(_norm_pattern_path(pattern))
+    regex = path_regex(norm_pattern_path(pattern))
     return any(regex.fullmatch(p) for p in (sub.agent_path, sub.rel_path) if p is not None)
 
 
 def _host_pattern(text: str) -> str | None:
     """`~/x` (home) and `//x` (absolute) patterns as an absolute glob; None for project ones."""
     if text == "~" or text.startswith("~/"):
-        rest = _norm_pattern_path(text[1:])
+        rest = norm_pattern_path(text[1:])
         home = escape(os.path.normpath(os.path.expanduser("~")))
         return home if rest == "." else f"{home}/{rest}"
     if text.startswith("//"):
-        return "/" + _norm_pattern_path(text) if text.strip("/") else "/"
+        return "/" + norm_pattern_path(text) if text.strip("/") else "/"
     return None
 
 

@@ -70,10 +70,6 @@ class Segment:
     def command(self) -> str:
         return self.forms[-1]
 
-    @property
-    def words(self) -> list[str]:
-        return split_words(self.command)
-
 
 def canonical(command: str) -> str:
     """The whole command with runs of whitespace collapsed (how exact rules compare it)."""

@@ -276,7 +276,7 @@ class ShellWrites:
             cwd = self._next_cwd(argv, cwd, env)
         return None
 
-    def check(self, write: Write, cwd: str | None, env: Mapping[str, str] | None = None) -> str | None:
+    def check(self, write: Write, cwd: str | None, env: Mapping[str, str]) -> str | None:
         path = self.resolve(write.word, cwd, env)
         if path is None:  # relative to a folder we do not know: only what the word names
             name = protected_name(parts(write.word))
@@ -290,14 +290,13 @@ class ShellWrites:
             return f"protected path ({taken}/): {write.how} {shown} takes {taken}/ with it"
         return None
 
-    def expand(self, word: str, env: Mapping[str, str] | None = None) -> str:
-        """`word` with a leading `~` and the variables the shell inherits (`$HOME`,
+    def expand(self, word: str, env: Mapping[str, str]) -> str:
+        """`word` with a leading `~` and the variables the shell inherits (`env`: `$HOME`,
         `${AUGER_HOME}`) expanded; others stay as written."""
-        values = {"HOME": self.home} if env is None else env
         text = self.home + word[1:] if word == "~" or word.startswith("~/") else word
-        return _VARIABLE.sub(lambda m: values.get(m.group(1) or m.group(2), m.group(0)), text)
+        return _VARIABLE.sub(lambda m: env.get(m.group(1) or m.group(2), m.group(0)), text)
 
-    def resolve(self, word: str, cwd: str | None, env: Mapping[str, str] | None = None) -> str | None:
+    def resolve(self, word: str, cwd: str | None, env: Mapping[str, str]) -> str | None:
         """`word` as an absolute normalised path (`~` and inherited variables expanded), None if
         it is relative to an unknown folder."""
         text = self.expand(word, env)
@@ -305,9 +304,7 @@ class ShellWrites:
             return posixpath.normpath("/" + text.lstrip("/"))
         return None if cwd is None else posixpath.normpath(posixpath.join(cwd, text))
 
-    def _next_cwd(
-        self, argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None = None
-    ) -> str | None:
+    def _next_cwd(self, argv: Sequence[str], cwd: str | None, env: Mapping[str, str]) -> str | None:
         """The folder after `cd`/`pushd`/`popd` (None: unknown); other commands keep it."""
         if not argv or argv[0] not in ("cd", "pushd", "popd"):
             return cwd

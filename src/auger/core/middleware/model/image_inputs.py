@@ -12,7 +12,7 @@ they are. The checkpointed history is not changed (switching back to an image mo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import AnyMessage, ToolMessage
@@ -46,19 +46,16 @@ def image_line(block: dict[str, Any], source: str) -> str:
     return f"[image{' ' + what if what else ''} from {source} — {NOT_SHOWN}]"
 
 
+def _is_image(block: Any) -> TypeGuard[dict[str, Any]]:
+    return isinstance(block, dict) and block.get("type") in IMAGE_BLOCKS
+
+
 def text_only(msg: AnyMessage) -> AnyMessage:
     """`msg` with its images as lines of text (the same object when it holds none)."""
-    if isinstance(msg.content, str) or not any(
-        isinstance(b, dict) and b.get("type") in IMAGE_BLOCKS for b in msg.content
-    ):
+    if isinstance(msg.content, str) or not any(map(_is_image, msg.content)):
         return msg
     source = (msg.name or "a tool") if isinstance(msg, ToolMessage) else "the prompt"
-    content = [
-        {"type": "text", "text": image_line(b, source)}
-        if isinstance(b, dict) and b.get("type") in IMAGE_BLOCKS
-        else b
-        for b in msg.content
-    ]
+    content = [{"type": "text", "text": image_line(b, source)} if _is_image(b) else b for b in msg.content]
     return msg.model_copy(update={"content": content})
 
 

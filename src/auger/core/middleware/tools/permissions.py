@@ -24,13 +24,12 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
-from auger.core.agent.context import AugerContext
+from auger.core.agent.context import GATED_TOOLS, AugerContext
 from auger.core.middleware.base import read_only
 from auger.core.middleware.tools.pre_tool import hook_verdict
 from auger.core.safety.permissions import (
     Verdict,
     describe_call,
-    is_gated,
     mode_verdict,
     plan_verdict,
     refusal_message,
@@ -106,14 +105,14 @@ def interrupt_config(
     """HITL `interrupt_on` for every tool in `tool_names`: `when` asks only on an "ask" verdict;
     a tool is subject to the approval mode when it is in GATED_TOOLS or `gated`; `mcp_names`
     maps MCP tool names to (server, tool) for `server:tool` rules."""
-    extra = frozenset(gated)
+    gated_names = GATED_TOOLS | frozenset(gated)
     mcp_of = dict(mcp_names or {})
 
     def verdict(call: Any, runtime: Any, tool: Any = None) -> Verdict:
         ctx, name = getattr(runtime, "context", None), call["name"]
         mcp = mcp_identity(tool) or mcp_of.get(name)
         return tool_verdict(
-            ctx, name, call.get("args") or {}, gated=is_gated(name, extra), mcp=mcp, call_id=call.get("id")
+            ctx, name, call.get("args") or {}, gated=name in gated_names, mcp=mcp, call_id=call.get("id")
         )
 
     def when(request: Any) -> bool:
