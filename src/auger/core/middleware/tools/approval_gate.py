@@ -8,7 +8,9 @@ config and asks in `wrap_tool_call` instead, so a step without an approval costs
 What a front end sees is unchanged: the interrupt's value is HITL's own
 `{"action_requests": [...], "review_configs": [...]}` for the call, resumed with
 `{"decisions": [{"type": "approve" | "reject", "message"?}]}`, and a rejected call's result is
-HITL's own ToolMessage. The differences: each gated call of a reply asks in an interrupt of its
+HITL's own ToolMessage. Every gated tool allows those two decisions only
+(`auger.core.middleware.tools.permissions.interrupt_config`): HITL refuses any other, an "edit"
+included, with its own ValueError. The differences: each gated call of a reply asks in an interrupt of its
 own (all of them in the same step, answered together by interrupt id, as the MCP gate already
 does) and a call that needs no approval runs while its siblings wait for theirs. It is the
 OUTERMOST of auger's tool wrappers: LangGraph runs a resumed tool call again from the top, and
@@ -21,7 +23,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, HumanInTheLoopMiddleware
-from langchain.agents.middleware.human_in_the_loop import Action
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import get_runtime
 from langgraph.types import interrupt
@@ -34,36 +35,25 @@ class ApprovalGateMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         # refusals, the same errors for a decision the config does not allow
         self._hitl = HumanInTheLoopMiddleware(interrupt_on=interrupt_on)
 
-    def _ask(self, request: Any) -> tuple[Any, ToolMessage | None]:
-        """(the request to run, or the message the model reads instead) for one tool call."""
+    def _refusal(self, request: Any) -> ToolMessage | None:
+        """The message the model reads instead of the tool's result (a rejected call), or None."""
         call = request.tool_call
         config = self._hitl.interrupt_on.get(call["name"])
         if config is None:
-            return request, None
+            return None
         when = config.get("when")
         if when is not None and not when(request):
-            return request, None
+            return None
         action, review = self._hitl._create_action_and_config(call, config, request.state, get_runtime())
         decisions = interrupt({"action_requests": [action], "review_configs": [review]})["decisions"]
         if len(decisions) != 1:
             raise ValueError(f"Number of human decisions ({len(decisions)}) does not match 1 tool call.")
-        decision = decisions[0]
-        _, message = self._hitl._process_decision(decision, call, config)
-        if decision["type"] == "edit" and message is None:
-            return self._hitl._apply_edit(request, decision["edited_action"]), None
-        return request, message
-
-    def _result(self, request: Any, run: Any, result: Any) -> Any:
-        """`result`, told (as HITL tells it) that a reviewer's edit replaced the call."""
-        if run is request:
-            return result
-        executed = Action(name=run.tool_call["name"], args=run.tool_call["args"])
-        return self._hitl._annotate_edited_result(result, run, executed)
+        return self._hitl._process_decision(decisions[0], call, config)[1]
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        run, message = self._ask(request)
-        return message if message is not None else self._result(request, run, handler(run))
+        message = self._refusal(request)
+        return message if message is not None else handler(request)
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        run, message = self._ask(request)
-        return message if message is not None else self._result(request, run, await handler(run))
+        message = self._refusal(request)
+        return message if message is not None else await handler(request)
