@@ -460,15 +460,10 @@ class ThreadStore:
         return at_turn
 
 
-def open_store(settings: Settings) -> ThreadStore:
-    """The settings' thread store: the SQLite file in AUGER_HOME, or `database_url`."""
-    return ThreadStore.connect(thread_database(settings))
-
-
 def resolve_thread(settings: Settings, ref: str | None) -> str:
     """`auger -r [ID]`: None or "" = the thread last used in this project (a turn ran in it, or it
     was resumed); else an id or unique prefix."""
-    with open_store(settings) as store:
+    with ThreadStore.connect(thread_database(settings)) as store:
         if ref:
             return store.resolve(ref)
         newest = store.newest(str(settings.project_root))
