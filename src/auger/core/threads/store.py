@@ -351,10 +351,7 @@ class ThreadStore:
     def _delete(self, cur: Any, thread_id: str) -> None:
         self.backend.delete_checkpoints(cur, thread_id)
         rewind_records.delete_thread(cur, thread_id)  # its snapshots are collected by housekeeping
-        cur.execute(
-            "DELETE FROM auger_messages WHERE thread_key = (SELECT key FROM auger_threads WHERE id = ?)",
-            (thread_id,),
-        )
+        thread_search.reset_index(cur, thread_id)  # its indexed messages (before its row goes)
         cur.execute("DELETE FROM auger_threads WHERE id = ?", (thread_id,))
         cur.execute("DELETE FROM auger_leases WHERE thread_id = ?", (thread_id,))
 
