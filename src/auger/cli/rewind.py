@@ -62,7 +62,7 @@ def rewind(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
 
 
 def diff(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
-    from auger.core.rewind.thread_rewind import thread_diff
+    from auger.core.rewind.ops import thread_diff
 
     thread_id = store.resolve(args.id)
     text = thread_diff(store, thread_id, args.turn)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from auger.core.rewind.objects import CacheRow
@@ -80,10 +80,6 @@ class Known:
                 self.clean.add(rel)
             elif (todo := self._todo(rel, st)) is not None:
                 self.dirty[rel] = todo
-
-    def trust(self, paths: Iterable[str]) -> None:
-        """Take `paths` as clean without a stat (`auger.core.rewind.gitindex` checked them)."""
-        self.clean.update(paths)
 
     def stat(self, rel: str) -> Todo | None:
         """`rel`'s stat and mode; None when it is gone, too large, or not a file or symlink."""

@@ -129,7 +129,7 @@ def _checked(root: Path, cache: StatCache, check: Check, limit: int) -> tuple[Kn
     suspects = named.intersection(cache.files)
     suspects.update(cache.unsure)
     known = Known(root, {rel: cache.files[rel] for rel in suspects}, limit)
-    known.trust(cache.files.keys() - suspects)
+    known.clean.update(cache.files.keys() - suspects)  # clean without a stat: git vouched for them
     return known, len(suspects)
 
 

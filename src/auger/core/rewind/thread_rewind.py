@@ -99,13 +99,6 @@ def holding(store: ThreadStore, thread_id: str) -> Iterator[None]:
         store.release_lease(thread_id, owner)
 
 
-def thread_diff(store: ThreadStore, thread_id: str, turn: int | None) -> str:
-    """The agent's file changes in `thread_id` (one user turn, or all) as a unified diff."""
-    from auger.core.rewind import ops
-
-    return ops.thread_diff(store, thread_id, turn)
-
-
 def thread_turns(store: ThreadStore, thread_id: str, prompts: list[str]) -> list[TurnChanges]:
     """Every user turn of `thread_id`, oldest first, with the files it changed; `prompts` are the
     turns' prompts in order (from the conversation)."""

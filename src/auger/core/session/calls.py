@@ -181,7 +181,7 @@ async def rewind(session: Session, request: ops.Rewind) -> ops.Rewound:
 
 @implements(ops.DIFF)
 async def diff(session: Session, request: ops.ThreadDiff) -> ops.Text:
-    from auger.core.rewind.thread_rewind import thread_diff
+    from auger.core.rewind.ops import thread_diff
 
     store = session.runtime.threads
     return ops.Text(

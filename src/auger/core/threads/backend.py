@@ -4,7 +4,7 @@
 default), or a PostgreSQL server when `database_url = "postgresql://…"` (config key, also
 `AUGER_DATABASE_URL`). The checkpointer
 (`auger.core.threads.checkpoints.checkpointer.open_saver`) and the thread store
-(`auger.core.threads.store.open_store`) both open it from the same `ThreadDatabase`.
+(`auger.core.threads.store.ThreadStore.connect`) both open it from the same `ThreadDatabase`.
 
 `ThreadBackend` is what differs between the two: connecting and migrating, a write transaction
 whose cursor takes SQLite's `?` placeholders on both (so the ThreadStore's statements — and the

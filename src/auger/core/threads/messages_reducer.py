@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import operator
 import threading
+from dataclasses import dataclass
 from typing import Annotated, Any, Required
 
 from deepagents._messages_reducer import _messages_delta_reducer
@@ -43,18 +44,12 @@ SNAPSHOT_FREQUENCY = 50  # as deepagents' own channel
 _ID = operator.attrgetter("id")
 
 
+@dataclass(slots=True)
 class _Kept:
     """A list this reducer returned: a private copy of it, and its id index."""
 
-    __slots__ = ("index", "messages")
-
-    def __init__(self, messages: list[Any], index: dict[str, int]) -> None:
-        self.messages, self.index = list(messages), index
-
-    def holds(self, messages: list[Any]) -> bool:
-        # C-level: identical items compare equal at once; a list changed since (or another
-        # list ending alike) fails on its first differing message
-        return messages == self.messages
+    messages: list[Any]
+    index: dict[str, int]
 
 
 Kept = dict[tuple[int, int], _Kept]  # by (length, id of the last message)
@@ -85,7 +80,7 @@ def _remember(kept: Kept, most: int, messages: list[Any], index: dict[str, int])
     with _lock:
         if len(kept) >= most:
             del kept[next(iter(kept))]  # the oldest
-        kept[_key(messages)] = _Kept(messages, index)
+        kept[_key(messages)] = _Kept(list(messages), index)
 
 
 def _keep(messages: list[Any], index: dict[str, int]) -> list[Any]:
@@ -109,7 +104,9 @@ def messages_reducer(state: list[AnyMessage] | None, writes: list[Any]) -> list[
         return _keep(full, id_index(full))
     key = _key(state)
     kept = _kept.get(key) or _bases.get(key)
-    if kept is not None and kept.holds(state):  # a list this reducer returned, a copy of it,
+    # C-level: identical items compare equal at once; a list changed since (or another list
+    # ending alike) fails on its first differing message
+    if kept is not None and state == kept.messages:  # a list this reducer returned, a copy of it,
         index = dict(kept.index)  # or a list read back before: its index
     else:  # else one built in C, kept: the next turn reads the same snapshot back
         index = id_index(state)

@@ -113,15 +113,14 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
 ]
-OWN_TABLES = {
+AUGER_TABLES = {  # auger's own tables (the same on PostgreSQL: `auger.core.threads.postgres.db`)
     "auger_migrations",
     "auger_threads",
     "auger_messages",
     "auger_leases",
     "auger_rewind_turns",
-    "checkpoints",
-    "writes",
 }
+OWN_TABLES = {*AUGER_TABLES, "checkpoints", "writes"}  # auger's and LangGraph's
 # the `auger_threads` columns of a ThreadInfo, in its field order
 THREAD_COLUMNS = (
     "id, title, cwd, root, git_branch, model, created_at, updated_at, message_count, parent_id, fork_turn"

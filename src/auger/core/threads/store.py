@@ -351,10 +351,7 @@ class ThreadStore:
     def _delete(self, cur: Any, thread_id: str) -> None:
         self.backend.delete_checkpoints(cur, thread_id)
         rewind_records.delete_thread(cur, thread_id)  # its snapshots are collected by housekeeping
-        cur.execute(
-            "DELETE FROM auger_messages WHERE thread_key = (SELECT key FROM auger_threads WHERE id = ?)",
-            (thread_id,),
-        )
+        thread_search.reset_index(cur, thread_id)  # its indexed messages (before its row goes)
         cur.execute("DELETE FROM auger_threads WHERE id = ?", (thread_id,))
         cur.execute("DELETE FROM auger_leases WHERE thread_id = ?", (thread_id,))
 
@@ -460,15 +457,10 @@ class ThreadStore:
         return at_turn
 
 
-def open_store(settings: Settings) -> ThreadStore:
-    """The settings' thread store: the SQLite file in AUGER_HOME, or `database_url`."""
-    return ThreadStore.connect(thread_database(settings))
-
-
 def resolve_thread(settings: Settings, ref: str | None) -> str:
     """`auger -r [ID]`: None or "" = the thread last used in this project (a turn ran in it, or it
     was resumed); else an id or unique prefix."""
-    with open_store(settings) as store:
+    with ThreadStore.connect(thread_database(settings)) as store:
         if ref:
             return store.resolve(ref)
         newest = store.newest(str(settings.project_root))

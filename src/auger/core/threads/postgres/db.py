@@ -28,6 +28,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from auger.core.threads.schema import AUGER_TABLES
 from auger.errors import ConfigError
 
 CONNECT_TIMEOUT = 10  # seconds
@@ -112,17 +113,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
 ]
-OWN_TABLES = {
-    "auger_migrations",
-    "auger_threads",
-    "auger_messages",
-    "auger_leases",
-    "auger_rewind_turns",
-    "checkpoints",
-    "checkpoint_blobs",
-    "checkpoint_writes",
-    "checkpoint_migrations",
-}
+OWN_TABLES = {*AUGER_TABLES, "checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations"}
 
 
 def shown_url(url: str) -> str:
