@@ -27,8 +27,10 @@ from auger.cli.agents import remote
 from auger.settings import Settings, load_settings
 from auger.tui import make_app
 from auger.tui.app import AugerApp
+from auger.tui.format import short_path
 from auger.tui.screens.first_run import FirstRunScreen
 from auger.tui.widgets.messages import ShellBlock, UserMessage
+from auger.tui.widgets.start_header import StartHeader
 from conftest import AugerEnv
 from serve_harness import Server, start_server
 
@@ -107,6 +109,13 @@ async def test_a_client_without_config_connects_instead_of_asking_for_a_model(re
         await ready(pilot)
         assert not isinstance(app.screen, FirstRunScreen)
         assert app.status.model == "local:scripted-model"  # the server's
+        # the start screen and the status bar name where the agent works, not this folder
+        header = app.transcript.query_one(StartHeader)
+        shown = str(header.render())
+        assert "local:scripted-model" in shown and "not configured" not in shown
+        server_project = short_path(remote_tui.env.project)
+        assert header.project == app.status.cwd == server_project
+        assert server_project in shown and str(remote_tui.here) not in shown
         await turn(pilot, "hello")
         assert remote_tui.llm.requests[-1]["model"] == "scripted-model"
 

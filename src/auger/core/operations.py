@@ -209,6 +209,7 @@ class AgentInfo:
     protocol: int
     mode: str
     model: str | None
+    project: str | None = None  # the agent's project folder, on its machine
 
 
 @dataclass(frozen=True)

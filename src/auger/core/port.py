@@ -134,6 +134,7 @@ class AgentPort(Protocol):
     thread_id: str
     model_spec: str | None
     context_tokens: int
+    project: str | None  # the agent's project folder, on its machine (None: not told)
 
     @property
     def busy(self) -> bool: ...

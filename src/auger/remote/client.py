@@ -62,7 +62,7 @@ class RemoteSession(RemoteControls["httpx.AsyncClient"]):
         session = cls(client, url=url)
         try:
             info = await session.call(ops.AGENT_INFO, ops.NoArgs())
-            session.model_spec, session.default_mode = info.model, info.mode
+            session.model_spec, session.default_mode, session.project = info.model, info.mode, info.project
             await session.open_thread(thread_id)
         except BaseException:
             await session.aclose()

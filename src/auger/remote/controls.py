@@ -41,6 +41,7 @@ class RemoteControls(AgentPort, Generic[C]):
         self.thread_id = ""
         self.model_spec: str | None = None
         self.context_tokens = 0
+        self.project: str | None = None
         self.default_mode = "manual"  # the server's --mode
         self._pending: dict[str, ev.ApprovalRequested] = {}
         self._inputs: dict[str, ev.InputRequested] = {}  # forms shown to the user now

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
@@ -16,6 +17,7 @@ from auger.paths import git_branch
 from auger.tui import format as fmt
 from auger.tui.state import ACTIVITY, RUNNING, Phase
 from auger.tui.widgets.prompt import PromptInput
+from auger.tui.widgets.start_header import StartHeader
 from auger.tui.widgets.status import StatusBar
 from auger.tui.widgets.todos import TodoPanel
 from auger.tui.widgets.transcript import Transcript
@@ -166,9 +168,16 @@ class AppBase(App[int]):
         bar.window = self.facts.context_window
         bar.context_tokens = session.context_tokens if session else 0
         thread = self.facts.thread
-        bar.title = thread.title if thread and session and thread.id == session.thread_id else ""
-        bar.branch = git_branch(self.settings.project_root, commit_chars=8) or ""
-        bar.cwd = fmt.short_path(self.settings.cwd)
+        thread = thread if thread and session and thread.id == session.thread_id else None
+        bar.title = thread.title if thread else ""
+        # the agent's folder; over --connect the server's, and the branch its thread recorded there
+        project = Path(session.project) if session and session.project else self.settings.project_root
+        here = project == self.settings.project_root
+        branch = git_branch(project, commit_chars=8) if here else thread.git_branch if thread else None
+        bar.branch = branch or ""
+        bar.cwd = fmt.short_path(self.settings.cwd if here else project)
+        for header in self.main_screen.query(StartHeader):
+            header.model, header.project = spec, fmt.short_path(project)
 
     # -- actions ---------------------------------------------------------------------------
     def action_cancel(self) -> None:

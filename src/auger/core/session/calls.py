@@ -55,7 +55,7 @@ async def agent_info(session: Session, request: ops.NoArgs) -> ops.AgentInfo:
     from auger import __version__
 
     settings = session.runtime.settings
-    return ops.AgentInfo(__version__, PROTOCOL, settings.mode, settings.model)
+    return ops.AgentInfo(__version__, PROTOCOL, settings.mode, settings.model, session.project)
 
 
 @implements(ops.CATALOGUE)

@@ -55,6 +55,7 @@ class Session(AgentPort):
         self.runtime = runtime
         self.thread_id = thread_id or new_thread_id()
         self.model_spec: str | None = runtime.settings.model
+        self.project: str | None = str(runtime.settings.project_root)
         self.model_params: dict[str, Any] = {}  # temperature, max_tokens, reasoning_effort, ...
         self.context_tokens = 0
         self.grants: set[str] = set()  # "always allow" rules for this thread
