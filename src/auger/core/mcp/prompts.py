@@ -67,10 +67,6 @@ def split_command(text: str) -> tuple[str, str] | None:
     return head, rest.strip()
 
 
-def usage(prompt: McpPrompt) -> str:
-    return f"Usage: {prompt.usage}"
-
-
 def prompt_arguments(prompt: McpPrompt, text: str) -> dict[str, str]:
     """The arguments `text` gives `prompt` (see the module doc); McpPromptError for a missing one."""
     names = [a.name for a in prompt.arguments]
@@ -85,13 +81,14 @@ def prompt_arguments(prompt: McpPrompt, text: str) -> dict[str, str]:
     free = [n for n in names if n not in given]
     if positional and not free:
         raise McpPromptError(
-            f"/{prompt.command}: too many arguments ({' '.join(positional)!r}).", hint=usage(prompt)
+            f"/{prompt.command}: too many arguments ({' '.join(positional)!r}).",
+            hint=f"Usage: {prompt.usage}",
         )
     for i, name in enumerate(free[: len(positional)]):
         given[name] = " ".join(positional[i:]) if i == len(free) - 1 else positional[i]
     missing = [a.name for a in prompt.arguments if a.required and not given.get(a.name)]
     if missing:
-        raise McpPromptError(f"/{prompt.command} needs {', '.join(missing)}.", hint=usage(prompt))
+        raise McpPromptError(f"/{prompt.command} needs {', '.join(missing)}.", hint=f"Usage: {prompt.usage}")
     return given
 
 
