@@ -301,8 +301,7 @@ def load_mcp_servers(
     strict either way. An untrusted project `.mcp.json` is read only for its server names."""
     env = os.environ if env is None else env
     found: list[str] = []
-    merged: dict[str, McpServerConfig] = {}
-    merged.update(read_servers_file(Path(home) / USER_FILE, env=env, problems=found))
+    merged = read_servers_file(Path(home) / USER_FILE, env=env, problems=found)
     for name, raw in (config_servers or {}).items():
         label = (config_sources or {}).get(str(name)) or "config.toml"
         try:
