@@ -24,6 +24,7 @@ from auger.core.rewind.recorder import TurnRecorder, turn_recorder
 from auger.core.safety.redaction import StreamRedactor
 from auger.core.session.approvals import decide
 from auger.core.session.stream import StreamTranslator, call_key
+from auger.core.session.token_relay import TokenRelay
 from auger.core.text import clean_text
 from auger.errors import AugerError, ProviderError
 
@@ -49,8 +50,6 @@ class Turn:
         self.session = session
         self.options = options
         self.translator = StreamTranslator()
-        from auger.core.session.token_relay import TokenRelay
-
         self.relay = TokenRelay()  # the model's tokens into the stream, and what it was sent
         self.max_turns = options.max_turns or session.runtime.settings.max_turns
         self.verdicts: dict[str, Any] = {}  # per tool call, so HITL's `when` answers the same on resume
