@@ -42,13 +42,10 @@ class McpPrompt:
         return prompt_command(self.server, self.name)
 
     @property
-    def hint(self) -> str:
-        """`city [state]`: the arguments, optional ones in brackets."""
-        return " ".join(a.name if a.required else f"[{a.name}]" for a in self.arguments)
-
-    @property
     def usage(self) -> str:
-        return f"/{self.command} {self.hint}".rstrip()
+        """`/mcp__weather__forecast city [state]`: the command, its arguments (optional ones in brackets)."""
+        hint = " ".join(a.name if a.required else f"[{a.name}]" for a in self.arguments)
+        return f"/{self.command} {hint}".rstrip()
 
     @classmethod
     def from_mcp(cls, server: str, prompt: Any) -> McpPrompt:
