@@ -119,6 +119,7 @@ def test_symlink_escapes_are_errors_not_crashes(settings: Settings, tmp_path: Pa
     backend = with_mounts(FilesystemBackend(root_dir=settings.project_root, virtual_mode=True), settings)
     assert "outside root" in str(backend.read("/~auger/skills/s/leak.md").error)
     assert backend.download_files(["/~auger/skills/s/leak.md"])[0].error == "invalid_path"
+    assert backend.upload_files([("/~auger/skills/s/leak.md", b"x")])[0].error == "invalid_path"
     assert backend.write("/~auger/skills/s/leak.md", "x").error
     assert (tmp_path / "outside.txt").read_text() == "outside"
 

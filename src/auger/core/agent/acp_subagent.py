@@ -150,10 +150,8 @@ class AcpTask:
         elif kind == "tool_call_update" and update.status in ("completed", "failed"):
             name, _ = self.titles.get(update.tool_call_id, (update.title or "tool", {}))
             call_id, output = self.prefix + update.tool_call_id, output_of(update)
-            if update.status == "failed":
-                self._emit(ev.ToolCallFinished(call_id, name, output, "error"))
-            else:
-                self._emit(ev.ToolCallFinished(call_id, name, output))
+            failed = update.status == "failed"
+            self._emit(ev.ToolCallFinished(call_id, name, output, "error" if failed else "success"))
 
     async def request_permission(
         self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any

@@ -77,8 +77,8 @@ outermost first):
 
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
-unsupported content. Subagents get 1 (or a pinned model) and the roles of
-`SUBAGENT_ROLES`: 0a, 2, 2b, 2c, 6c, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the
+unsupported content. Subagents get 1 (or a pinned model) and the roles
+`Stack.subagent` lists: 0a, 2, 2b, 2c, 6c, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the
 general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
 PreCompact) — see `_subagents()`.
 
@@ -141,7 +141,7 @@ def model_factory(settings: Settings) -> Any:
 @dataclass(frozen=True)
 class Stack:
     """auger's middleware by role: `main()` is THE model-call order (the list in the docstring);
-    `subagent(model)` is what a subagent gets, by role (`SUBAGENT_ROLES`), after its model."""
+    `subagent(model)` is what a subagent gets around its model, in the same order."""
 
     summarization: Any  # 0
     model: Any  # 1: ConfigurableModelMiddleware, following /model
@@ -167,12 +167,8 @@ class Stack:
     def subagent(self, model: Any) -> list[AgentMiddleware[Any, Any, Any]]:
         from auger.core.middleware.layers import layered
 
-        roles = [getattr(self, role) for role in SUBAGENT_ROLES]
-        members = [m for role in roles for m in (role if isinstance(role, tuple) else (role,))]
-        return layered([members[0], model, *members[1:]])  # the turn limit outside the model
-
-
-SUBAGENT_ROLES = ("turn_limit", "history", "wire", "images", "gate", "safety", "plan")
+        head = [self.turn_limit, model, self.history, self.wire, self.images]  # the turn limit outside it
+        return layered([*head, self.gate, *self.safety, self.plan])
 
 
 def _stack(settings: Settings, backend: Any, model: BaseChatModel, interrupt_on: dict[str, Any]) -> Stack:

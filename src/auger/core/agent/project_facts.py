@@ -190,12 +190,6 @@ def render(facts: Facts, max_chars: int = MAX_CHARS) -> str:
 _BRANCH = re.compile(r"ref:\s*refs/heads/(\S+)")
 
 
-def _can_execute(backend: Any) -> bool:
-    from deepagents.middleware.filesystem import supports_execution
-
-    return bool(supports_execution(backend))
-
-
 def _read(backend: Any, paths: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for path, resp in zip(paths, backend.download_files(paths), strict=True):
@@ -228,7 +222,9 @@ def _facts_from_files(backend: Any, root: str) -> Facts:
 
 def detect_facts(backend: Any, root: str = "") -> Facts:
     try:
-        if _can_execute(backend):
+        from deepagents.middleware.filesystem import supports_execution
+
+        if supports_execution(backend):
             try:
                 result = backend.execute(SCRIPT, timeout=TIMEOUT_S)
             except TypeError:  # a backend whose execute takes no timeout

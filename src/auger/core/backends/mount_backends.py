@@ -21,7 +21,6 @@ from deepagents.backends import CompositeBackend, FilesystemBackend
 from deepagents.backends.protocol import (
     DeleteResult,
     EditResult,
-    FileDownloadResponse,
     FileUploadResponse,
     GlobResult,
     GrepResult,
@@ -103,15 +102,6 @@ class MountBackend(FilesystemBackend):
         result.matches = [m for m in result.matches or [] if self._visible(str(m.get("path", "")))]
         return result
 
-    def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
-        out: list[FileDownloadResponse] = []
-        for path in paths:
-            try:
-                out += super().download_files([path])
-            except ValueError:
-                out.append(FileDownloadResponse(path=path, content=None, error="invalid_path"))
-        return out
-
     # -- writes ------------------------------------------------------------------------------
     def write(self, file_path: str, content: str) -> WriteResult:
         return self._guard(WriteResult, super().write, file_path, content, writes=file_path)
@@ -126,13 +116,7 @@ class MountBackend(FilesystemBackend):
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
         if self.read_only:
             return [FileUploadResponse(path=p, error="permission_denied") for p, _ in files]
-        out: list[FileUploadResponse] = []
-        for path, data in files:
-            try:
-                out += super().upload_files([(path, data)])
-            except ValueError:
-                out.append(FileUploadResponse(path=path, error="invalid_path"))
-        return out
+        return super().upload_files(files)  # a path error: "invalid_path" (the SDK's own mapping)
 
 
 class MountedBackend(CompositeBackend):

@@ -29,7 +29,8 @@ T = TypeVar("T")
 
 @dataclass
 class Catalog(Generic[T]):
-    """The usable definitions of one kind (skills, commands) by name, sorted, and why others were skipped."""
+    """The usable definitions of one kind (skills, commands, subagents) by name, sorted, and why
+    others were skipped."""
 
     items: dict[str, T] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)

@@ -59,10 +59,6 @@ class Skill:
     virtual_path: str  # the same file as the agent's file tools see it
     allowed_tools: tuple[str, ...] = ()
 
-    @property
-    def folder(self) -> Path:
-        return self.path.parent
-
 
 SkillCatalog = Catalog[Skill]
 
@@ -136,16 +132,17 @@ def discover_skills(settings: Settings) -> SkillCatalog:
 def support_files(skill: Skill) -> list[str]:
     """Relative paths of the skill's other files (inside its folder only; symlinks out skipped)."""
     out: list[str] = []
-    base = skill.folder.resolve()
-    for dirpath, dirnames, filenames in os.walk(skill.folder):
+    folder = skill.path.parent
+    base = folder.resolve()
+    for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
             full = Path(dirpath) / name
-            if (name == SKILL_FILE and full.parent == skill.folder) or name.startswith("."):
+            if (name == SKILL_FILE and full.parent == folder) or name.startswith("."):
                 continue
             if not full.resolve().is_relative_to(base):
                 continue
-            out.append(full.relative_to(skill.folder).as_posix())
+            out.append(full.relative_to(folder).as_posix())
             if len(out) >= MAX_SUPPORT_FILES:
                 return out
     return out

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from auger.core.backends.mounts import builtin_dir
 from auger.core.catalog.frontmatter import (
+    Catalog,
     FrontmatterError,
     name_list,
     name_problem,
@@ -48,20 +49,11 @@ class SubagentDef:
 
 
 @dataclass
-class SubagentCatalog:
-    agents: list[SubagentDef] = field(default_factory=list)
+class SubagentCatalog(Catalog[SubagentDef]):
+    """The file-defined subagents by name (`Catalog`), and those config tables define."""
+
     async_agents: list[dict[str, Any]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
     acp_agents: list[dict[str, Any]] = field(default_factory=list)  # [acp_agents.NAME]: other agents' CLIs
-
-    def __iter__(self) -> Iterator[SubagentDef]:
-        return iter(self.agents)
-
-    def __len__(self) -> int:
-        return len(self.agents)
-
-    def get(self, name: str) -> SubagentDef | None:
-        return next((a for a in self.agents if a.name == name), None)
 
 
 def subagent_sources(settings: Settings) -> list[tuple[str, Path]]:
@@ -156,9 +148,10 @@ def discover_subagents(settings: Settings) -> SubagentCatalog:
                 warnings.append(f"skipped subagent {path}: {exc}")
                 continue
             found[agent.name] = agent
-    agents = sorted(found.values(), key=lambda a: a.name)
     async_agents = _async_agents(settings, warnings)
-    return SubagentCatalog(agents, async_agents, warnings, _acp_agents(settings, warnings))
+    return SubagentCatalog(
+        dict(sorted(found.items())), warnings, async_agents, _acp_agents(settings, warnings)
+    )
 
 
 def subagent_specs(

@@ -204,10 +204,10 @@ def file_text(path: Path, label: str) -> str | None:
         ) from exc
 
 
-def _servers_table(text: str, label: str) -> dict[str, Any]:
-    """The `mcpServers` object of a servers file (ConfigError naming the file and line)."""
+def _servers_table(text: str | None, label: str) -> dict[str, Any]:
+    """The `mcpServers` object of a servers file's text ({}: no file); ConfigError naming file and line."""
     try:
-        data = json.loads(text) if text.strip() else {}
+        data = json.loads(text) if text and text.strip() else {}
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{label}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg}).") from exc
     if not isinstance(data, dict):
@@ -233,8 +233,7 @@ def read_servers_file(
     Without it any problem is a ConfigError (for `--mcp-config`, which the user named)."""
     label = "--mcp-config" if text is not None else str(path)
     try:
-        text = file_text(path, label) if text is None else text
-        table = _servers_table(text, label) if text is not None else {}
+        table = _servers_table(file_text(path, label) if text is None else text, label)
     except ConfigError as exc:
         if problems is None:
             raise
@@ -257,8 +256,7 @@ def untrusted_servers(path: Path, root: Path, problems: list[str]) -> dict[str, 
     """The server NAMES of a project `.mcp.json` nobody trusted yet — all the trust prompt needs.
     Nothing else is read: no entry is checked, no `${VAR}` is expanded, nothing can start."""
     try:
-        text = file_text(path, str(path))
-        table = _servers_table(text, str(path)) if text is not None else {}
+        table = _servers_table(file_text(path, str(path)), str(path))
     except ConfigError as exc:
         problems.append(str(exc))
         return {}
@@ -301,8 +299,7 @@ def load_mcp_servers(
     strict either way. An untrusted project `.mcp.json` is read only for its server names."""
     env = os.environ if env is None else env
     found: list[str] = []
-    merged: dict[str, McpServerConfig] = {}
-    merged.update(read_servers_file(Path(home) / USER_FILE, env=env, problems=found))
+    merged = read_servers_file(Path(home) / USER_FILE, env=env, problems=found)
     for name, raw in (config_servers or {}).items():
         label = (config_sources or {}).get(str(name)) or "config.toml"
         try:

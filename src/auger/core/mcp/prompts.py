@@ -42,13 +42,10 @@ class McpPrompt:
         return prompt_command(self.server, self.name)
 
     @property
-    def hint(self) -> str:
-        """`city [state]`: the arguments, optional ones in brackets."""
-        return " ".join(a.name if a.required else f"[{a.name}]" for a in self.arguments)
-
-    @property
     def usage(self) -> str:
-        return f"/{self.command} {self.hint}".rstrip()
+        """`/mcp__weather__forecast city [state]`: the command, its arguments (optional ones in brackets)."""
+        hint = " ".join(a.name if a.required else f"[{a.name}]" for a in self.arguments)
+        return f"/{self.command} {hint}".rstrip()
 
     @classmethod
     def from_mcp(cls, server: str, prompt: Any) -> McpPrompt:
@@ -67,10 +64,6 @@ def split_command(text: str) -> tuple[str, str] | None:
     return head, rest.strip()
 
 
-def usage(prompt: McpPrompt) -> str:
-    return f"Usage: {prompt.usage}"
-
-
 def prompt_arguments(prompt: McpPrompt, text: str) -> dict[str, str]:
     """The arguments `text` gives `prompt` (see the module doc); McpPromptError for a missing one."""
     names = [a.name for a in prompt.arguments]
@@ -85,13 +78,14 @@ def prompt_arguments(prompt: McpPrompt, text: str) -> dict[str, str]:
     free = [n for n in names if n not in given]
     if positional and not free:
         raise McpPromptError(
-            f"/{prompt.command}: too many arguments ({' '.join(positional)!r}).", hint=usage(prompt)
+            f"/{prompt.command}: too many arguments ({' '.join(positional)!r}).",
+            hint=f"Usage: {prompt.usage}",
         )
     for i, name in enumerate(free[: len(positional)]):
         given[name] = " ".join(positional[i:]) if i == len(free) - 1 else positional[i]
     missing = [a.name for a in prompt.arguments if a.required and not given.get(a.name)]
     if missing:
-        raise McpPromptError(f"/{prompt.command} needs {', '.join(missing)}.", hint=usage(prompt))
+        raise McpPromptError(f"/{prompt.command} needs {', '.join(missing)}.", hint=f"Usage: {prompt.usage}")
     return given
 
 

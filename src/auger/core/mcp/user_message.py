@@ -29,8 +29,6 @@ from auger.core.mcp.resources import (
 async def mcp_message(prompt: str, message: Any, manager: Any) -> Any:
     """`message` (the HumanMessage for `prompt`) with MCP prompts run and resources attached.
     McpPromptError (one line, naming the server, prompt or resource) when one cannot be had."""
-    if manager is None:
-        return message
     from langchain_core.messages import HumanMessage
 
     content, extra = message.content, dict(message.additional_kwargs)

@@ -53,7 +53,7 @@ def capabilities(runtime: Runtime, current: str | None) -> Capabilities:
     agents.append(AgentCapabilities("general-purpose", "subagent", None, None))
     agents += [
         AgentCapabilities(a.name, "subagent", a.model, list(a.tools) if a.tools is not None else None)
-        for a in found.agents
+        for a in found
     ]
     agents += [AgentCapabilities(str(a["name"]), "acp", None, None) for a in found.acp_agents]
     specs = [current] if current else []

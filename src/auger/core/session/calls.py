@@ -202,7 +202,7 @@ async def turns(session: Session, request: ops.ThreadRef) -> ops.Turns:
         if request.thread_id != session.thread_id:
             raise
         return ops.Turns([])  # this session's thread, not saved yet: no turns
-    events = to_events(await _messages(session, thread_id), thread_id)
+    events = to_events(await session.messages(thread_id), thread_id)
     prompts = [e.prompt for e in events if isinstance(e, ev.TurnStarted)]
     return ops.Turns(await asyncio.to_thread(thread_turns, store, thread_id, prompts))
 
@@ -211,14 +211,14 @@ async def turns(session: Session, request: ops.ThreadRef) -> ops.Turns:
 async def history(session: Session, request: ops.ThreadRef) -> ops.History:
     from auger.core.threads.history import to_events
 
-    return ops.History(to_events(await _messages(session, request.thread_id), request.thread_id))
+    return ops.History(to_events(await session.messages(request.thread_id), request.thread_id))
 
 
 @implements(ops.MESSAGES)
 async def messages(session: Session, request: ops.ThreadRef) -> ops.Messages:
     from langchain_core.messages import messages_to_dict
 
-    return ops.Messages(messages_to_dict(await _messages(session, request.thread_id)))
+    return ops.Messages(messages_to_dict(await session.messages(request.thread_id)))
 
 
 @implements(ops.TRANSCRIPT)
@@ -226,16 +226,10 @@ async def transcript(session: Session, request: ops.Transcript) -> ops.Text:
     from auger.core.threads.history import to_events
     from auger.core.threads.transcript import render_markdown, render_text
 
-    events = to_events(await _messages(session, request.thread_id), request.thread_id)
+    events = to_events(await session.messages(request.thread_id), request.thread_id)
     info = session.runtime.threads.get(request.thread_id)
     render = render_text if request.format == "text" else render_markdown
     return ops.Text(render(events, info, request.thread_id))
-
-
-async def _messages(session: Session, thread_id: str) -> list[Any]:
-    config = {"configurable": {"thread_id": thread_id}}
-    state = await session.runtime.graph.aget_state(config)
-    return list((state.values or {}).get("messages", []))
 
 
 # -- this thread --------------------------------------------------------------------------------

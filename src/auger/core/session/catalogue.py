@@ -48,7 +48,7 @@ def catalogue(runtime: Runtime) -> Catalogue:
     settings = runtime.settings
     agents = discover_subagents(settings)
     subagents = [GENERAL_PURPOSE]
-    subagents += [SubagentInfo(a.name, a.description, a.source, a.model) for a in agents.agents]
+    subagents += [SubagentInfo(a.name, a.description, a.source, a.model) for a in agents]
     subagents += [
         SubagentInfo(str(a["name"]), str(a.get("description") or ""), "remote" if a.get("url") else "async")
         for a in agents.async_agents

@@ -21,7 +21,7 @@ from auger.core import events as ev
 from auger.core.models.provider_errors import describe_error
 from auger.core.operations import Compacted
 from auger.core.threads.history import content_text
-from auger.errors import ProviderError, UsageError
+from auger.errors import ModelError, ProviderError, UsageError
 
 if TYPE_CHECKING:
     from auger.core.session.session import Session
@@ -124,7 +124,6 @@ def transcript(messages: list[Any]) -> str:
 def summary_model(session: Session) -> Any:
     """The chat model of the session's next turn (same spec and params as `/model` chose)."""
     from auger.core.agent.graph import model_factory
-    from auger.errors import ModelError
 
     settings = session.runtime.settings
     spec = session.model_spec or settings.model

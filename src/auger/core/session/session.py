@@ -187,12 +187,14 @@ class Session(AgentPort):
         elif recorded:
             self.model_spec = recorded
 
-    async def state(self) -> dict[str, Any]:
-        """The thread's checkpointed state values (messages, todos, `_model_spec`, ...)."""
-        return dict((await self.runtime.graph.aget_state(self.config())).values or {})
+    async def state(self, thread_id: str | None = None) -> dict[str, Any]:
+        """The checkpointed state values (messages, todos, `_model_spec`, ...) of the session's
+        thread, or of `thread_id`."""
+        config = {"configurable": {"thread_id": self.thread_id if thread_id is None else thread_id}}
+        return dict((await self.runtime.graph.aget_state(config)).values or {})
 
-    async def messages(self) -> list[Any]:
-        return list((await self.state()).get("messages", []))
+    async def messages(self, thread_id: str | None = None) -> list[Any]:
+        return list((await self.state(thread_id)).get("messages", []))
 
     async def aclose(self) -> None:
         if self.busy:

@@ -206,13 +206,12 @@ class StreamTranslator:
                 parent_id=parent,
             )
         for call in msg.tool_calls:
-            call_id = call.get("id") or ""
-            self._started[call_id] = (call["name"], time.monotonic(), parent)
-            self._call_keys[call_id] = call_key(call["name"], call.get("args") or {})
-            yield ev.ToolCallStarted(call_id, call["name"], dict(call.get("args") or {}), parent)
-            if call["name"] == "task":
+            call_id, name, args = call.get("id") or "", call["name"], call.get("args") or {}
+            self._started[call_id] = (name, time.monotonic(), parent)
+            self._call_keys[call_id] = call_key(name, args)
+            yield ev.ToolCallStarted(call_id, name, dict(args), parent)
+            if name == "task":
                 self._task_calls.append(call_id)
-                args = call.get("args") or {}
                 self._task_types[call_id] = str(args.get("subagent_type", ""))
                 yield ev.SubagentStarted(call_id, self._task_types[call_id], str(args.get("description", "")))
 

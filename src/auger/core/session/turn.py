@@ -16,14 +16,21 @@ import dataclasses
 import logging
 from typing import TYPE_CHECKING, Any
 
+from langgraph.errors import GraphRecursionError
+from langgraph.types import Command
+
 from auger.core import events as ev
 from auger.core.agent.context import MODES, AugerContext
+from auger.core.mcp.server_requests import SessionRequests
+from auger.core.mcp.user_message import mcp_message
 from auger.core.models.provider_errors import describe_error
 from auger.core.models.replies.loop_share import LoopShare
 from auger.core.rewind.recorder import TurnRecorder, turn_recorder
 from auger.core.safety.redaction import StreamRedactor
 from auger.core.session.approvals import decide
 from auger.core.session.stream import StreamTranslator, call_key
+from auger.core.session.token_relay import TokenRelay
+from auger.core.session.turn_input import allowed_tools, refuse_images, turn_model, user_message, with_images
 from auger.core.text import clean_text
 from auger.errors import AugerError, ProviderError
 
@@ -49,8 +56,6 @@ class Turn:
         self.session = session
         self.options = options
         self.translator = StreamTranslator()
-        from auger.core.session.token_relay import TokenRelay
-
         self.relay = TokenRelay()  # the model's tokens into the stream, and what it was sent
         self.max_turns = options.max_turns or session.runtime.settings.max_turns
         self.verdicts: dict[str, Any] = {}  # per tool call, so HITL's `when` answers the same on resume
@@ -74,10 +79,6 @@ class Turn:
         self._queue.put_nowait(DONE)
 
     async def run(self, prompt: str) -> None:
-        from langgraph.errors import GraphRecursionError
-
-        from auger.core.session.turn_input import refuse_images
-
         session, put = self.session, self.put
         prompt = clean_text(prompt)  # e.g. argv bytes that are not UTF-8: U+FFFD, not a poisoned thread
         put(ev.TurnStarted(session.thread_id, prompt, session.model_spec))
@@ -138,10 +139,6 @@ class Turn:
             self.put(ev.Usage(context_tokens=tokens, model=self.session.model_spec))
 
     async def _loop(self, prompt: str) -> ev.EndReason:
-        from auger.core.mcp.server_requests import SessionRequests
-        from auger.core.mcp.user_message import mcp_message
-        from auger.core.session.turn_input import allowed_tools, turn_model, user_message, with_images
-
         session, translator = self.session, self.translator
         message, warnings = user_message(prompt, session.runtime.settings)
         self.turn_tools = allowed_tools(message)  # the turn may use only these (TurnToolsMiddleware)
@@ -247,8 +244,6 @@ class Turn:
         translator = self.translator
         if not translator.interrupts:
             return None
-        from langgraph.types import Command
-
         resume: dict[str, Any] = {}
         for intr in translator.interrupts:
             requests = (intr.value or {}).get("action_requests", []) if isinstance(intr.value, dict) else []
