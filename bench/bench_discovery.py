@@ -1,7 +1,7 @@
 """Skills / memory / subagent discovery benchmark with 100 skills and 20 subagent files.
 
 Builds a throwaway AUGER_HOME + project (100 project skills, 20 agent files, AGENTS.md files) and
-times `discover_skills`, `discover_subagents`, `list_memory_files` and the first-turn warnings.
+times `discover_skills`, `discover_subagents`, `memory_files` and the first-turn warnings.
 Target: <= 50 ms for all of them together.
 
     python bench/bench_discovery.py
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from auger.core.catalog.memory import list_memory_files
+from auger.core.catalog.memory import memory_files
 from auger.core.catalog.skills import discover_skills
 from auger.core.catalog.subagents import discover_subagents
 from auger.settings import load_settings
@@ -61,7 +61,7 @@ def main() -> int:
         settings = build(Path(raw))
         skills = median_ms(lambda: discover_skills(settings))
         agents = median_ms(lambda: discover_subagents(settings))
-        memory = median_ms(lambda: list_memory_files(settings))
+        memory = median_ms(lambda: memory_files(settings))
         n_skills, n_agents = len(discover_skills(settings)), len(discover_subagents(settings))
     total = skills + agents + memory
     print(f"skills    ({n_skills} found)   {skills:6.1f} ms")
