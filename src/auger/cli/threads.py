@@ -76,7 +76,7 @@ def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | No
     try:
         db = _database(env, cwd)
         if args.command == "list" and not db.postgres and not db.path.exists():
-            return _print_list([], args, all_projects=bool(args.all))
+            return _print_list([], args, {}, all_projects=bool(args.all))
         with ThreadStore.connect(db) as store:
             return COMMANDS[args.command](store, args, cwd)
     except AugerError as err:
@@ -120,17 +120,16 @@ def _list(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     threads = store.list(root=root, search=args.search, limit=limit)
     with store.records() as db:
         sizes = snapshot_sizes(db, [t.id for t in threads])
-    return _print_list(threads, args, all_projects=root is None, sizes=sizes)
+    return _print_list(threads, args, sizes, all_projects=root is None)
 
 
 def _print_list(
     threads: list[ThreadInfo],
     args: argparse.Namespace,
+    sizes: dict[str, int],  # thread id -> bytes of its snapshots
     *,
     all_projects: bool,
-    sizes: dict[str, int] | None = None,
 ) -> int:
-    sizes = sizes or {}
     if args.json:
         rows = [{**t.to_dict(), "snapshot_bytes": sizes.get(t.id, 0)} for t in threads]
         print(json.dumps(rows, ensure_ascii=False, indent=2))
