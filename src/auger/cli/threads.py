@@ -78,6 +78,8 @@ def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | No
         if args.command == "list" and not db.postgres and not db.path.exists():
             return _print_list([], args, {}, all_projects=bool(args.all))
         with ThreadStore.connect(db) as store:
+            if "id" in args:  # a thread id or any unique prefix of one
+                args.id = store.resolve(args.id)
             return COMMANDS[args.command](store, args, cwd)
     except AugerError as err:
         print(f"auger: {err}", file=sys.stderr)
@@ -164,31 +166,28 @@ def _show(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     from auger.core.threads.history import read_history, to_events
     from auger.core.threads.transcript import render_markdown, render_text
 
-    thread_id = store.resolve(args.id)
-    events = to_events(asyncio.run(read_history(store.database, thread_id)), thread_id)
+    events = to_events(asyncio.run(read_history(store.database, args.id)), args.id)
     render = render_markdown if args.markdown else render_text
-    sys.stdout.write(render(events, store.get(thread_id), thread_id))
+    sys.stdout.write(render(events, store.get(args.id), args.id))
     return 0
 
 
 def _rename(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
-    thread_id = store.resolve(args.id)
-    store.rename(thread_id, " ".join(args.title))
-    print(f"Renamed {thread_id[:12]}.")
+    store.rename(args.id, " ".join(args.title))
+    print(f"Renamed {args.id[:12]}.")
     return 0
 
 
 def _delete(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
-    thread_id = store.resolve(args.id)
-    holder = store.lease_holder(thread_id)
+    holder = store.lease_holder(args.id)
     if holder is not None:
         raise ThreadBusyError(
-            f"Thread {thread_id} is busy in another auger ({holder.describe()}).",
+            f"Thread {args.id} is busy in another auger ({holder.describe()}).",
             hint="Delete it when its turn is over.",
         )
-    info = store.get(thread_id)
-    files = store.delete(thread_id)
-    print(f"Deleted thread {thread_id}" + (f" ({info.title})." if info and info.title else "."))
+    info = store.get(args.id)
+    files = store.delete(args.id)
+    print(f"Deleted thread {args.id}" + (f" ({info.title})." if info and info.title else "."))
     if files:
         print(f"Deleted {counted(files, 'offloaded tool result / history file')} of it.")
     _sweep_snapshots(store)  # its snapshots, unless a fork shares them
@@ -200,8 +199,7 @@ def _fork(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
 
     from auger.core.threads.index import fork_thread
 
-    thread_id = store.resolve(args.id)
-    print(asyncio.run(fork_thread(store, thread_id, args.at)))
+    print(asyncio.run(fork_thread(store, args.id, args.at)))
     return 0
 
 
