@@ -22,7 +22,7 @@ from auger import paths
 from auger.cli import rewind as rewind_cmd
 from auger.core.backends.mounts import artifacts_dir
 from auger.core.rewind.records import sizes as snapshot_sizes
-from auger.core.text import counted
+from auger.core.text import counted, size_text
 from auger.core.threads.backend import ThreadDatabase, database_at
 from auger.core.threads.lease import ThreadBusyError
 from auger.core.threads.store import ThreadInfo, ThreadStore, parse_age
@@ -143,7 +143,7 @@ def _print_list(
         return 0
     for t in threads:
         fork = f"  (fork of {t.parent_id[:8]} @{t.fork_turn})" if t.parent_id else ""
-        snap = f"  [{_size(sizes[t.id])} snapshots]" if sizes.get(t.id) else ""
+        snap = f"  [{size_text(sizes[t.id], 'B')} snapshots]" if sizes.get(t.id) else ""
         msgs = "msg " if t.message_count == 1 else "msgs"
         title, when = t.title or "Untitled", datetime.fromtimestamp(t.updated_at)  # local time
         print(f"{t.id[:12]}  {when:%Y-%m-%d %H:%M}  {t.message_count:>4} {msgs}  {title}{fork}{snap}")
@@ -152,12 +152,6 @@ def _print_list(
         if t.snippet is not None:
             print(f"{'':14}… {_highlighted(t.snippet)}")
     return 0
-
-
-def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    return f"{n / 1024:.1f} KB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MB"
 
 
 def _show(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
