@@ -15,7 +15,6 @@ import json
 import os
 import signal
 import sys
-import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from auger.core import events as ev
@@ -110,40 +109,27 @@ def _silence(stream: TextIO) -> None:
         os.close(devnull)
 
 
-def deadline(timeout: float | None, started: float | None) -> float | None:
-    """When `--timeout` runs out, on the event loop's clock (time.monotonic): counted from
-    `started` (the process start, `auger.cli.command.STARTED`), else from now."""
-    if timeout is None:
-        return None
-    return (time.monotonic() if started is None else started) + timeout
-
-
 async def run_turn(
-    session: AgentPort,
-    prompt: str,
-    printer: Printer,
-    timeout: float | None,
-    options: TurnOptions,
-    *,
-    started: float | None = None,
+    session: AgentPort, prompt: str, printer: Printer, settings: Settings, at: float | None
 ) -> int:
+    """The turn, stopped at `at` (`--timeout`'s end on the event loop's clock, None: never)."""
     end = ev.TurnEnded("error", session.thread_id)
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, session.cancel)
         loop.add_signal_handler(signal.SIGTERM, session.cancel)
     printer.on_closed = session.cancel
+    options = TurnOptions(settings.mode, approval=headless_policy)
     try:
-        async with asyncio.timeout_at(deadline(timeout, started)):
+        async with asyncio.timeout_at(at):
             async for event in session.send(prompt, options):
                 if isinstance(event, ev.TurnEnded):
                     end = event
                     continue
                 printer(event)
     except TimeoutError:
-        printer(
-            ev.Error(f"Timed out after {timeout:g} s (--timeout); the thread keeps what was done.", "timeout")
-        )
+        message = f"Timed out after {settings.timeout:g} s (--timeout); the thread keeps what was done."
+        printer(ev.Error(message, "timeout"))
         end = ev.TurnEnded("timeout", session.thread_id, end.text)
     return _ended(printer, end)
 
@@ -161,25 +147,23 @@ async def run_headless(
     prompt: str,
     factory: SessionFactory,
     *,
-    output_format: str = "text",
-    resume: str | None = None,
-    out: TextIO | None = None,
-    err: TextIO | None = None,
-    started: float | None = None,
+    output_format: str,
+    resume: str | None,
+    started: float,
 ) -> int:
     """One turn on the session `factory` opens (approvals answered by `headless_policy`).
     `started`: when the process started (time.monotonic); `--timeout` counts from it, so MCP
     servers that are slow to start and building the agent count too."""
-    printer = Printer(output_format, out or sys.stdout, err or sys.stderr)
+    printer = Printer(output_format, sys.stdout, sys.stderr)
+    at = None if settings.timeout is None else started + settings.timeout
     try:
-        async with asyncio.timeout_at(deadline(settings.timeout, started)):
+        async with asyncio.timeout_at(at):
             session = await factory(settings, resume)
     except TimeoutError:
         message = f"Timed out after {settings.timeout:g} s (--timeout) while starting up; nothing was sent."
         printer(ev.Error(message, "timeout"))
         return _ended(printer, ev.TurnEnded("timeout", ""))
-    options = TurnOptions(settings.mode, approval=headless_policy)
     try:
-        return await run_turn(session, prompt, printer, settings.timeout, options, started=started)
+        return await run_turn(session, prompt, printer, settings, at)
     finally:
         await session.aclose()

@@ -335,11 +335,19 @@ def key_order(dotted: str) -> tuple[int, str]:
 # --- text (environment, command line) -> typed value ---------------------------------------
 
 
-def _parse_json(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return raw
+def _or_raw(convert: Callable[[str], Any]) -> Callable[[str], Any]:
+    """`convert`, giving the text back as it is where it raises ValueError."""
+
+    def parse(raw: str) -> Any:
+        try:
+            return convert(raw)
+        except ValueError:  # json.JSONDecodeError too
+            return raw
+
+    return parse
+
+
+_parse_json = _or_raw(json.loads)
 
 
 def _parse_list(raw: str) -> Any:
@@ -348,20 +356,10 @@ def _parse_list(raw: str) -> Any:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def _parse_number(kind: type[int] | type[float]) -> Callable[[str], Any]:
-    def parse(raw: str) -> Any:
-        try:
-            return kind(raw)
-        except ValueError:
-            return raw
-
-    return parse
-
-
 _PARSERS: dict[str, Callable[[str], Any]] = {
     "bool": lambda raw: _BOOL_WORDS.get(raw.lower(), raw),
-    "int": _parse_number(int),
-    "float": _parse_number(float),
+    "int": _or_raw(int),
+    "float": _or_raw(float),
     "list": _parse_list,
     "table": _parse_json,
     "any": _parse_json,

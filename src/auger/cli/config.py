@@ -39,25 +39,21 @@ _SECRET_TABLES = ("env", "headers")
 
 def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> int:
     """Run `auger config ...`; returns the exit code. AugerError -> one line on stderr."""
+    command, args = (argv[0], argv[1:]) if argv else ("show", [])
     try:
-        return _dispatch(list(argv), cwd, env)
+        if command in ("-h", "--help", "help"):
+            print(USAGE)
+            return 0
+        if command == "show" and args in ([], ["--json"]):
+            return _show(load_settings(cwd, env), as_json=bool(args))
+        if command == "set" and len(args) == 2:
+            return _set(args[0], args[1], env)
+        if command == "path" and not args:
+            return _path(cwd, env)
+        raise UsageError(f"bad arguments: config {' '.join(argv)}.", hint=USAGE)
     except AugerError as err:
         print(f"auger: {err}", file=sys.stderr)
         return err.exit_code
-
-
-def _dispatch(argv: list[str], cwd: Path | None, env: Mapping[str, str] | None) -> int:
-    command, args = (argv[0], argv[1:]) if argv else ("show", [])
-    if command in ("-h", "--help", "help"):
-        print(USAGE)
-        return 0
-    if command == "show" and args in ([], ["--json"]):
-        return _show(load_settings(cwd, env), as_json=bool(args))
-    if command == "set" and len(args) == 2:
-        return _set(args[0], args[1], env)
-    if command == "path" and not args:
-        return _path(cwd, env)
-    raise UsageError(f"bad arguments: config {' '.join(argv)}.", hint=USAGE)
 
 
 # --- show -------------------------------------------------------------------------------------

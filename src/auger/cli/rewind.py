@@ -45,11 +45,10 @@ def rewind(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
 
     from auger.core.rewind.thread_rewind import rewind_thread
 
-    thread_id = store.resolve(args.id)
     done = asyncio.run(
         rewind_thread(
             store,
-            thread_id,
+            args.id,
             args.to,
             files=not args.conversation,
             conversation=not args.files,
@@ -64,13 +63,12 @@ def rewind(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
 def diff(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     from auger.core.rewind.ops import thread_diff
 
-    thread_id = store.resolve(args.id)
-    text = thread_diff(store, thread_id, args.turn)
+    text = thread_diff(store, args.id, args.turn)
     if text:
         sys.stdout.write(text)
     else:
         where = f" in turn {args.turn}" if args.turn is not None else ""
-        print(f"No file changes recorded{where} of thread {thread_id[:12]}.", file=sys.stderr)
+        print(f"No file changes recorded{where} of thread {args.id[:12]}.", file=sys.stderr)
     return 0
 
 

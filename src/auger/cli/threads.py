@@ -22,7 +22,7 @@ from auger import paths
 from auger.cli import rewind as rewind_cmd
 from auger.core.backends.mounts import artifacts_dir
 from auger.core.rewind.records import sizes as snapshot_sizes
-from auger.core.text import counted
+from auger.core.text import counted, size_text
 from auger.core.threads.backend import ThreadDatabase, database_at
 from auger.core.threads.lease import ThreadBusyError
 from auger.core.threads.store import ThreadInfo, ThreadStore, parse_age
@@ -76,8 +76,10 @@ def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | No
     try:
         db = _database(env, cwd)
         if args.command == "list" and not db.postgres and not db.path.exists():
-            return _print_list([], args, all_projects=bool(args.all))
+            return _print_list([], args, {}, all_projects=bool(args.all))
         with ThreadStore.connect(db) as store:
+            if "id" in args:  # a thread id or any unique prefix of one
+                args.id = store.resolve(args.id)
             return COMMANDS[args.command](store, args, cwd)
     except AugerError as err:
         print(f"auger: {err}", file=sys.stderr)
@@ -120,17 +122,16 @@ def _list(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     threads = store.list(root=root, search=args.search, limit=limit)
     with store.records() as db:
         sizes = snapshot_sizes(db, [t.id for t in threads])
-    return _print_list(threads, args, all_projects=root is None, sizes=sizes)
+    return _print_list(threads, args, sizes, all_projects=root is None)
 
 
 def _print_list(
     threads: list[ThreadInfo],
     args: argparse.Namespace,
+    sizes: dict[str, int],  # thread id -> bytes of its snapshots
     *,
     all_projects: bool,
-    sizes: dict[str, int] | None = None,
 ) -> int:
-    sizes = sizes or {}
     if args.json:
         rows = [{**t.to_dict(), "snapshot_bytes": sizes.get(t.id, 0)} for t in threads]
         print(json.dumps(rows, ensure_ascii=False, indent=2))
@@ -142,7 +143,7 @@ def _print_list(
         return 0
     for t in threads:
         fork = f"  (fork of {t.parent_id[:8]} @{t.fork_turn})" if t.parent_id else ""
-        snap = f"  [{_size(sizes[t.id])} snapshots]" if sizes.get(t.id) else ""
+        snap = f"  [{size_text(sizes[t.id], 'B')} snapshots]" if sizes.get(t.id) else ""
         msgs = "msg " if t.message_count == 1 else "msgs"
         title, when = t.title or "Untitled", datetime.fromtimestamp(t.updated_at)  # local time
         print(f"{t.id[:12]}  {when:%Y-%m-%d %H:%M}  {t.message_count:>4} {msgs}  {title}{fork}{snap}")
@@ -153,43 +154,34 @@ def _print_list(
     return 0
 
 
-def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    return f"{n / 1024:.1f} KB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MB"
-
-
 def _show(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
     import asyncio
 
     from auger.core.threads.history import read_history, to_events
     from auger.core.threads.transcript import render_markdown, render_text
 
-    thread_id = store.resolve(args.id)
-    events = to_events(asyncio.run(read_history(store.database, thread_id)), thread_id)
+    events = to_events(asyncio.run(read_history(store.database, args.id)), args.id)
     render = render_markdown if args.markdown else render_text
-    sys.stdout.write(render(events, store.get(thread_id), thread_id))
+    sys.stdout.write(render(events, store.get(args.id), args.id))
     return 0
 
 
 def _rename(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
-    thread_id = store.resolve(args.id)
-    store.rename(thread_id, " ".join(args.title))
-    print(f"Renamed {thread_id[:12]}.")
+    store.rename(args.id, " ".join(args.title))
+    print(f"Renamed {args.id[:12]}.")
     return 0
 
 
 def _delete(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
-    thread_id = store.resolve(args.id)
-    holder = store.lease_holder(thread_id)
+    holder = store.lease_holder(args.id)
     if holder is not None:
         raise ThreadBusyError(
-            f"Thread {thread_id} is busy in another auger ({holder.describe()}).",
+            f"Thread {args.id} is busy in another auger ({holder.describe()}).",
             hint="Delete it when its turn is over.",
         )
-    info = store.get(thread_id)
-    files = store.delete(thread_id)
-    print(f"Deleted thread {thread_id}" + (f" ({info.title})." if info and info.title else "."))
+    info = store.get(args.id)
+    files = store.delete(args.id)
+    print(f"Deleted thread {args.id}" + (f" ({info.title})." if info and info.title else "."))
     if files:
         print(f"Deleted {counted(files, 'offloaded tool result / history file')} of it.")
     _sweep_snapshots(store)  # its snapshots, unless a fork shares them
@@ -201,8 +193,7 @@ def _fork(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
 
     from auger.core.threads.index import fork_thread
 
-    thread_id = store.resolve(args.id)
-    print(asyncio.run(fork_thread(store, thread_id, args.at)))
+    print(asyncio.run(fork_thread(store, args.id, args.at)))
     return 0
 
 

@@ -40,6 +40,7 @@ from auger.core.safety.unattended import headless_policy, serve_policy
 from auger.core.text import counted
 from auger.core.threads.search import snippet_parts
 from auger.core.threads.store import LiveThread, ThreadInfo
+from auger.errors import ThreadError
 
 if TYPE_CHECKING:
     from auger.core.models.replies.loop_share import KeysFirst
@@ -180,11 +181,9 @@ class AgentPort(Protocol):
         request = ops.Transcript(self.thread_id, "text" if fmt == "text" else "markdown")
         return (await self.call(ops.TRANSCRIPT, request)).text
 
-    async def thread_info(self, thread_id: str | None = None) -> LiveThread | None:
-        from auger.errors import ThreadError
-
+    async def thread_info(self) -> LiveThread | None:
         try:
-            return await self.call(ops.GET_THREAD, ops.ThreadRef(thread_id or self.thread_id))
+            return await self.call(ops.GET_THREAD, ops.ThreadRef(self.thread_id))
         except ThreadError:
             return None  # not saved yet (no turn) or deleted
 

@@ -15,13 +15,12 @@ for a front end with one conversation: a Session that closes its Runtime with it
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
-    from langchain_core.tools import BaseTool
 
     from auger.core.mcp.manager import McpManager
     from auger.core.safety.hook_runner import HookRunner
@@ -60,15 +59,12 @@ async def open_runtime(
     settings: Settings,
     *,
     model: BaseChatModel | None = None,
-    tools: Sequence[BaseTool] = (),
-    gated_tools: Sequence[str] = (),
     mcp: McpManager | None = None,
     trust_project_hooks: bool = False,
 ) -> AsyncIterator[Runtime]:
     """Open the thread store and checkpointer, build the agent, and close it all (MCP too) on exit.
 
-    `model` overrides the configured chat model (tests pass a scripted one); `tools` are extra
-    tools and `gated_tools` names that need approval like the shell; `mcp` an `McpManager`
+    `model` overrides the configured chat model (tests pass a scripted one); `mcp` an `McpManager`
     (started or starting). A malformed `[permissions]` rule or hook file fails before any I/O."""
     from auger.core.agent.graph import create_cli_agent
     from auger.core.backends.factory import make_backend
@@ -94,8 +90,6 @@ async def open_runtime(
             settings,
             checkpointer=saver,
             model=model,
-            tools=tools,
-            gated_tools=gated_tools,
             backend=backend,
             mcp=mcp,
         )

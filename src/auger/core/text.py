@@ -43,3 +43,10 @@ def clean_block(block: Any) -> Any:
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """`n` and the noun in the number it needs: "1 turn", "2 turns", "0 files", "1 entry"."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def size_text(n: int, unit: str = "bytes") -> str:
+    """`n` bytes as "512 bytes" (`unit`: the word under 1 KB), "1.2 KB" or "3.4 MB"."""
+    if n < 1024:
+        return f"{n} {unit}"
+    return f"{n / 1024:.1f} KB" if n < 1024**2 else f"{n / 1024**2:.1f} MB"

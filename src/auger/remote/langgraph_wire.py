@@ -7,12 +7,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from auger.core.threads.store import LiveThread
+from auger.core.threads.store import TITLE_CHARS, LiveThread
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
-
-TITLE_CHARS = 80
 
 
 def to_message(data: Any) -> BaseMessage | None:

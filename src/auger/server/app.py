@@ -222,5 +222,4 @@ def create_app(pool: ThreadPool, *, token: str, max_body: int = MAX_BODY) -> ASG
         Exception: _internal_error,
     }
     app = Starlette(routes=routes, exception_handlers=handlers)  # type: ignore[arg-type]
-    app.state.api = api
     return BearerAuth(app, token)

@@ -67,11 +67,10 @@ def _query(cls: type[Any], request: Request) -> dict[str, Any]:
 
 
 async def parse(op: ops.Operation[Any, Any], request: Request, max_body: int) -> Any:
-    values: dict[str, Any] = {}
     if op.method in ("POST", "PATCH") and op.request is not ops.NoArgs:
-        values |= await read_json(request, max_body, optional=True)
+        values = await read_json(request, max_body, optional=True)
     else:
-        values |= _query(op.request, request)
+        values = _query(op.request, request)
     for name in op.path_params:
         raw = request.path_params[name]
         values[name] = check_thread_id(raw) if name == "thread_id" else raw

@@ -20,15 +20,10 @@ from langchain_core.messages import AnyMessage, ToolMessage
 from auger.core.middleware.base import RequestShaper, with_messages
 from auger.core.models.images import model_takes_images
 from auger.core.models.requests.message_memo import MessageMemo
+from auger.core.text import size_text
 
 IMAGE_BLOCKS = frozenset({"image", "image_url"})
 NOT_SHOWN = "not shown: the model does not take images"
-
-
-def size_text(size: int) -> str:
-    if size < 1024:
-        return f"{size} bytes"
-    return f"{size / 1024:.1f} KB" if size < 1024**2 else f"{size / 1024**2:.1f} MB"
 
 
 def image_line(block: dict[str, Any], source: str) -> str:
