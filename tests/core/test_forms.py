@@ -35,6 +35,18 @@ def test_the_fields_of_a_schema() -> None:
         fields["age"].parse("4.5")
 
 
+@pytest.mark.parametrize(("names", "shown"), [(["A"], ["A", "b"]), (["A", "B", "C"], ["A", "B"])])
+def test_enum_names_that_do_not_match_the_values_in_number(names: list[str], shown: list[str]) -> None:
+    """A server's `enumNames` one short or one too many: the values it has no name for show as
+    they are, names with no value are left out (the form was refused, with a zip() error)."""
+    schema = {
+        "type": "object",
+        "properties": {"c": {"type": "string", "enum": ["a", "b"], "enumNames": names}},
+    }
+    assert [label for _, label in form_fields(schema)[0].choices] == shown
+    assert check_form(schema, {"c": "b"}) == {}
+
+
 def test_content_that_fits_and_content_that_does_not() -> None:
     good = {"name": "Ann", "email": "a@b.io", "site": "https://x.org", "born": "1990-02-03"}
     good |= {"at": "2026-12-01T20:00:00", "age": 30, "ratio": 1, "ok": False, "size": "m"}

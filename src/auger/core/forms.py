@@ -113,7 +113,7 @@ def _field(name: str, spec: Any, required: bool) -> FormField:
         label=str(spec.get("title") or name),
         description=str(spec.get("description") or ""),
         required=required,
-        choices=list(zip(values, names + values[len(names) :], strict=True)),
+        choices=list(zip(values, names[: len(values)] + values[len(names) :], strict=True)),
         default=spec.get("default"),
         min_length=_number(spec, "minLength", int),
         max_length=_number(spec, "maxLength", int),
