@@ -14,7 +14,6 @@ import copy
 import json
 import os
 import re
-import tempfile
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -325,12 +324,13 @@ def load_settings(
 
 def write_atomic(path: Path, text: str, new_mode: int = 0o644) -> None:
     """Write `text` to `path` through a temporary file and a rename (an existing file keeps its
-    mode, a new one gets `new_mode`)."""
+    mode; a new one gets `new_mode` less the umask, as any file a program creates)."""
     folder = path.parent
+    tmp = folder / f".{path.name}.{os.urandom(6).hex()}.tmp"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else new_mode
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        mode = path.stat().st_mode & 0o777 if path.exists() else None
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, new_mode)  # the umask applies here
     except OSError as err:
         raise ConfigError(
             f"cannot write to {folder}: {err.strerror or err}.",
@@ -341,7 +341,8 @@ def write_atomic(path: Path, text: str, new_mode: int = 0o644) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except OSError as err:
         raise ConfigError(f"cannot write {path}: {err.strerror or err}") from err

@@ -303,3 +303,22 @@ def test_unwritable_home_names_the_folder(
     assert err.startswith(f"auger: cannot write to {home}")
     assert err.count("\n") == 1
     assert blocker.read_text() == "not a folder"
+
+
+@pytest.mark.parametrize(("umask", "expected"), [(0o077, 0o600), (0o022, 0o644)])
+def test_a_new_config_file_follows_the_umask(
+    project: Path, env: dict[str, str], home: Path, umask: int, expected: int
+) -> None:
+    """A user with umask 077 gets a config.toml only they can read (it was 0644 whatever the
+    umask); a secrets file (`new_mode=0o600`) stays 0600 under a lax umask."""
+    from auger.settings import write_atomic
+
+    old = os.umask(umask)
+    try:
+        assert run(["set", "model", "new:one"], project, env) == 0
+        write_atomic(home / "token.json", "{}", new_mode=0o600)
+    finally:
+        os.umask(old)
+    assert (home / "config.toml").stat().st_mode & 0o777 == expected
+    assert (home / "token.json").stat().st_mode & 0o777 == 0o600
+    assert sorted(os.listdir(home)) == ["config.toml", "token.json"]  # no temporary file left
