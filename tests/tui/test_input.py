@@ -8,6 +8,7 @@ from typing import Any
 from conftest_tui import Tui, ready, replies, send_nowait, submit, tui, turn, wait_for, write_skill  # noqa: F401
 
 from auger.cli.agents import LocalOptions, local
+from auger.core import events as ev
 from auger.errors import AugerError
 from auger.tui.screens.history_search import HistorySearch
 from auger.tui.widgets.messages import ShellBlock, UserMessage
@@ -59,6 +60,8 @@ async def test_history_walks_with_up_down_and_persists(tui: Tui) -> None:
 
 
 async def test_at_path_completes_fuzzily_and_inlines_the_file(tui: Tui) -> None:
+    """The agent's project files (over --connect the server's: `tui.env.project`) are offered and
+    the one named is inlined by the agent; the thread keeps what was typed."""
     src = tui.env.project / "src" / "auger_demo"
     src.mkdir(parents=True)
     (src / "parser.py").write_text("def parse():\n    return 'PARSED'\n")
@@ -81,6 +84,10 @@ async def test_at_path_completes_fuzzily_and_inlines_the_file(tui: Tui) -> None:
         assert '<file path="src/auger_demo/parser.py">' in sent and "return 'PARSED'" in sent
         shown = app.transcript.query_one(UserMessage)
         assert shown.text == "explain @src/auger_demo/parser.py " and shown.has_class("-with-files")
+        assert shown.tooltip == "Inlined: src/auger_demo/parser.py"
+        assert app.session is not None
+        saved = [e.prompt for e in await app.session.history() if isinstance(e, ev.TurnStarted)]
+        assert saved == ["explain @src/auger_demo/parser.py "]  # as typed, not the inlined file
 
 
 async def test_bang_runs_a_shell_command_and_feeds_the_next_prompt(tui: Tui) -> None:

@@ -199,7 +199,7 @@ async def test_rewind_code_and_conversation_puts_the_turn_back_in_the_prompt(tui
 
 
 async def test_a_rewound_prompt_is_given_back_as_typed_not_with_its_files_inlined(tui: Tui) -> None:
-    (tui.here / "spec.md").write_text("the spec body\n")  # where the TUI reads @files
+    (tui.env.project / "spec.md").write_text("the spec body\n")  # the agent's project (remote: the server's)
     script(tui, "make a", write("a.txt", "A\n"))
     script(tui, "build it from", write("b.txt", "B\n"))
     app = tui.app(mode="yolo")

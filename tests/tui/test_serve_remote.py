@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import test_approvals
 import test_commands
+import test_input
 import test_plan_mode
 import test_rewind
 import test_turns
@@ -37,6 +38,7 @@ from serve_harness import Server, start_server
 Case = Callable[[Any], Awaitable[None]]
 CASES: list[Case] = [
     *(getattr(test_turns, name) for name in dir(test_turns) if name.startswith("test_")),
+    test_input.test_at_path_completes_fuzzily_and_inlines_the_file,  # the server's files
     *(getattr(test_approvals, name) for name in dir(test_approvals) if name.startswith("test_")),
     *(getattr(test_commands, name) for name in dir(test_commands) if name.startswith("test_")),
     *(getattr(test_plan_mode, name) for name in dir(test_plan_mode) if name.startswith("test_")),

@@ -37,6 +37,7 @@ class TurnStarted(Event):
     thread_id: str
     prompt: str
     model: str | None = None
+    files: list[str] = field(default_factory=list)  # the `@path`s inlined into `prompt` (`mentions`)
 
 
 @dataclass(frozen=True)

@@ -315,6 +315,11 @@ class Catalogue:
 
 
 @dataclass(frozen=True)
+class FileList:
+    files: list[str]  # relative to the agent's project folder
+
+
+@dataclass(frozen=True)
 class ModelChoice:
     spec: str
     source: str  # config | credentials (a built-in provider whose key is set) | current
@@ -405,6 +410,14 @@ RUN_SHELL = Op(
     Shell,
     ShellResult,
     "Run a user's shell command in the agent's project (backend)",
+)
+PROJECT_FILES = Op(
+    "project_files",
+    "GET",
+    "/files",
+    NoArgs,
+    FileList,
+    "The agent's project files (git ls-files, or a walk), for @path completion",
 )
 MCP_TRUST = Op(
     "mcp_trust", "POST", "/mcp/trust", NoArgs, Text, "Trust this project's MCP servers and start them"

@@ -103,6 +103,7 @@ class TurnOptions:
     terminal: ClientTerminal | None = None  # `execute` in the front end's terminal (an editor's)
     images: tuple[PromptImage, ...] = ()  # given with the prompt (auger serve gets them too)
     forms: bool = True  # the front end shows MCP servers' forms (InputRequested); False: declined
+    mentions: bool = False  # inline the project files the prompt names as `@path` (the TUI's)
 
 
 class ClientFiles(Protocol):
@@ -232,6 +233,9 @@ class AgentPort(Protocol):
         await self.call(
             ops.RESOLVE_INPUT, ops.InputReply(self.thread_id, request_id, answer.action, answer.content)
         )
+
+    async def project_files(self) -> list[str]:
+        return (await self.call(ops.PROJECT_FILES, ops.NoArgs())).files
 
     async def mcp_trust(self) -> str:
         return (await self.call(ops.MCP_TRUST, ops.NoArgs())).text

@@ -125,6 +125,7 @@ class RemoteSession(RemoteControls["httpx.AsyncClient"]):
             "max_turns": options.max_turns,
             "images": ops.to_wire(options.images),
             "typed": options.typed,
+            "mentions": options.mentions,
         }
         self._running, self._cancelled = True, False
         ended = False

@@ -99,12 +99,11 @@ class Api:
         if mode is not None and mode not in MODES:
             raise ApiError(400, f"Unknown mode {mode!r}; use one of: {', '.join(MODES)}.")
         max_turns, typed = field(body, "max_turns", int), field(body, "typed", str)
-        model, images = field(body, "model", str), images_field(body)
+        model, images, mentions = field(body, "model", str), images_field(body), field(body, "mentions", bool)
         session = await self.pool.get(_thread_id(request))
         lease = await self.pool.lease(session, model=model)
-        options = TurnOptions(
-            mode or self.pool.mode_of(session.thread_id), max_turns=max_turns, images=images, typed=typed
-        )
+        mode = mode or self.pool.mode_of(session.thread_id)
+        options = TurnOptions(mode, max_turns=max_turns, images=images, typed=typed, mentions=bool(mentions))
         return sse_response(self._ir_frames(lease, prompt, options), on_close=lease.release)
 
     async def _ir_frames(self, lease: Lease, prompt: str, options: TurnOptions) -> AsyncIterator[bytes]:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from auger.core.port import PromptImage
 
 MAX_BODY = 1 << 20  # bytes; bigger bodies get 413
-EXPECTED = {str: "a string", int: "a whole number", list: "an array"}  # the kinds of `field`
+EXPECTED = {str: "a string", int: "a whole number", bool: "true or false", list: "an array"}  # of `field`
 
 
 class ApiError(Exception):
@@ -60,13 +60,13 @@ async def read_json(request: Request, limit: int = MAX_BODY, *, optional: bool =
 
 
 def field(body: dict[str, Any], name: str, kind: type, *, required: bool = False) -> Any:
-    """`body[name]` checked against `kind` (str, int, list); None when absent and optional."""
+    """`body[name]` checked against `kind` (str, int, bool, list); None when absent and optional."""
     if name not in body or body[name] is None:
         if required:
             raise ApiError(400, f"Missing field {name!r}.")
         return None
     value = body[name]
-    if not isinstance(value, kind) or isinstance(value, bool):  # JSON true is no int
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):  # true is no int
         raise ApiError(400, f"Field {name!r} must be {EXPECTED[kind]}, not {kind_of(value)}.")
     return value
 

@@ -119,7 +119,7 @@ def _object(required: list[str], **props: Any) -> dict[str, Any]:
 
 _TID = [{"name": "thread_id", "in": "path", "required": True, "schema": {"type": "string"}}]
 _SSE = {"text/event-stream": {"schema": {"type": "string"}}}
-S, INT = {"type": "string"}, {"type": "integer"}
+S, INT, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 IMAGES = {"type": "array", "items": _object(["mime_type"], mime_type=S, data=S, url=S)}
 HAND_WRITTEN: dict[str, dict[str, Any]] = {
     "/health": {"get": {**_route("Liveness (no token needed)", {"description": "ok"}), "security": []}},
@@ -129,7 +129,16 @@ HAND_WRITTEN: dict[str, dict[str, Any]] = {
             **_route(
                 "Run one turn; streams IR events as SSE (`data: {event}` frames, ending with turn_ended)",
                 {"description": "SSE of IR events", "content": _SSE},
-                body=_object(["prompt"], prompt=S, model=S, mode=MODE, max_turns=INT, images=IMAGES, typed=S),
+                body=_object(
+                    ["prompt"],
+                    prompt=S,
+                    model=S,
+                    mode=MODE,
+                    max_turns=INT,
+                    images=IMAGES,
+                    typed=S,
+                    mentions=BOOL,
+                ),
                 errors=(400, 401, 404, 409, 413),
             ),
             "parameters": _TID,

@@ -110,10 +110,21 @@ class AugerApp(AppBase):
 
     @cached_property
     def files(self) -> FileIndex:
-        """The project's files, for `@path` completion (built on first use)."""
+        """The agent's project files, for `@path` completion (read through the port once it is up)."""
         from auger.tui.prompt.files import FileIndex
 
-        return FileIndex(self.settings.project_root)
+        return FileIndex(
+            self._project_files, lambda read: self.run_worker(read, group="files", exclusive=True)
+        )
+
+    async def _project_files(self) -> list[str]:
+        if self.session is None:
+            return []
+        try:
+            return await self.session.project_files()
+        except AugerError as exc:  # e.g. a LangGraph Server: no file list (the agent reads files itself)
+            log.warning("reading the project's files failed: %s", exc)
+            return []
 
     @cached_property
     def inputs(self) -> InputController:
@@ -191,6 +202,7 @@ class AugerApp(AppBase):
         if self.resume_id:
             await self.show_history()
         await self.refresh_agent()
+        self.files.refresh()  # for `@path` completion
         await self.inputs.drain()
 
     async def refresh_thread(self) -> None:
@@ -259,15 +271,16 @@ class AugerApp(AppBase):
         from auger.tui.turn import TurnView
 
         assert self.session is not None
-        view = self.view = TurnView(self)
         shown, self._shown = self._shown, None
+        view = self.view = TurnView(self, shown)
         if shown is not None:
             shown.remove_class("-queued")
         del shown
         self.facts.turns += 1
         self.gc.turn_started()
         try:
-            async for event in self.session.send(prompt, TurnOptions(self.settings.mode, typed=typed)):
+            options = TurnOptions(self.settings.mode, typed=typed, mentions=True)  # the agent inlines @paths
+            async for event in self.session.send(prompt, options):
                 await view.handle(event)
         except AugerError as exc:
             self.notice(str(exc), "error")

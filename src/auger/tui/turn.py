@@ -8,13 +8,14 @@ text; a tool call ends that run, so text after it starts a new block below the t
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from auger.core import events as ev
 from auger.tui.rewind_text import changes_line
 from auger.tui.widgets.approval import ApprovalPrompt
-from auger.tui.widgets.messages import AssistantMessage, ChangesLine, Notice, Reasoning
+from auger.tui.widgets.messages import AssistantMessage, ChangesLine, Notice, Reasoning, UserMessage
 from auger.tui.widgets.tool_row import TaskGroup, ToolRow
 
 if TYPE_CHECKING:
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
 
 
 class TurnView:
-    def __init__(self, app: AugerApp) -> None:
+    def __init__(self, app: AugerApp, shown: UserMessage | None = None) -> None:
         self.app = app
+        self.shown = weakref.ref(shown) if shown is not None else None  # the prompt's block (pruned: gone)
         self.transcript = app.transcript
         self.root = app.settings.project_root
         self.text: dict[str | None, AssistantMessage] = {}  # the open text block per parent
@@ -37,6 +39,7 @@ class TurnView:
         self.reply_parts: list[str] = []  # the main agent's text, for /copy
         self.end: ev.TurnEnded | None = None
         self._handlers: dict[type[ev.Event], Callable[[Any], Awaitable[None]]] = {
+            ev.TurnStarted: self._started,
             ev.TextDelta: self._text,
             ev.ReasoningDelta: self._reasoning,
             ev.ToolCallStarted: self._tool_started,
@@ -62,6 +65,12 @@ class TurnView:
         handler = self._handlers.get(type(event))
         if handler is not None:
             await handler(event)
+
+    async def _started(self, event: ev.TurnStarted) -> None:
+        shown = self.shown() if self.shown else None
+        if event.files and shown is not None:  # the agent inlined the `@path`s it names
+            shown.add_class("-with-files")
+            shown.tooltip = "Inlined: " + ", ".join(event.files)
 
     # -- placement -------------------------------------------------------------------------
     async def _mount(self, widget: Widget, parent: str | None) -> None:

@@ -65,6 +65,13 @@ async def catalogue(session: Session, request: ops.NoArgs) -> ops.Catalogue:
     return await asyncio.to_thread(build, session.runtime)
 
 
+@implements(ops.PROJECT_FILES)
+async def project_files(session: Session, request: ops.NoArgs) -> ops.FileList:
+    from auger.core.catalog.project_files import project_files as scan
+
+    return ops.FileList(await asyncio.to_thread(scan, session.runtime.settings.project_root))
+
+
 @implements(ops.MODELS)
 async def models(session: Session, request: ops.NoArgs) -> ops.ModelList:
     from auger.core.models.choices import model_choices

@@ -21,6 +21,7 @@ from langgraph.types import Command
 
 from auger.core import events as ev
 from auger.core.agent.context import MODES, AugerContext
+from auger.core.catalog.project_files import inline_mentions
 from auger.core.mcp.server_requests import SessionRequests
 from auger.core.mcp.user_message import mcp_message
 from auger.core.models.provider_errors import describe_error
@@ -64,6 +65,7 @@ class Turn:
         self.pre_tool: dict[str, Any] = {}  # per tool call: what its PreToolUse hooks said (AugerContext)
         self.turn_tools: tuple[str, ...] | None = None  # a skill's / command's allowed-tools
         self.turn_model: str | None = None  # the model a command names for its turn
+        self.typed = options.typed  # what the user typed, when the prompt is its expansion
         self._redactor = StreamRedactor(session.runtime.redactor)
         self._queue = queue
 
@@ -81,7 +83,12 @@ class Turn:
     async def run(self, prompt: str) -> None:
         session, put = self.session, self.put
         prompt = clean_text(prompt)  # e.g. argv bytes that are not UTF-8: U+FFFD, not a poisoned thread
-        put(ev.TurnStarted(session.thread_id, prompt, session.model_spec))
+        files: list[str] = []
+        if self.options.mentions:  # the `@path`s of the agent's project, inlined here
+            root, typed = session.runtime.settings.project_root, prompt
+            prompt, files = await asyncio.to_thread(inline_mentions, prompt, root, self.typed)
+            self.typed = self.typed or (typed if files else None)
+        put(ev.TurnStarted(session.thread_id, prompt, session.model_spec, files))
         prompt = self._redact_prompt(prompt)  # secret values never reach the thread DB
         self._drain_notices()
         reason: ev.EndReason = "done"
@@ -159,10 +166,10 @@ class Turn:
                 ask_input=self._ask_input if self.options.approval is None and self.options.forms else None,
             )
         message = with_images(message, self.options.images)
-        if self.options.typed is not None and self.options.typed != prompt:
+        if self.typed is not None and self.typed != prompt:
             from auger.core.threads.history import TYPED_KEY
 
-            message.additional_kwargs[TYPED_KEY] = self.options.typed
+            message.additional_kwargs[TYPED_KEY] = self.typed
         messages = await session.lifecycle.start_turn(session.thread_id, self.options.mode, message, self.put)
         if not messages:
             return "error"  # a UserPromptSubmit hook blocked it

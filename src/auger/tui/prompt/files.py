@@ -1,56 +1,37 @@
-"""`@path` mentions: a git-aware file index, fuzzy matching, and inlining files into a prompt."""
+"""`@path` completion: the agent's project files (read through the port, so over `--connect`
+the server's), matched fuzzily as the user types. The agent inlines the files a prompt names
+(`auger.core.catalog.project_files`)."""
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
 import time
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 
-MAX_FILES = 50_000
-TTL = 10.0  # s: how long a scan of the files is used
-MAX_INLINE_BYTES = 64 * 1024
-SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache"})
-MENTION = re.compile(r"(?:(?<=\s)|^)@([^\s@]+)")
+TTL = 10.0  # s: how long a list of the files is used before it is read again
 
 
 class FileIndex:
-    """The project's files (git ls-files when it is a repository), refreshed after `TTL` seconds."""
+    """The last list of the project's files `read` gave; `files()` has `later` read a new one in
+    the background once it is older than `TTL` (matching goes on over the old list meanwhile)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(
+        self, read: Callable[[], Awaitable[list[str]]], later: Callable[[Awaitable[None]], object]
+    ) -> None:
+        self.read, self.later = read, later
         self._files: list[str] = []
-        self._at = 0.0
+        self._at: float | None = None  # when the last read started (None: never)
+
+    def refresh(self) -> None:
+        self._at = time.monotonic()
+        self.later(self._load())
+
+    async def _load(self) -> None:
+        self._files = await self.read()
 
     def files(self) -> list[str]:
-        if not self._files or time.monotonic() - self._at > TTL:
-            self._files = self._scan()
-            self._at = time.monotonic()
+        if self._at is None or time.monotonic() - self._at > TTL:
+            self.refresh()
         return self._files
-
-    def _scan(self) -> list[str]:
-        if (self.root / ".git").exists():
-            try:
-                out = subprocess.run(
-                    ["git", "ls-files", "-co", "--exclude-standard"],
-                    cwd=self.root,
-                    capture_output=True,
-                    text=True,
-                    timeout=5,
-                    check=True,
-                ).stdout
-                return out.splitlines()[:MAX_FILES]
-            except (OSError, subprocess.SubprocessError):
-                pass
-        found: list[str] = []
-        for folder, dirs, names in os.walk(self.root):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-            rel = Path(folder).relative_to(self.root)
-            found.extend(str(rel / n) if str(rel) != "." else n for n in sorted(names))
-            if len(found) >= MAX_FILES:
-                break
-        return found[:MAX_FILES]
 
     def match(self, query: str, limit: int) -> list[str]:
         """The `limit` files that match `query` best (fuzzy: its letters in order)."""
@@ -90,27 +71,3 @@ def mention_at(text: str, cursor: int) -> tuple[int, str] | None:
     if any(ch.isspace() for ch in partial):
         return None
     return start, partial
-
-
-def inline_mentions(prompt: str, root: Path, cap: int = MAX_INLINE_BYTES) -> tuple[str, list[str]]:
-    """The prompt with every `@path` naming a project file appended as a fenced block (size-capped).
-    Returns (prompt, inlined paths)."""
-    blocks: list[str] = []
-    inlined: list[str] = []
-    for rel in dict.fromkeys(MENTION.findall(prompt)):
-        path = (root / rel).resolve()
-        if not path.is_file() or not path.is_relative_to(root.resolve()):
-            continue
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        if b"\0" in data[:4096]:
-            continue
-        text = data[:cap].decode("utf-8", errors="replace")
-        note = f"\n… (truncated: {len(data) - cap} more bytes)" if len(data) > cap else ""
-        blocks.append(f'<file path="{rel}">\n{text}{note}\n</file>')
-        inlined.append(rel)
-    if not blocks:
-        return prompt, []
-    return prompt + "\n\n" + "\n\n".join(blocks), inlined

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from auger.errors import AugerError
 from auger.tui.commands import REGISTRY, load_commands, parse
 from auger.tui.commands.context import reported
-from auger.tui.prompt.files import inline_mentions
 from auger.tui.widgets.messages import ShellBlock, UserMessage
 
 if TYPE_CHECKING:
@@ -48,10 +47,7 @@ class InputController:
             self.send(text, shown)
 
     def send(self, text: str, shown: UserMessage) -> None:
-        prompt, inlined = inline_mentions(text, self.app.settings.project_root)
-        if inlined:
-            shown.add_class("-with-files")
-            shown.tooltip = "Inlined: " + ", ".join(inlined)
+        prompt = text  # the agent inlines the `@path`s it names (TurnOptions.mentions)
         if self.pending_context:
             prompt = "\n\n".join([*self.pending_context, prompt])
             self.pending_context.clear()
