@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from auger.core import events as ev
+from auger.core.port import TurnOptions
 from auger.core.session.session import Session
 from auger.settings import load_settings
 from conftest import AugerEnv
@@ -242,6 +243,37 @@ async def test_secret_in_prompt_and_tool_output_is_redacted(
     assert secret not in json.dumps(auger_env.llm.requests)
     assert secret not in str([m.content for m in history])
     assert "[redacted:$SESSION_TEST_API_KEY]" in finished(seen)[0].output
+
+
+async def test_a_prompt_with_inlined_files_keeps_what_was_typed_redacted_and_titled_by_it(
+    auger_env: AugerEnv, project_cwd: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`@path`s inlined by the agent (TurnOptions.mentions): the model gets the file, the thread
+    keeps the typed text as the turn's prompt and its title, and a secret typed with it is
+    replaced there too (it was kept as typed)."""
+    secret = "sk-typed-test-0123456789"
+    monkeypatch.setenv("TYPED_TEST_API_KEY", secret)
+    import auger.core.safety.redaction as redact
+
+    monkeypatch.setattr(redact, "_default", redact.Redactor())
+    monkeypatch.setattr(redact, "_default_ready", False)
+    (project_cwd / "notes.md").write_text("the notes body\n")
+    auger_env.llm.add({"text": "read"})
+    session = await open_session(auger_env, mode="yolo")
+    try:
+        typed = f"use {secret} with @notes.md"
+        seen = [e async for e in session.send(typed, TurnOptions("yolo", mentions=True))]
+        history = await session.messages()
+        saved = [e.prompt for e in await session.history() if isinstance(e, ev.TurnStarted)]
+        info = await session.thread_info()
+    finally:
+        await session.aclose()
+    started = [e for e in seen if isinstance(e, ev.TurnStarted)]
+    assert started[0].files == ["notes.md"] and "the notes body" in started[0].prompt
+    assert "the notes body" in json.dumps(auger_env.llm.requests[-1]["messages"])
+    assert secret not in json.dumps([m.model_dump() for m in history], default=str)
+    assert saved == ["use [redacted:$TYPED_TEST_API_KEY] with @notes.md"]
+    assert info is not None and info.title == "use [redacted:$TYPED_TEST_API_KEY] with @notes.md"
 
 
 def test_recursion_limit_is_derived_from_the_turn_cap(auger_env: AugerEnv) -> None:

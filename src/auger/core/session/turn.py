@@ -90,6 +90,8 @@ class Turn:
             self.typed = self.typed or (typed if files else None)
         put(ev.TurnStarted(session.thread_id, prompt, session.model_spec, files))
         prompt = self._redact_prompt(prompt)  # secret values never reach the thread DB
+        if self.typed is not None:  # nor through what was typed, kept with the turn
+            self.typed = session.runtime.redactor.text(self.typed)
         self._drain_notices()
         reason: ev.EndReason = "done"
         for text in session.first_turn_warnings():
@@ -99,7 +101,8 @@ class Turn:
             refuse_images(self.options.images, session.runtime.settings, session.model_spec)
             await session.claim_thread(put)
             held = True
-            await session.turn_started(prompt)  # in the try: a cancel here still ends the turn
+            # in the try: a cancel here still ends the turn; the title is made of what was typed
+            await session.turn_started(self.typed or prompt)
             reason = await self._loop(prompt)
         except asyncio.CancelledError:
             reason = "cancelled"
