@@ -330,7 +330,8 @@ def write_atomic(path: Path, text: str, new_mode: int = 0o644) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         mode = path.stat().st_mode & 0o777 if path.exists() else None
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, new_mode)  # the umask applies here
+        # the umask applies to a new file's mode; a copy of an existing file is private until chmod
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, new_mode if mode is None else 0o600)
     except OSError as err:
         raise ConfigError(
             f"cannot write to {folder}: {err.strerror or err}.",

@@ -276,6 +276,29 @@ async def test_a_prompt_with_inlined_files_keeps_what_was_typed_redacted_and_tit
     assert info is not None and info.title == "use [redacted:$TYPED_TEST_API_KEY] with @notes.md"
 
 
+async def test_inlined_files_are_read_as_the_agent_reads_them(auger_env: AugerEnv, project_cwd: Path) -> None:
+    """`@path`s are read through the agent's backend and its deny rules: a denied file, a path out
+    of the project and a name no file system takes stay text, and the turn runs (a name too long
+    raised before the turn started, which then never ended)."""
+    project_config(auger_env, '[permissions]\ndeny = ["read_file(.env)"]\n')
+    (project_cwd / ".env").write_text("TOKEN=from-the-env-file\n")
+    (project_cwd / "notes.md").write_text("the notes body\n")
+    (project_cwd.parent / "outside.txt").write_text("outside the project\n")
+    auger_env.llm.add({"text": "read"})
+    session = await open_session(auger_env, mode="yolo")
+    try:
+        typed = f"see @.env @../outside.txt @{'a' * 300} @nul\x00name and @notes.md"
+        seen = [e async for e in session.send(typed, TurnOptions("yolo", mentions=True))]
+    finally:
+        await session.aclose()
+    started = [e for e in seen if isinstance(e, ev.TurnStarted)]
+    assert started[0].files == ["notes.md"]
+    assert [e.reason for e in seen if isinstance(e, ev.TurnEnded)] == ["done"]
+    sent = json.dumps(auger_env.llm.requests[-1]["messages"])
+    assert "the notes body" in sent
+    assert "from-the-env-file" not in sent and "outside the project" not in sent
+
+
 def test_recursion_limit_is_derived_from_the_turn_cap(auger_env: AugerEnv) -> None:
     """The turn cap ends a run first (with a final message); LangGraph's limit is only a backstop.
     A turn's own `max_turns` (TurnOptions) wins over the configured one."""

@@ -117,7 +117,7 @@ async def test_a_client_without_config_connects_instead_of_asking_for_a_model(re
         assert "local:scripted-model" in shown and "not configured" not in shown
         server_project = short_path(remote_tui.env.project)
         assert header.project == app.status.cwd == server_project
-        assert server_project in shown and str(remote_tui.here) not in shown
+        assert server_project in shown and short_path(remote_tui.here) not in shown
         await turn(pilot, "hello")
         assert remote_tui.llm.requests[-1]["model"] == "scripted-model"
 

@@ -122,7 +122,7 @@ class AugerApp(AppBase):
             return []
         try:
             return await self.session.project_files()
-        except AugerError as exc:  # e.g. a LangGraph Server: no file list (the agent reads files itself)
+        except Exception as exc:  # e.g. a LangGraph Server: no file list (the agent reads files itself)
             log.warning("reading the project's files failed: %s", exc)
             return []
 
@@ -229,6 +229,8 @@ class AugerApp(AppBase):
                 facts.model_choices = [c.spec for c in await self.session.models()]
         except AugerError as exc:
             log.warning("reading the thread or the catalogue failed: %s", exc)
+        finally:
+            facts.asked = True  # a `/name` waits for the catalogue no longer (`InputController.command`)
         self.refresh_status()
 
     async def show_history(self, lead: str = "Resumed thread {id}") -> None:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 @dataclass
 class Facts:
     catalogue: Catalogue | None = None  # what the agent offers: skills, subagents, tools, MCP
+    asked: bool = False  # the thread and the catalogue were read (or failed to be) once the agent was up
     thread: LiveThread | None = None  # the current thread as last read (title, window)
     model_choices: list[str] = field(default_factory=list)  # what /model offered last
     input_tokens: int = 0  # this session's usage

@@ -1,7 +1,7 @@
-"""The agent's project files: the list `@path` completion offers (git-aware), and the files a
-prompt names as `@path` inlined into it. The agent does both on its side, so over `--connect` they
-are the server's files (`auger.core.operations.PROJECT_FILES`, `TurnOptions.mentions`).
-Standard library only."""
+"""The agent's project files: the list `@path` completion offers (git-aware), and how the files a
+prompt names as `@path` are inlined into it. The agent does both on its side, so over `--connect`
+they are the server's files (`auger.core.operations.PROJECT_FILES`; `TurnOptions.mentions`, read
+through the agent's backend by `auger.core.session.turn`). Standard library only."""
 
 from __future__ import annotations
 
@@ -42,22 +42,19 @@ def project_files(root: Path) -> list[str]:
     return found[:MAX_FILES]
 
 
-def inline_mentions(
-    prompt: str, root: Path, typed: str | None = None, cap: int = MAX_INLINE_BYTES
+def mentioned(text: str) -> list[str]:
+    """The `@path`s `text` names, each once, in order."""
+    return list(dict.fromkeys(MENTION.findall(text)))
+
+
+def with_files(
+    prompt: str, files: list[tuple[str, bytes]], cap: int = MAX_INLINE_BYTES
 ) -> tuple[str, list[str]]:
-    """The prompt with every `@path` naming a project file appended as a fenced block (size-capped);
-    the `@path`s are those of `typed` when the prompt holds more than what the user typed (the
-    output of their `!command`s). Returns (prompt, inlined paths)."""
+    """The prompt with each (path, content) appended as a fenced block (size-capped; a binary file
+    is left out). Returns (prompt, inlined paths)."""
     blocks: list[str] = []
     inlined: list[str] = []
-    for rel in dict.fromkeys(MENTION.findall(prompt if typed is None else typed)):
-        path = (root / rel).resolve()
-        if not path.is_file() or not path.is_relative_to(root.resolve()):
-            continue
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
+    for rel, data in files:
         if b"\0" in data[:4096]:
             continue
         text = data[:cap].decode("utf-8", errors="replace")

@@ -21,7 +21,7 @@ from langgraph.types import Command
 
 from auger.core import events as ev
 from auger.core.agent.context import MODES, AugerContext
-from auger.core.catalog.project_files import inline_mentions
+from auger.core.catalog.project_files import mentioned, with_files
 from auger.core.mcp.server_requests import SessionRequests
 from auger.core.mcp.user_message import mcp_message
 from auger.core.models.provider_errors import describe_error
@@ -83,12 +83,7 @@ class Turn:
     async def run(self, prompt: str) -> None:
         session, put = self.session, self.put
         prompt = clean_text(prompt)  # e.g. argv bytes that are not UTF-8: U+FFFD, not a poisoned thread
-        files: list[str] = []
-        if self.options.mentions:  # the `@path`s of the agent's project, inlined here
-            root, typed = session.runtime.settings.project_root, prompt
-            prompt, files = await asyncio.to_thread(inline_mentions, prompt, root, self.typed)
-            self.typed = self.typed or (typed if files else None)
-        put(ev.TurnStarted(session.thread_id, prompt, session.model_spec, files))
+        prompt, cancelled = await self._start(prompt)
         prompt = self._redact_prompt(prompt)  # secret values never reach the thread DB
         if self.typed is not None:  # nor through what was typed, kept with the turn
             self.typed = session.runtime.redactor.text(self.typed)
@@ -98,6 +93,8 @@ class Turn:
             put(ev.Notice(text, "warning"))
         held = False  # the thread's writer lease (auger.core.threads.writer_lease)
         try:
+            if cancelled:
+                raise asyncio.CancelledError
             refuse_images(self.options.images, session.runtime.settings, session.model_spec)
             await session.claim_thread(put)
             held = True
@@ -273,6 +270,39 @@ class Turn:
         return Command(resume=resume)
 
     # -- redaction --------------------------------------------------------------------------
+    async def _start(self, prompt: str) -> tuple[str, bool]:
+        """TurnStarted, once the `@path`s are inlined (`mentions`): (the prompt, whether the turn
+        was cancelled meanwhile; it then ends as any cancelled turn does)."""
+        files: list[str] = []
+        cancelled = False
+        if self.options.mentions:
+            try:
+                typed, (prompt, files) = prompt, await self._inline(prompt)
+                self.typed = self.typed or (typed if files else None)
+            except asyncio.CancelledError:
+                cancelled = True
+        self.put(ev.TurnStarted(self.session.thread_id, prompt, self.session.model_spec, files))
+        return prompt, cancelled
+
+    async def _inline(self, prompt: str) -> tuple[str, list[str]]:
+        """The prompt with the files named as `@path` (in what was typed) appended, each read as
+        the agent would read it: through its backend (inside the project; the sandbox hides what
+        it hides) and not when a deny rule refuses `read_file` on it. One that cannot be read is
+        left as text."""
+        runtime, found = self.session.runtime, []
+        for rel in mentioned(prompt if self.typed is None else self.typed):
+            path = "/" + rel.lstrip("/")
+            if runtime.permissions.denial("read_file", {"file_path": path}) is not None:
+                continue
+            try:
+                [got] = await runtime.backend.adownload_files([path])
+            except Exception:  # a name the backend refuses outright (too long, a NUL, ...)
+                log.debug("cannot inline @%s", rel, exc_info=True)
+                continue
+            if got.error is None and got.content is not None:
+                found.append((rel, got.content))
+        return with_files(prompt, found)
+
     def _redact_prompt(self, prompt: str) -> str:
         """The prompt with secret values replaced (and a Notice saying so)."""
         redactor = self.session.runtime.redactor

@@ -1,5 +1,5 @@
 """What happens to a submitted input: a slash command, a `!shell` command, or a prompt (with
-`@file`s inlined and earlier `!` output prepended). Prompts typed while the agent is starting or
+earlier `!` output prepended; the agent inlines its `@file`s). Prompts typed while the agent is starting or
 a turn is running wait in the state machine's queue (`auger.tui.state`) and are sent in order."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class InputController:
     async def command(self, text: str, name: str, arg: str) -> None:
         app, state = self.app, self.state
         cmd = REGISTRY.get(name)
-        if cmd is None and app.session is None and state.error is None:
+        if cmd is None and not app.facts.asked and state.error is None:
             state.enqueue(text)  # a skill, maybe: the agent says which once it is up
             return
         if cmd is None:

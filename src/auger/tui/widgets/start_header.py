@@ -29,8 +29,8 @@ TIPS = (
 class StartHeader(Widget):
     COMPONENT_CLASSES: ClassVar[set[str]] = {"start--title", "start--label", "start--key", "start--dim"}
 
-    model: reactive[str | None] = reactive(None)
-    project: reactive[str] = reactive("")
+    model: reactive[str | None] = reactive(None, layout=True)  # (its width follows the longest line)
+    project: reactive[str] = reactive("", layout=True)
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(id="start-header")
