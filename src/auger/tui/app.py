@@ -294,11 +294,12 @@ class AugerApp(AppBase):
             self.facts.last_reply = view.reply or self.facts.last_reply
             self.view = None
             self.state.turn_ended()
-            if self.screen_stack:  # not when the app is shutting down mid-turn
+            if self.is_running and self.screen_stack:  # not when the app is shutting down mid-turn
                 await view.close()
                 await self.refresh_agent()
-                self.prompt.focus()
-                await self.inputs.drain()
+                if self.is_running:  # (the shutdown may have begun meanwhile: its screen is emptied)
+                    self.prompt.focus()
+                    await self.inputs.drain()
 
     async def on_approval_prompt_resolved(self, message: ApprovalPrompt.Resolved) -> None:
         self.state.ask_closed()

@@ -158,7 +158,7 @@ class AppBase(App[int]):
         self.refresh_bindings()
 
     def refresh_status(self) -> None:
-        if not self.screen_stack:  # closed: a refresh queued before (a timer, a read) came too late
+        if not (self.is_running and self.screen_stack):  # closing: a refresh (a timer, a read) came too late
             return
         bar = self.status
         session = self.session
