@@ -115,7 +115,7 @@ async def test_a_client_without_config_connects_instead_of_asking_for_a_model(re
         header = app.transcript.query_one(StartHeader)
         shown = str(header.render())
         assert "local:scripted-model" in shown and "not configured" not in shown
-        server_project = short_path(remote_tui.env.project)
+        server_project = str(remote_tui.env.project)  # whole: `~` would be the client's home
         assert header.project == app.status.cwd == server_project
         assert server_project in shown and short_path(remote_tui.here) not in shown
         await turn(pilot, "hello")

@@ -175,9 +175,10 @@ class AppBase(App[int]):
         here = project == self.settings.project_root
         branch = git_branch(project, commit_chars=8) if here else thread.git_branch if thread else None
         bar.branch = branch or ""
-        bar.cwd = fmt.short_path(self.settings.cwd if here else project)
+        shown = fmt.short_path(project) if here else str(project)  # (`~` is this machine's home)
+        bar.cwd = fmt.short_path(self.settings.cwd) if here else shown
         for header in self.main_screen.query(StartHeader):
-            header.model, header.project = spec, fmt.short_path(project)
+            header.model, header.project = spec, shown
 
     # -- actions ---------------------------------------------------------------------------
     def action_cancel(self) -> None:
