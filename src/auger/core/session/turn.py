@@ -269,7 +269,7 @@ class Turn:
             resume[intr.id] = {"decisions": decisions}
         return Command(resume=resume)
 
-    # -- redaction --------------------------------------------------------------------------
+    # -- the prompt -------------------------------------------------------------------------
     async def _start(self, prompt: str) -> tuple[str, bool]:
         """TurnStarted, once the `@path`s are inlined (`mentions`): (the prompt, whether the turn
         was cancelled meanwhile; it then ends as any cancelled turn does)."""
@@ -303,6 +303,7 @@ class Turn:
                 found.append((rel, got.content))
         return with_files(prompt, found)
 
+    # -- redaction --------------------------------------------------------------------------
     def _redact_prompt(self, prompt: str) -> str:
         """The prompt with secret values replaced (and a Notice saying so)."""
         redactor = self.session.runtime.redactor
