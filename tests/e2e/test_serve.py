@@ -270,6 +270,8 @@ def test_malformed_requests_get_clear_4xx_and_the_server_keeps_serving(server: S
             ({}, "Missing field 'prompt'"),
             ({"prompt": 3}, "'prompt' must be a string, not a number"),
             ({"prompt": "  "}, "empty"),
+            ({"prompt": "hi", "mentions": "yes"}, "'mentions' must be true or false, not a string"),
+            ({"prompt": "hi", "mentions": 1}, "'mentions' must be true or false, not a number"),
         ]:
             resp = c.post(f"/threads/{tid}/runs", json=body)
             assert resp.status_code == 400 and words in resp.json()["error"]
