@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from test_mcp import by_name, call, fast, running, text
 
+from auger.core.mcp.callers import ANSWERER
 from auger.core.mcp.client import CALL
 from auger.core.mcp.prompts import McpPrompt, McpPromptError, PromptArg, prompt_arguments
 from auger.core.mcp.resources import mentions, resource_tools
@@ -187,7 +188,7 @@ class SlowUser:
 
 async def test_a_form_open_longer_than_the_call_timeout_does_not_time_the_call_out(tmp_path: Path) -> None:
     async with running([fast("t")], tmp_path, call_timeout=1.0) as manager:
-        manager.client_requests = SlowUser(2.5)  # the user takes 2.5 s; the call's timeout is 1 s
+        ANSWERER.set(SlowUser(2.5))  # the turn's answerer: the user takes 2.5 s; the call's timeout is 1 s
         started = time.monotonic()
         result = await call(by_name(manager)["mcp__t__sign_up"], team="core")
         assert text(result).startswith("elicitation accept:"), text(result)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
+from auger.core.mcp.callers import Busy, Callers
 from auger.core.mcp.client import REQUEST_TIMEOUT, client_session_class, progress_sink, roots_callback
 from auger.core.mcp.config import McpServerConfig, TrustStore, project_servers, untrusted_hint
 from auger.core.mcp.form_clock import TIMED_OUT, FormClock, held
@@ -54,6 +55,7 @@ class _Server:
     log_path: Path | None = None
     starts: int = 0
     forms: FormClock = field(default_factory=FormClock)
+    callers: Callers = field(default_factory=Callers)  # whose calls it serves now (its requests' answerer)
 
 
 class _SessionProxy:
@@ -100,7 +102,6 @@ class McpManager:
         self.log_dir = Path(log_dir)
         self.roots = [Path(r) for r in roots]
         self.oauth_home = oauth_home
-        self.client_requests: Any = None  # auger.core.mcp.server_requests.SessionRequests: set by the Session
         self.call_timeout = call_timeout
         self.startup_timeout = startup_timeout
         self._on_notice = on_notice
@@ -208,7 +209,7 @@ class McpManager:
                 group = await stack.enter_async_context(anyio.create_task_group())
                 stack.callback(group.cancel_scope.cancel)
                 group.start_soon(self._pump, srv, read, pump_send)
-                name, requests = srv.config.name, lambda: self.client_requests
+                name, requests = srv.config.name, lambda: srv.callers.answerer
                 client = client_session_class()(
                     pump_recv,
                     write,
@@ -312,9 +313,23 @@ class McpManager:
 
     # -- tool calls ----------------------------------------------------------------------------
     async def _call(self, server: str, tool: str, args: dict[str, Any] | None, progress: Any) -> Any:
+        srv = self._servers[server]
+        try:
+            async with srv.callers.calling(self.call_timeout):  # its requests go to this call's turn
+                return await self._call_now(srv, tool, args, progress)
+        except Busy:
+            return _error_result(self._busy(server, f"'{tool}'"))
+
+    def _busy(self, server: str, what: str) -> str:
+        return (
+            f"MCP server '{server}' was busy with another thread's calls for {self.call_timeout:g}s, "
+            f"so {what} was not sent; try again."
+        )
+
+    async def _call_now(self, srv: _Server, tool: str, args: dict[str, Any] | None, progress: Any) -> Any:
         from mcp.shared.exceptions import McpError
 
-        srv = self._servers[server]
+        server = srv.config.name
         session = srv.session
         if session is None or srv.status != "connected":
             why = f" ({srv.error})" if srv.error else ""
@@ -417,7 +432,10 @@ class McpManager:
                 f"MCP server '{server}' is not available ({state}), so {what} cannot be read."
             )
         try:
-            return await asyncio.wait_for(send(srv.session), self.call_timeout)
+            async with srv.callers.calling(self.call_timeout):
+                return await asyncio.wait_for(send(srv.session), self.call_timeout)
+        except Busy as exc:
+            raise McpPromptError(self._busy(server, what)) from exc
         except McpError as exc:
             raise McpPromptError(f"MCP server '{server}' refused {what}: {exc.error.message}") from exc
         except TimeoutError as exc:

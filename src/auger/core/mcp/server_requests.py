@@ -1,7 +1,7 @@
 """Requests an MCP server sends auger: `sampling/createMessage` (the server wants a model reply)
 and `elicitation/create` (the server wants the user to fill in a form).
 
-Policy (`SessionRequests`, set by each turn; without one, everything is refused):
+Policy (`SessionRequests`, set by each turn: `auger.core.mcp.callers`; without one, everything is refused):
 * sampling is answered by the session's current model when its mode is `yolo` (approval is not
   asked: yolo approves everything); in any other mode a turn with a human asks first (an
   approval of `mcp_sampling`, as a tool call would: the TUI's prompt, an editor's permission
@@ -35,7 +35,7 @@ def _refusal(message: str) -> Any:
 
 
 def sampling_callback(server: str, handler: Callable[[], Any]) -> Callable[[Any, Any], Awaitable[Any]]:
-    """The SDK callback for `server`: asks `handler()` (the manager's current SessionRequests)."""
+    """The SDK callback for `server`: asks `handler()` (the answerer of the turn it serves now)."""
 
     async def sample(_context: Any, params: Any) -> Any:
         requests = handler()

@@ -22,6 +22,7 @@ from langgraph.types import Command
 from auger.core import events as ev
 from auger.core.agent.context import MODES, AugerContext
 from auger.core.catalog.project_files import mentioned, with_files
+from auger.core.mcp.callers import ANSWERER
 from auger.core.mcp.server_requests import SessionRequests
 from auger.core.mcp.user_message import mcp_message
 from auger.core.models.provider_errors import describe_error
@@ -155,16 +156,22 @@ class Turn:
         message = self._redact_message(message)
         mcp = session.runtime.mcp
         if mcp is not None:
-            message = await mcp_message(prompt, message, mcp)  # `/mcp__s__p args`, `@server:uri`
-            mcp.client_requests = SessionRequests(  # the servers' sampling / elicitation requests
-                session.runtime.settings,
-                self.options.mode,
-                session.model_spec,
-                dict(session.model_params),
-                lambda text: self.put(ev.Notice(text, "warning")),
-                approve=self._approve if self.options.approval is None else None,  # a human to ask
-                ask_input=self._ask_input if self.options.approval is None and self.options.forms else None,
+            # who answers the servers' sampling / elicitation requests of this turn's calls: set in
+            # the turn's own task, seen by the graph's tasks (auger.core.mcp.callers)
+            ANSWERER.set(
+                SessionRequests(
+                    session.runtime.settings,
+                    self.options.mode,
+                    session.model_spec,
+                    dict(session.model_params),
+                    lambda text: self.put(ev.Notice(text, "warning")),
+                    approve=self._approve if self.options.approval is None else None,  # a human to ask
+                    ask_input=self._ask_input
+                    if self.options.approval is None and self.options.forms
+                    else None,
+                )
             )
+            message = await mcp_message(prompt, message, mcp)  # `/mcp__s__p args`, `@server:uri`
         message = with_images(message, self.options.images)
         if self.typed is not None and self.typed != prompt:
             from auger.core.threads.history import TYPED_KEY
