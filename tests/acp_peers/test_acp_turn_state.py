@@ -101,10 +101,8 @@ async def test_each_sessions_server_requests_follow_its_mode_and_reach_its_sessi
     assert asked.session_id == ids["manual"] and "sampling" in str(asked.tool_call.title), asked
     assert {mode.session_id for _, mode in client.forms} == set(ids.values())
     for message, mode in client.forms:
-        assert (
-            message
-            == f"MCP server 'calc' asks: Join team {'manual' if mode.session_id == ids['manual'] else 'yolo'}: who are you?"
-        )
+        team = "manual" if mode.session_id == ids["manual"] else "yolo"
+        assert message == f"MCP server 'calc' asks: Join team {team}: who are you?"
     for mode in (first, second):
         assert _tool_result(auger_env, f"form_{mode}").startswith("elicitation accept:")
     assert "The user refused the sampling request" in _tool_result(auger_env, "ask_manual")
