@@ -57,3 +57,22 @@ def test_a_client_that_starts_with_something_else_still_gets_answers(auger_env: 
     replies = {r["id"]: r for r in map(json.loads, proc.stdout.splitlines())}
     assert replies[5]["error"]["code"] == -32601  # method not found
     assert replies[6]["result"]["agentInfo"]["name"] == "auger"
+
+
+def test_a_line_that_is_no_json_rpc_message_is_answered_and_the_agent_keeps_serving(
+    auger_env: AugerEnv,
+) -> None:
+    """`[]` (an empty batch), `null` and `[1]` are JSON but no message: each gets JSON-RPC's
+    Invalid Request error (id null) and the next request is served as usual."""
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+    again = {**init, "id": 2}  # answered by the ACP package, after the handshake
+    stdin = json.dumps(init) + "\n[]\nnull\n[1]\n" + json.dumps(again) + "\n"
+    proc = auger_env.run("acp", input=stdin)
+    assert proc.returncode == 0, proc.stderr
+    replies = [json.loads(line) for line in proc.stdout.splitlines()]
+    errors = [r["error"] for r in replies if r.get("id") is None]
+    assert [e["code"] for e in errors] == [-32600] * 3 and "JSON object" in errors[0]["message"]
+    [served] = [r for r in replies if r.get("id") == 2]
+    assert served["result"]["agentInfo"]["name"] == "auger", served
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+    assert "no JSON-RPC message" in (auger_env.home / "logs" / "auger.log").read_text()

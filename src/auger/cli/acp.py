@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, cast
 from auger import __version__
 from auger.acp import handshake
 
+LIMIT = 50 * 1024 * 1024  # the longest line read from stdin at once (longer ones come in parts)
+
 if TYPE_CHECKING:  # asyncio and pathlib too are imported after the handshake (~30 ms under load)
     import asyncio
     from pathlib import Path
@@ -80,6 +82,7 @@ async def _serve(args: Any, shake: handshake.Handshake) -> int:
     from acp import run_agent
 
     from auger.acp.agent import AugerAcpAgent
+    from auger.acp.stdin_guard import guard
     from auger.cli import agents
 
     closer = None
@@ -91,10 +94,12 @@ async def _serve(args: Any, shake: handshake.Handshake) -> int:
         factory = closer = SharedRuntime(agents.options_from_args(args))
     agent = AugerAcpAgent(_settings_loader(args), factory, __version__)
     agent.client_capabilities = shake.client_capabilities
-    reader, writer = await _stdio(shake.rest)
+    raw, writer = await _stdio(shake.rest)
+    reader, pump = guard(raw, writer, LIMIT)  # a `[]` line is answered, not the library's crash
     try:
         await run_agent(cast("Agent", agent), writer, reader)  # the router calls only what it has
     finally:
+        pump.cancel()
         await agent.close()
         if closer is not None:
             await closer.aclose()
@@ -108,7 +113,7 @@ async def _stdio(rest: bytes) -> tuple[asyncio.StreamReader, asyncio.StreamWrite
     import asyncio
 
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=50 * 1024 * 1024)
+    reader = asyncio.StreamReader(limit=LIMIT)
     reader.feed_data(rest)
     try:
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
