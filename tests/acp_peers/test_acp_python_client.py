@@ -188,6 +188,26 @@ async def test_load_of_an_unknown_session_is_a_clear_error(auger_env: AugerEnv) 
             raise AssertionError("loading an unknown thread succeeded")
 
 
+async def test_load_of_another_projects_thread_is_refused(auger_env: AugerEnv, tmp_path: Path) -> None:
+    """A thread saved in another project is not loaded here: the error names it and its project."""
+    other = tmp_path / "other-project"
+    (other / ".git").mkdir(parents=True)
+    auger_env.llm.add({"text": "Hello from elsewhere."})
+    ran = auger_env.run("-n", "hi there", "--output-format", "stream-json", cwd=other)
+    assert ran.returncode == 0, ran.stderr
+    thread = auger_env.events(ran)[-1]["thread_id"]
+    client = RecordingClient()
+    async with spawn(auger_env, client) as (conn, _proc):
+        await conn.initialize(protocol_version=1)
+        try:
+            await conn.load_session(cwd=str(auger_env.project), session_id=thread, mcp_servers=[])
+        except RequestError as exc:
+            assert f"thread {thread!r} belongs to the project {other}" in str(exc), exc
+        else:
+            raise AssertionError("another project's thread was loaded")
+    assert not client.of("agent_message_chunk")  # none of its history reached the editor
+
+
 async def test_the_editors_mcp_servers_join_the_users(auger_env: AugerEnv) -> None:
     server = Path(__file__).resolve().parents[1] / "mcp_servers" / "fastmcp_server.py"
     call = {"name": "mcp__calc__add", "args": {"a": 20, "b": 22}}  # MCP tools are mcp__SERVER__TOOL

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from acp.interfaces import Client
 
     from auger.core.port import AgentPort, SessionFactory
+    from auger.core.threads.store import LiveThread
     from auger.settings import Settings
 
 log = logging.getLogger("auger.acp")
@@ -88,17 +89,25 @@ class AugerAcpAgent:
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> s.LoadSessionResponse:
         session = await self._open(cwd, session_id, mcp_servers)
-        history = await session.port.history()
-        if not history:  # a saved thread has at least one turn
+        why = self._elsewhere(await session.port.thread_info(), session_id)
+        history = [] if why else await session.port.history()
+        if why or not history:  # a saved thread has at least one turn
             self.sessions.pop(session.id, None)
             await session.port.aclose()
-            raise RequestError(BAD_REQUEST, f"auger: no saved thread {session_id!r} in this project.")
+            raise RequestError(BAD_REQUEST, why or f"auger: no saved thread {session_id!r} in this project.")
         for event in history:
             for update in session.mapper.updates(event, replay=True):
                 await self.client.session_update(session_id=session.id, update=update)
         self._later(self._advertise(session))
         modes, options = await self._state(session)
         return s.LoadSessionResponse(modes=modes, config_options=options)
+
+    def _elsewhere(self, info: LiveThread | None, thread_id: str) -> str | None:
+        """Why a saved thread is not loaded here: it belongs to another project (None: it does not)."""
+        root = self.settings.project_root if self.settings is not None else None
+        if info is None or root is None or not info.root or Path(info.root) == root:
+            return None
+        return f"auger: thread {thread_id!r} belongs to the project {info.root}, not {root}; load it there."
 
     async def _open(self, cwd: str, thread_id: str | None, mcp_servers: list[Any] | None) -> AcpSession:
         settings = self._settings_for(cwd)
