@@ -54,6 +54,20 @@ def test_a_database_of_something_else_or_a_newer_auger_is_refused(pg_url: str) -
             migrate(conn, pg_url)
 
 
+def test_a_database_made_before_the_marker_is_marked_once_and_one_with_other_tables_refused(
+    pg_url: str,
+) -> None:
+    with connect(pg_url) as conn:
+        migrate(conn, pg_url)
+        conn.execute("DROP TABLE auger_database")  # what auger wrote before migration 0006: no marker
+        conn.execute("DELETE FROM auger_migrations WHERE name = '0006_marker'")
+        assert migrate(conn, pg_url) == ["0006_marker"]
+        assert conn.execute("SELECT value FROM auger_database").fetchall() == [("auger",)]
+        conn.execute("CREATE TABLE invoices (id int)")
+        with pytest.raises(ConfigError, match=r"holds tables of something else \(invoices\)"):
+            migrate(conn, pg_url)
+
+
 def test_an_unreachable_server_is_one_clear_error_without_the_password(pg_server: Any) -> None:
     url = f"postgresql://auger:s3cret@127.0.0.1:{pg_server.port + 1}/nowhere"
     with pytest.raises(ConfigError) as info:

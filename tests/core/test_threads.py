@@ -249,6 +249,33 @@ def test_foreign_sqlite_database_is_refused_and_left_alone(tmp_path: Path) -> No
     assert db.read_bytes() == before
 
 
+def test_a_database_auger_made_before_the_marker_is_recognised_once_and_marked(tmp_path: Path) -> None:
+    db = tmp_path / "threads.db"
+    with ThreadStore.open(db) as s:
+        _turn(s, "a1", "hello")
+    with sqlite3.connect(db) as conn:  # what auger wrote before migration 0006: no marker
+        conn.execute("DROP TABLE auger_database")
+        conn.execute("DELETE FROM auger_migrations WHERE name = '0006_marker'")
+    with ThreadStore.open(db) as s:
+        assert s.get("a1") is not None and s.migrations()[-1] == "0006_marker"
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT value FROM auger_database WHERE name = 'made_by'").fetchone() == (
+            "auger",
+        )
+
+
+def test_a_table_auger_did_not_create_in_its_own_database_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "threads.db"
+    with ThreadStore.open(db) as s:
+        _turn(s, "a1", "hello")
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
+    before = db.read_bytes()
+    with pytest.raises(ThreadError, match=r"holds tables of something else \(invoices\)"):
+        ThreadStore.open(db)
+    assert db.read_bytes() == before
+
+
 def test_damaged_sqlite_database_is_a_clear_error(tmp_path: Path) -> None:
     db = tmp_path / "threads.db"
     with ThreadStore.open(db) as s:

@@ -112,6 +112,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE auger_threads ADD COLUMN seed_checkpoint TEXT;
         """,
     ),
+    (
+        "0006_marker",
+        """
+        CREATE TABLE auger_database (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO auger_database VALUES ('made_by', 'auger');
+        """,
+    ),
 ]
 AUGER_TABLES = {  # auger's own tables (the same on PostgreSQL: `auger.core.threads.postgres.db`)
     "auger_migrations",
@@ -119,8 +126,13 @@ AUGER_TABLES = {  # auger's own tables (the same on PostgreSQL: `auger.core.thre
     "auger_messages",
     "auger_leases",
     "auger_rewind_turns",
+    "auger_database",
 }
 OWN_TABLES = {*AUGER_TABLES, "checkpoints", "writes"}  # auger's and LangGraph's
+# the marker: a row auger writes (migration 0006) in every database it makes; one auger made
+# before the marker existed is recognised once by these tables (every such database has them)
+MARKER_TABLE, MARKER_SQL = "auger_database", "SELECT value FROM auger_database WHERE name = 'made_by'"
+LEGACY_TABLES = {"auger_migrations", "auger_threads"}
 # the `auger_threads` columns of a ThreadInfo, in its field order
 THREAD_COLUMNS = (
     "id, title, cwd, root, git_branch, model, created_at, updated_at, message_count, parent_id, fork_turn"
@@ -133,7 +145,7 @@ def prepare(conn: sqlite3.Connection, path: Path) -> set[str]:
     already there."""
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    check_foreign(path, tables)
+    check_foreign(conn, path, tables)
     if not tables:  # a new file: before WAL fixes the page size
         conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
     for pause in lock_retries():
@@ -184,12 +196,28 @@ def statements(sql: str) -> list[str]:
     return out
 
 
-def check_foreign(path: Path, tables: set[str]) -> None:
-    """A database with tables, none of them auger's or LangGraph's, belongs to something else."""
-    tables = {t for t in tables if not t.startswith("sqlite_")}  # SQLite's own (stats, sequences)
-    if tables and not tables & OWN_TABLES:
+def check_foreign(conn: sqlite3.Connection, path: Path, tables: set[str]) -> None:
+    """Refuse a database auger did not make (`not_augers`); read only."""
+    marked = MARKER_TABLE in tables and conn.execute(MARKER_SQL).fetchone() is not None
+    why = not_augers({t for t in tables if not t.startswith("sqlite_")}, marked, OWN_TABLES)
+    if why is not None:
         raise ThreadError(
-            f"{path} is an SQLite database of something else (tables: {', '.join(sorted(tables)[:5])});"
-            " auger will not write to it.",
+            f"The SQLite database {path} holds {why}; auger will not read or write it.",
             hint="Move it aside or set AUGER_HOME to another folder.",
         )
+
+
+def not_augers(tables: set[str], marked: bool, own: set[str]) -> str | None:
+    """What shows that a database with `tables` (and the marker row or not) is not auger's; None:
+    it is auger's (marked, or made before the marker: `LEGACY_TABLES`) or empty. Any table that
+    is neither auger's (`auger_*`) nor its checkpointer's (`own`) is something else's; so are
+    LangGraph checkpoints without the marker (another application's)."""
+    others = sorted(t for t in tables if not t.startswith("auger_") and t not in own)
+    if others:
+        return f"tables of something else ({', '.join(others[:5])})"
+    if not tables or marked or tables >= LEGACY_TABLES:
+        return None
+    found = ", ".join(sorted(tables)[:5])
+    if tables & (own - AUGER_TABLES):  # the checkpointer's tables
+        return f"another application's LangGraph checkpoints ({found}) and no auger marker"
+    return f"tables ({found}) but no auger marker"

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from auger.core.threads.schema import AUGER_TABLES
+from auger.core.threads.schema import AUGER_TABLES, MARKER_SQL, MARKER_TABLE, not_augers
 from auger.errors import ConfigError
 
 CONNECT_TIMEOUT = 10  # seconds
@@ -112,6 +112,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE auger_threads ADD COLUMN seed_checkpoint TEXT;
         """,
     ),
+    (
+        "0006_marker",
+        """
+        CREATE TABLE auger_database (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO auger_database VALUES ('made_by', 'auger');
+        """,
+    ),
 ]
 OWN_TABLES = {*AUGER_TABLES, "checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations"}
 
@@ -182,10 +189,11 @@ def check_schema(conn: Any, url: str) -> None:
     found = {
         r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
     }
-    if found and not found & OWN_TABLES:
+    marked = MARKER_TABLE in found and conn.execute(MARKER_SQL).fetchone() is not None
+    why = not_augers(found, marked, OWN_TABLES)
+    if why is not None:
         raise ConfigError(
-            f"The database {shown_url(url)} holds tables of something else"
-            f" ({', '.join(sorted(found)[:5])}); auger will not write to it.",
+            f"The database {shown_url(url)} holds {why}; auger will not read or write it.",
             hint="Point database_url at an empty database (or one auger created).",
         )
     if "auger_migrations" in found:
