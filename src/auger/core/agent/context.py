@@ -3,12 +3,14 @@ without rebuilding the graph — the model, its params, the approval mode, per-t
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 MODES = ("manual", "auto-edit", "yolo", "plan")  # plan: auger.core.safety.plan_mode
 FILE_EDIT_TOOLS = frozenset({"write_file", "edit_file", "delete"})
 GATED_TOOLS = frozenset({*FILE_EDIT_TOOLS, "execute", "task"})
+Approve = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]  # an action -> {"type": "approve" | "reject"}
 
 
 @dataclass
@@ -34,7 +36,7 @@ class AugerContext:
     originals: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
     # asks auger's approvals about an action {name, args, id, description} that is not a tool
     # call of this graph (an ACP subagent's permission request); returns {"type": "approve" | "reject"}
-    approve: Any = None
+    approve: Approve | None = None
     # the front end's file access for this turn (auger.core.port.ClientFiles), None: the backend's
     files: Any = None
     terminal: Any = None  # the front end's terminal for `execute` (auger.core.port.ClientTerminal)

@@ -21,9 +21,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from auger.core.agent.context import Approve
+
 log = logging.getLogger("auger.mcp")
 SAMPLING = "mcp_sampling"  # what a sampling approval is called (ApprovalRequested.name)
-Approve = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]  # an action -> {"type": "approve"|"reject"}
 AskInput = Callable[[str, str, dict[str, Any]], Awaitable[Any]]  # (server, message, schema) -> InputAnswer
 _REFUSED = -32600  # JSON-RPC "invalid request": what the SDK's own "not supported" answer uses
 
