@@ -31,6 +31,9 @@ class Turn:
         await self.release.wait()
         return ElicitResult(action="accept", content=GOOD)
 
+    def notify(self, text: str) -> None:
+        raise AssertionError(f"no notice here: {text}")
+
     async def sample(self, server: str, params: Any) -> Any:
         raise AssertionError("no sampling here")
 

@@ -177,6 +177,10 @@ class SlowUser:
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
+        self.notices: list[str] = []
+
+    def notify(self, text: str) -> None:
+        self.notices.append(text)
 
     async def elicit(self, server: str, params: Any) -> Any:
         from mcp.types import ElicitResult
@@ -188,7 +192,8 @@ class SlowUser:
 
 async def test_a_form_open_longer_than_the_call_timeout_does_not_time_the_call_out(tmp_path: Path) -> None:
     async with running([fast("t")], tmp_path, call_timeout=1.0) as manager:
-        ANSWERER.set(SlowUser(2.5))  # the turn's answerer: the user takes 2.5 s; the call's timeout is 1 s
+        user = SlowUser(2.5)  # the turn's answerer: the user takes 2.5 s; the call's timeout is 1 s
+        ANSWERER.set(user)
         started = time.monotonic()
         result = await call(by_name(manager)["mcp__t__sign_up"], team="core")
         assert text(result).startswith("elicitation accept:"), text(result)
@@ -198,3 +203,6 @@ async def test_a_form_open_longer_than_the_call_timeout_does_not_time_the_call_o
         result = await call(by_name(manager)["mcp__t__wait_for_cancel"], marker=str(marker))
         assert result.status == "error" and "timed out after 1s" in text(result)
         assert await wait_for_file(marker), "the server never heard notifications/cancelled"
+        # the notice goes to the turn that made the call, not to whichever turn drains the manager
+        assert user.notices == ["MCP tool 'wait_for_cancel' on server 't' timed out after 1s."]
+        assert manager.drain_notices() == []

@@ -19,7 +19,10 @@ from typing import Any, Protocol
 
 
 class ServerRequests(Protocol):
-    """Answers a server's requests for one turn (`auger.core.mcp.server_requests.SessionRequests`)."""
+    """Answers a server's requests for one turn (`auger.core.mcp.server_requests.SessionRequests`)
+    and tells that turn's user about its calls (`notify`)."""
+
+    def notify(self, text: str) -> None: ...
 
     async def sample(self, server: str, params: Any) -> Any: ...
 

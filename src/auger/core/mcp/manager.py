@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from auger.core.mcp.callers import Busy, Callers
+from auger.core.mcp.callers import ANSWERER, Busy, Callers
 from auger.core.mcp.client import REQUEST_TIMEOUT, client_session_class, progress_sink, roots_callback
 from auger.core.mcp.config import McpServerConfig, TrustStore, project_servers, untrusted_hint
 from auger.core.mcp.form_clock import TIMED_OUT, FormClock, held
@@ -376,7 +376,12 @@ class McpManager:
         return _error_result(f"MCP server '{srv.config.name}' failed while running '{tool}': {srv.error}")
 
     def _timed_out(self, server: str, tool: str) -> CallToolResult:
-        self._notify(f"MCP tool '{tool}' on server '{server}' timed out after {self.call_timeout:g}s.")
+        said = f"MCP tool '{tool}' on server '{server}' timed out after {self.call_timeout:g}s."
+        turn = ANSWERER.get()
+        if turn is not None:
+            turn.notify(said)  # the calling turn's stream, not whichever turn drains the manager's
+        else:
+            self._notify(said)
         return _error_result(f"MCP tool '{tool}' (server '{server}') timed out after {self.call_timeout:g}s.")
 
     # -- what the agent and the UI see ---------------------------------------------------------
