@@ -75,9 +75,12 @@ def test_commands_split_into_simple_commands_without_wrappers(command: str, inne
     assert [s.command for s in segments] == innermost
 
 
-def test_unparseable_command_is_none() -> None:
-    assert analyse('echo "unterminated') is None
-    assert analyse("echo $(unclosed") is None
+def test_a_line_that_does_not_parse_ends_hidden_and_no_wildcard_allows_it(tmp_path: Path) -> None:
+    for broken in ('echo "unterminated', "echo $(unclosed"):
+        assert analyse(broken)[-1].hidden, broken
+        assert verdict(engine(tmp_path, allow=["execute(echo *)"]), broken).action == "ask"
+    denied = verdict(engine(tmp_path, allow=["execute"], deny=["execute(rm *)"]), 'rm -f x; echo "oops', "yolo")
+    assert denied.action == "deny"  # what is visible before the broken part is still judged
 
 
 def test_prefix_rule_with_wrappers_and_globs(tmp_path: Path) -> None:
