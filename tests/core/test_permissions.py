@@ -79,7 +79,9 @@ def test_a_line_that_does_not_parse_ends_hidden_and_no_wildcard_allows_it(tmp_pa
     for broken in ('echo "unterminated', "echo $(unclosed"):
         assert analyse(broken)[-1].hidden, broken
         assert verdict(engine(tmp_path, allow=["execute(echo *)"]), broken).action == "ask"
-    denied = verdict(engine(tmp_path, allow=["execute"], deny=["execute(rm *)"]), 'rm -f x; echo "oops', "yolo")
+    denied = verdict(
+        engine(tmp_path, allow=["execute"], deny=["execute(rm *)"]), 'rm -f x; echo "oops', "yolo"
+    )
     assert denied.action == "deny"  # what is visible before the broken part is still judged
 
 

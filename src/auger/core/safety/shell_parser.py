@@ -13,8 +13,9 @@ literal text are segments of their own (analysed recursively).
 
 A segment is `hidden` when what it runs cannot be known from the text: its command word is a
 variable or substitution (`$CMD x`, `eval "$CMD"`; also `opaque`), a shell reads its commands
-from stdin (`curl x | sh`, `bash <<< "$S"`), or the line does not parse (an unclosed quote). No
-wildcard allow rule applies to a hidden segment; deny and ask rules still see its text.
+from stdin (`curl x | sh`, `bash <<< "$S"`; a literal here-string is read like `sh -c`), or the
+line does not parse (an unclosed quote). No wildcard allow rule applies to a hidden segment;
+deny and ask rules still see its text.
 """
 
 from __future__ import annotations
@@ -204,7 +205,6 @@ class _Walker:
     def _command(self, node: Node, outer: list[Node]) -> None:
         words: list[str] = []
         head: Node | None = None
-        stdin: list[str] = []  # literal here-strings and here-documents
         redirects = [*outer, *node.children_by_field_name("redirect")]
         for i, child in enumerate(node.children):
             if child.type == "variable_assignment":
@@ -221,9 +221,8 @@ class _Walker:
                     words[-1] += value(child)
                 else:
                     words.append(value(child))
-        for redirect in redirects:
-            if redirect.type in ("herestring_redirect", "heredoc_redirect") and _literal_input(redirect):
-                stdin.append(_literal_input(redirect) or "")
+        feeds = [r for r in redirects if r.type in ("herestring_redirect", "heredoc_redirect")]
+        stdin = _literal_input(feeds[-1]) if feeds else None
         shown = [_redirect(r) for r in redirects]
         opaque = head is not None and not _known(head)
         self.out.extend(segments_of(words, shown, self.depth, opaque=opaque, stdin=stdin))
@@ -274,10 +273,11 @@ def segments_of(
     depth: int,
     *,
     opaque: bool = False,
-    stdin: list[str] | None = None,
+    stdin: str | None = None,
 ) -> list[Segment]:
     """The segments of one simple command given as its words (assignments first): itself, with
-    its forms from as written to unwrapped, then the commands it runs (`sh -c`, `find -exec`)."""
+    its forms from as written to unwrapped, then the commands it runs (`sh -c`, `find -exec`, a
+    shell's literal here-string or here-document: `stdin`)."""
     tail = [r[2] for r in redirects]
     forms = [" ".join([*words, *tail])]
     while words and _ASSIGN.match(words[0]):
@@ -285,6 +285,7 @@ def segments_of(
     if not words or words == ["}"]:  # assignments or redirections alone; a `coproc NAME {` group's end
         return [Segment(forms, transparent=True, redirects=[r[:2] for r in redirects])] if redirects else []
     steps, inner, reads_stdin = _peel(words)
+    inner = stdin if reads_stdin and inner is None else inner
     forms += [" ".join([*step, *tail]) for step in steps]
     forms = list(dict.fromkeys(forms))
     argv = steps[-1]
@@ -296,8 +297,6 @@ def segments_of(
         seg.transparent = True
         return [seg, *analyse(inner, depth + 1)]
     found = [seg]
-    if reads_stdin:
-        found += [s for text in stdin or [] for s in analyse(text, depth + 1)]
     if argv and argv[0].rsplit("/", 1)[-1] == "find":
         found += [s for run in _find_runs(argv) for s in segments_of(run, [], depth + 1)]
     return found
