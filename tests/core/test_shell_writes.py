@@ -72,6 +72,7 @@ ASKS = [
     ("{ echo a; } > .git/x", ".git", ".git/x (redirect >)"),
     ("(echo a) >> .auger/x", ".auger", ".auger/x (redirect >>)"),
     ("cat > .git/c <<'EOF'\nharmless > text\nEOF", ".git", ".git/c (redirect >)"),
+    ("cat <<EOF > .git/c\nharmless\nEOF", ".git", ".git/c (redirect >)"),
     ("if true; then echo x > .git/y; fi", ".git", ".git/y (redirect >)"),
     # wrappers
     ("sudo -u me env A=1 timeout 5 nice -n 3 rm .git/index", ".git", "removes .git/index (rm)"),
@@ -95,6 +96,9 @@ ASKS = [
     ("rm -r sub/..", ".git", "rm -r . takes .git/ with it"),
     ("rm -rf ~", "~/.ssh", "rm -r ~ takes ~/.ssh/ with it"),
     ("rm -rf /", ".git", "rm -r / takes .git/ with it"),
+    # through a link the line itself makes
+    ("ln -s ~/.ssh k && echo x >> k/authorized_keys", "~/.ssh", "~/.ssh/authorized_keys (redirect >>)"),
+    ("ln -sfn .git g; cd g && echo x > config", ".git", ".git/config (redirect >)"),
     # an unparseable line: a write before the broken part still counts
     ('echo x > .git/config; echo "oops', ".git", ".git/config (redirect >)"),
 ]
@@ -134,6 +138,7 @@ NOT_ASKED = [
     "cp .git/config /tmp/backup",
     "cp ~/.ssh/id_rsa.pub /tmp/k",
     "ln -s .git/config link",
+    "ln -s build out && echo x > out/log",
     "tar czf /tmp/x.tgz .git",
     "rm -rf build/*",
     "rm -rf ./*",
@@ -228,3 +233,6 @@ def test_inherited_variables_are_expanded_unless_the_line_sets_them(project: Pat
     assert sw.reason("cd $SRC && echo x > out.txt") is None
     assert sw.reason("AUGER_HOME=/tmp/elsewhere; echo x > $AUGER_HOME/a") is None  # set by the line
     assert sw.reason("echo x > $UNSET_VAR/AGENTS.md") is None
+    assert sw.reason("ln -s $AUGER_HOME x && echo > x/f") is not None  # a link made on the line
+    unknown = sw.reason("ln -s $(cat p) x && touch x/f")
+    assert unknown is not None and unknown.startswith("a link made by this command: it writes x/f (touch)")

@@ -20,54 +20,56 @@ deny and ask rules still see its text.
 
 from __future__ import annotations
 
-import codecs
 import re
 import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from auger.core.safety.shell_words import (
+    ESCAPES,
+    bmp_only,
+    brace_words,
+    flat,
+    gap,
+    known,
+    literal_input,
+    redirect,
+    text_of,
+    unescape,
+    value,
+)
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_DQ_ESCAPE = re.compile(r'\\([$`"\\\n])')
-_GLOB = re.compile(r"[*?]|\[.*\]")
-_ESCAPES = re.compile(r"(?:\\[\s\S])*")
-_BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "su"})
 _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # nodes that are commands read whole, as written (no wrapper or option reading)
 _WHOLE = frozenset({"declaration_command", "unset_command", "test_command"})
-_EXPANSIONS = frozenset({"simple_expansion", "expansion", "command_substitution", "process_substitution"})
-# wrapper -> (options that take a value, number of positional words before the command)
+
+
+def _spec(takes_value: str, positional: int = 0) -> tuple[frozenset[str], int]:
+    """A wrapper's options that take a value, and the number of words before its command."""
+    return frozenset(takes_value.split()), positional
+
+
 _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
-    "env": (frozenset({"-u", "--unset", "-C", "--chdir"}), 0),
-    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
-    "sudo": (frozenset({"-u", "-g", "-p", "-C", "-D", "-h", "-r", "-t", "-U", "-T", "--user", "--group"}), 0),
-    "doas": (frozenset({"-u", "-C"}), 0),
-    "nice": (frozenset({"-n", "--adjustment"}), 0),
-    "ionice": (frozenset({"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}), 0),
-    "nohup": (frozenset(), 0),
-    "setsid": (frozenset(), 0),
-    "coproc": (frozenset(), 0),
-    "unbuffer": (frozenset(), 0),
-    "time": (frozenset({"-f", "-o", "--format", "--output"}), 0),
-    "command": (frozenset(), 0),
-    "builtin": (frozenset(), 0),
-    "exec": (frozenset({"-a"}), 0),
-    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), 0),
-    "watch": (frozenset({"-n", "--interval", "-d"}), 0),
-    "flock": (frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}), 1),
-    "taskset": (frozenset(), 1),
-    "chrt": (frozenset(), 1),
-    "chroot": (frozenset(), 1),
-    "xargs": (
-        frozenset(
-            {"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--max-args", "--max-procs", "--delimiter"}
-        ),
-        0,
-    ),
+    "env": _spec("-u --unset -C --chdir"),
+    "timeout": _spec("-s --signal -k --kill-after", 1),
+    "sudo": _spec("-u -g -p -C -D -h -r -t -U -T --user --group"),
+    "doas": _spec("-u -C"),
+    "nice": _spec("-n --adjustment"),
+    "ionice": _spec("-c -n -p -P -u --class --classdata"),
+    "time": _spec("-f -o --format --output"),
+    "exec": _spec("-a"),
+    "stdbuf": _spec("-i -o -e --input --output --error"),
+    "watch": _spec("-n --interval"),
+    "flock": _spec("-w --timeout -E --conflict-exit-code", 1),
+    "xargs": _spec("-I -n -P -L -d -E -s -a --max-args --max-procs --delimiter"),
+    **dict.fromkeys(("nohup", "setsid", "coproc", "unbuffer", "busybox", "command", "builtin"), _spec("")),
+    **dict.fromkeys(("taskset", "chrt", "chroot"), _spec("", 1)),
 }
 _COMMAND_STRING = {"flock": ("-c", "--command"), "env": ("-S", "--split-string")}  # run as `sh -c`
 _MAX_DEPTH = 8
@@ -120,58 +122,20 @@ def analyse(command: str, _depth: int = 0) -> list[Segment]:
     text = str(command)
     if _depth > _MAX_DEPTH:
         return [Segment([canonical(text)], opaque=True, hidden=True)]
-    root = _parser().parse(text.encode()).root_node
+    safe, back = bmp_only(text)
+    tree = _parser().parse(safe.encode())
     out: list[Segment] = []
-    _Walker(out, _depth).visit(root)
-    if root.has_error:  # the shell refuses what does not parse; what it would run first is above
+    _Walker(out, _depth).visit(tree.root_node)
+    if tree.root_node.has_error:  # the shell refuses what does not parse; what it runs first is above
         out.append(Segment([canonical(text)], opaque=True, hidden=True))
+    for seg in out if back else ():
+        seg.forms, seg.extra_forms = (
+            [f.translate(back) for f in seg.forms],
+            [f.translate(back) for f in seg.extra_forms],
+        )
+        seg.argv = [w.translate(back) for w in seg.argv]
+        seg.redirects = [(o, t.translate(back)) for o, t in seg.redirects]
     return out
-
-
-def _text(node: Node) -> str:
-    return (node.text or b"").decode(errors="replace")
-
-
-def value(node: Node) -> str:
-    """A word as the program gets it: quotes and escapes removed; expansions and substitutions
-    kept as written."""
-    kind, text = node.type, _text(node)
-    if kind in ("concatenation", "translated_string"):
-        return "".join(value(c) for c in node.children if c.type != "$")
-    if kind == "ansi_c_string":
-        try:
-            return codecs.decode(text[2:-1], "unicode_escape")
-        except UnicodeDecodeError:
-            return text[2:-1]
-    unquote = {
-        "raw_string": lambda t: t[1:-1],
-        "string": lambda t: _DQ_ESCAPE.sub(lambda m: m.group(1).strip("\n"), t[1:-1]),
-        "word": _unescape,
-    }.get(kind)
-    return unquote(text) if unquote is not None else text
-
-
-def _gap(node: Node, i: int) -> str:
-    """The text between a node's child `i` and the one before it."""
-    start, raw = node.start_byte, node.text or b""
-    return raw[node.children[i - 1].end_byte - start : node.children[i].start_byte - start].decode(
-        errors="replace"
-    )
-
-
-def _unescape(text: str) -> str:
-    """An unquoted word's text without its backslashes (and line continuations)."""
-    return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.DOTALL)
-
-
-def _known(node: Node) -> bool:
-    """The word is literal text: no expansion, substitution, glob or brace expansion in it."""
-    if node.type in _EXPANSIONS or node.type == "arithmetic_expansion":
-        return False
-    if not all(_known(c) for c in node.named_children):
-        return False
-    plain = value(node) if node.type in ("word", "concatenation") else ""
-    return not (_GLOB.search(plain) or _BRACES.search(plain))
 
 
 class _Walker:
@@ -185,11 +149,11 @@ class _Walker:
         kind = node.type
         if kind == "redirected_statement":
             target = _redirected(node)
-            more = node.children_by_field_name("redirect")
+            more = flat(node.children_by_field_name("redirect"))
             if target is not None and target.type == "command":
                 self.pending.setdefault(target.id, []).extend(more)
             else:
-                shown = [_redirect(r) for r in more]
+                shown = [redirect(r) for r in more]
                 self.out.append(
                     Segment(
                         [" ".join(s[2] for s in shown)], transparent=True, redirects=[s[:2] for s in shown]
@@ -198,73 +162,48 @@ class _Walker:
         elif kind == "command":
             self._command(node, self.pending.pop(node.id, []))
         elif kind in _WHOLE:
-            self.out.append(Segment([canonical(_text(node))], argv=split_words(_text(node))))
+            self.out.append(Segment([canonical(text_of(node))], argv=split_words(text_of(node))))
         for child in node.children:
             self.visit(child)
 
     def _command(self, node: Node, outer: list[Node]) -> None:
         words: list[str] = []
         head: Node | None = None
-        redirects = [*outer, *node.children_by_field_name("redirect")]
+        at = 0  # where the command word is in `words`
+        redirects = [*outer, *flat(node.children_by_field_name("redirect"))]
         for i, child in enumerate(node.children):
             if child.type == "variable_assignment":
                 name, val = child.child_by_field_name("name"), child.child_by_field_name("value")
-                words.append(f"{_text(name) if name else ''}={value(val) if val else ''}")
+                words.append(f"{text_of(name) if name else ''}={value(val) if val else ''}")
             elif child.type == "command_name":
-                head = child
-                words.append(value(child.named_children[0]) if child.named_children else _text(child))
+                head, at = child, len(words)
+                words.append(value(child.named_children[0]) if child.named_children else text_of(child))
             elif head is not None and node.field_name_for_child(i) == "argument":
-                gap = _ESCAPES.match(_gap(node, i))  # the grammar drops `\ ` after a quote: `'a'\ b`
-                if gap is not None and gap.group():
-                    words[-1] += _unescape(gap.group())
-                if gap is not None and gap.end() == len(gap.string):
+                glue = ESCAPES.match(gap(node, i))  # the grammar drops `\ ` after a quote: `'a'\ b`
+                if glue is not None and glue.group():
+                    words[-1] += unescape(glue.group())
+                if glue is not None and glue.end() == len(glue.string):
                     words[-1] += value(child)
                 else:
                     words.append(value(child))
         feeds = [r for r in redirects if r.type in ("herestring_redirect", "heredoc_redirect")]
-        stdin = _literal_input(feeds[-1]) if feeds else None
-        shown = [_redirect(r) for r in redirects]
-        opaque = head is not None and not _known(head)
+        stdin = literal_input(feeds[-1]) if feeds else None
+        shown = [redirect(r) for r in redirects]
+        opaque = head is not None and not known(head)
+        spread = brace_words(words[at]) if opaque else None
+        if spread is not None:  # `{rm,-rf,x}` runs `rm -rf x` (bash's brace expansion)
+            words, opaque = [*words[:at], *spread, *words[at + 1 :]], False
         self.out.extend(segments_of(words, shown, self.depth, opaque=opaque, stdin=stdin))
 
 
 def _redirected(node: Node) -> Node | None:
     """The statement a redirection written after `node` applies to: the grammar reads
-    `a && b > f` and `a | b > f` as redirecting the whole list, the shell only `b`."""
+    `a && b > f`, `a | b > f` and `! b > f` as redirecting the whole, the shell only `b`."""
     body = node.child_by_field_name("body")
-    while body is not None and body.type in ("list", "pipeline", "redirected_statement"):
+    while body is not None and body.type in ("list", "pipeline", "negated_command", "redirected_statement"):
         inner = [c for c in body.named_children if c.type != "comment"]
         body = body.child_by_field_name("body") if body.type == "redirected_statement" else inner[-1]
     return body
-
-
-def _literal_input(redirect: Node) -> str | None:
-    """What a here-string or here-document feeds when it is literal text."""
-    if redirect.type == "herestring_redirect":
-        word = redirect.named_children[-1] if redirect.named_children else None
-        return value(word) if word is not None and _known(word) else None
-    body = next((c for c in redirect.named_children if c.type == "heredoc_body"), None)
-    if body is None or any(c.type in _EXPANSIONS for c in body.named_children):
-        return None
-    return _text(body)
-
-
-def _redirect(node: Node) -> tuple[str, str, str]:
-    """(operator with its fd, target) of a redirection: `("2>", "log")`, `(">&", "1")`, `("<<", "EOF")`."""
-    target = node.child_by_field_name("destination")
-    if node.type == "heredoc_redirect":
-        start = next((c for c in node.children if c.type == "heredoc_start"), None)
-        head = _text(node).split("\n", 1)[0]
-        operator = ("<<-" if "<<-" in head else "<<") + (" " if re.search(r"<<-?\s", head) else "")
-        aim = _text(start).strip("'\"") if start else ""
-        return operator.strip(), aim, operator + aim
-    if target is None and node.named_children:
-        target = node.named_children[-1]
-    cut = target.start_byte - node.start_byte if target is not None else len(node.text or b"")
-    operator = (node.text or b"")[:cut].decode(errors="replace")
-    spaced = " " if operator[-1:].isspace() else ""
-    clean, aim = "".join(operator.split()), value(target) if target is not None else ""
-    return clean, aim, clean + spaced + aim
 
 
 def segments_of(
@@ -300,14 +239,6 @@ def segments_of(
     if argv and argv[0].rsplit("/", 1)[-1] == "find":
         found += [s for run in _find_runs(argv) for s in segments_of(run, [], depth + 1)]
     return found
-
-
-def unwrap_words(words: list[str]) -> list[str]:
-    """The command `words` run: without leading `NAME=value` assignments and wrappers
-    (`sudo -u x env A=1 timeout 5 rm f` -> `rm f`); `sh -c CMD` stays as it is."""
-    while words and _ASSIGN.match(words[0]):
-        words = words[1:]
-    return _peel(words)[0][-1] if words else []
 
 
 def _find_runs(argv: list[str]) -> list[list[str]]:

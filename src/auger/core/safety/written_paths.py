@@ -263,9 +263,9 @@ class ShellWrites:
         if path is not None and link is not None:  # through a link made earlier on the line
             target = links[link]
             if target is None:
-                return (
-                    f"protected path (a link made by this command): {write.says(write.word)} through {link}"
-                )
+                shown = self.protected.show(link)
+                unknown = "its target is not known before it runs"
+                return f"a link made by this command: {write.says(write.word)} through {shown} ({unknown})"
             path = posixpath.normpath(target + path[len(link) :])
         if path is None:  # relative to a folder we do not know: only what the word names
             name = protected_name(parts(write.word))
