@@ -103,6 +103,13 @@ def test_characters_beyond_the_bmp_neither_crash_the_grammar_nor_get_lost() -> N
     assert proc.stdout.strip() == ascii([["echo", "🎉 {\U000ce363}"], [(">", "f🎉")]])
 
 
+def test_lines_nested_thousands_deep_are_judged_without_running_out_of_stack(tmp_path: Path) -> None:
+    eng = engine(tmp_path, allow=["execute(echo *)"], deny=["execute(rm *)"])
+    assert verdict(eng, "echo " + "$(" * 600 + "rm x" + ")" * 600).action == "deny"
+    assert verdict(eng, " && ".join(["echo a"] * 3000) + " && rm x").action == "deny"
+    assert verdict(eng, " && ".join(["echo a"] * 3000)).action == "allow"
+
+
 def test_a_line_that_does_not_parse_ends_hidden_and_no_wildcard_allows_it(tmp_path: Path) -> None:
     for broken in ('echo "unterminated', "echo $(unclosed"):
         assert analyse(broken)[-1].hidden, broken

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -73,6 +74,7 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
 }
 _COMMAND_STRING = {"flock": ("-c", "--command"), "env": ("-S", "--split-string")}  # run as `sh -c`
 _MAX_DEPTH = 8
+_LOCAL = threading.local()
 
 
 @dataclass
@@ -109,33 +111,44 @@ def split_words(text: str) -> list[str]:
         return text.split()
 
 
-@lru_cache(maxsize=1)
 def _parser() -> Parser:
-    import tree_sitter
-    import tree_sitter_bash
+    """This thread's parser (a tree-sitter parser is not safe to share between threads)."""
+    parser: Parser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        import tree_sitter
+        import tree_sitter_bash
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+        parser = _LOCAL.parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return parser
 
 
 def analyse(command: str, _depth: int = 0) -> list[Segment]:
-    """The segments of `command`, in the order the shell reaches them."""
-    text = str(command)
-    if _depth > _MAX_DEPTH:
-        return [Segment([canonical(text)], opaque=True, hidden=True)]
+    """The segments of `command`, in the order the shell reaches them (shared: do not change them)."""
+    return list(_analyse(str(command), _depth))
+
+
+@lru_cache(maxsize=256)  # one call is judged by rules, protected paths and "always allow" alike
+def _analyse(text: str, depth: int) -> tuple[Segment, ...]:
+    if depth > _MAX_DEPTH:
+        return (Segment([canonical(text)], opaque=True, hidden=True),)
     safe, back = bmp_only(text)
     tree = _parser().parse(safe.encode())
     out: list[Segment] = []
-    _Walker(out, _depth).visit(tree.root_node)
+    _Walker(out, depth).walk(tree.root_node)
     if tree.root_node.has_error:  # the shell refuses what does not parse; what it runs first is above
         out.append(Segment([canonical(text)], opaque=True, hidden=True))
-    for seg in out if back else ():
-        seg.forms, seg.extra_forms = (
-            [f.translate(back) for f in seg.forms],
-            [f.translate(back) for f in seg.extra_forms],
+    if not back:
+        return tuple(out)
+    return tuple(
+        replace(
+            seg,
+            forms=[f.translate(back) for f in seg.forms],
+            extra_forms=[f.translate(back) for f in seg.extra_forms],
+            argv=[w.translate(back) for w in seg.argv],
+            redirects=[(o, t.translate(back)) for o, t in seg.redirects],
         )
-        seg.argv = [w.translate(back) for w in seg.argv]
-        seg.redirects = [(o, t.translate(back)) for o, t in seg.redirects]
-    return out
+        for seg in out
+    )
 
 
 class _Walker:
@@ -145,7 +158,15 @@ class _Walker:
         self.out, self.depth = out, depth
         self.pending: dict[int, list[Node]] = {}  # command node id -> redirections written after it
 
-    def visit(self, node: Node) -> None:
+    def walk(self, root: Node) -> None:
+        """Every node in document order (a loop: a line can nest thousands deep)."""
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            self._visit(node)
+            stack.extend(reversed(node.children))
+
+    def _visit(self, node: Node) -> None:
         kind = node.type
         if kind == "redirected_statement":
             target = _redirected(node)
@@ -163,23 +184,26 @@ class _Walker:
             self._command(node, self.pending.pop(node.id, []))
         elif kind in _WHOLE:
             self.out.append(Segment([canonical(text_of(node))], argv=split_words(text_of(node))))
-        for child in node.children:
-            self.visit(child)
 
     def _command(self, node: Node, outer: list[Node]) -> None:
         words: list[str] = []
         head: Node | None = None
         at = 0  # where the command word is in `words`
         redirects = [*outer, *flat(node.children_by_field_name("redirect"))]
-        for i, child in enumerate(node.children):
+        raw, arguments = node.text or b"", {a.id for a in node.children_by_field_name("argument")}
+        before: Node | None = None
+        for child in node.children:
+            before, prev = child, before
             if child.type == "variable_assignment":
                 name, val = child.child_by_field_name("name"), child.child_by_field_name("value")
                 words.append(f"{text_of(name) if name else ''}={value(val) if val else ''}")
             elif child.type == "command_name":
                 head, at = child, len(words)
                 words.append(value(child.named_children[0]) if child.named_children else text_of(child))
-            elif head is not None and node.field_name_for_child(i) == "argument":
-                glue = ESCAPES.match(gap(node, i))  # the grammar drops `\ ` after a quote: `'a'\ b`
+            elif head is not None and prev is not None and child.id in arguments:
+                glue = ESCAPES.match(
+                    gap(raw, node.start_byte, prev, child)
+                )  # the grammar drops `\ `: `'a'\ b`
                 if glue is not None and glue.group():
                     words[-1] += unescape(glue.group())
                 if glue is not None and glue.end() == len(glue.string):

@@ -59,12 +59,9 @@ def value(node: Node) -> str:
     return unquote(text) if unquote is not None else text
 
 
-def gap(node: Node, i: int) -> str:
-    """The text between a node's child `i` and the one before it."""
-    start, raw = node.start_byte, node.text or b""
-    return raw[node.children[i - 1].end_byte - start : node.children[i].start_byte - start].decode(
-        errors="replace"
-    )
+def gap(raw: bytes, start: int, before: Node, after: Node) -> str:
+    """The text between two children of the node whose text `raw` begins at byte `start`."""
+    return raw[before.end_byte - start : after.start_byte - start].decode(errors="replace")
 
 
 def unescape(text: str) -> str:
