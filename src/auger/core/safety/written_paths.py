@@ -20,12 +20,13 @@ those.
 A path is resolved against the command's folder — the project root, then each `cd`/`pushd` as
 the line goes (after a `cd` to something unknown only paths naming a protected folder count) —
 with `~` and the variables the shell inherits (`$HOME`, `$AUGER_HOME`; not those the line sets)
-expanded, `..` normalised and symlinks followed. Whether that host path is
+expanded, `..` normalised and symlinks followed, also those `ln` made earlier on the line (a
+write through one whose target is not known asks). Whether that host path is
 protected is `auger.core.safety.host_paths.ProtectedPaths` (the file tools ask it the same): in a `.git`
 or `.auger` folder or in a protected folder (`~/.ssh`, AUGER_HOME); `rm -r` and `mv` also when
 they take the project's `.git`/`.auger` or a protected folder with them (`rm -rf .`, `rm -rf ~`).
-Globs count as the shell expands them: `.g*` reaches `.git`, `*` does not. A line that cannot be
-parsed is read leniently (an unclosed quote is data up to the end).
+Globs count as the shell expands them: `.g*` reaches `.git`, `*` does not. Of a line that does
+not parse, what the grammar reads before the broken part counts.
 """
 
 from __future__ import annotations
@@ -298,13 +299,13 @@ class ShellWrites:
         leads (None: not known here), so later writes through it are judged where they land."""
         if not argv or argv[0].rsplit("/", 1)[-1] != "ln":
             return {}
-        plain = positionals(argv[1:])
         folder = option_values(argv[1:], "t", ("--target-directory",))
+        plain = [p for p in positionals(argv[1:]) if p not in folder]
         targets, into = (plain, folder[0]) if folder else (plain[:-1], plain[-1] if len(plain) > 1 else None)
         soft = any(a == "--symbolic" or (a[:1] == "-" and a[1:2] != "-" and "s" in a) for a in argv[1:])
         where = self.resolve(into, cwd, env) if into is not None else None
         out: dict[str, str | None] = {}
-        for target in targets or plain[:1]:
+        for target in targets:
             base = posixpath.dirname(where) if soft and where is not None else cwd
             lands = self.resolve(target, base, env)
             known = lands if lands is not None and "$" not in lands and "`" not in lands else None
