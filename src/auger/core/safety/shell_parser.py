@@ -27,19 +27,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from auger.core.safety.shell_words import (
-    ESCAPES,
-    bmp_only,
-    brace_words,
-    flat,
-    gap,
-    known,
-    literal_input,
-    redirect,
-    text_of,
-    unescape,
-    value,
-)
+from auger.core.safety import shell_words as sw
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -131,7 +119,7 @@ def analyse(command: str, _depth: int = 0) -> list[Segment]:
 def _analyse(text: str, depth: int) -> tuple[Segment, ...]:
     if depth > _MAX_DEPTH:
         return (Segment([canonical(text)], opaque=True, hidden=True),)
-    safe, back = bmp_only(text)
+    safe, back = sw.bmp_only(text)
     tree = _parser().parse(safe.encode())
     out: list[Segment] = []
     _Walker(out, depth).walk(tree.root_node)
@@ -170,11 +158,11 @@ class _Walker:
         kind = node.type
         if kind == "redirected_statement":
             target = _redirected(node)
-            more = flat(node.children_by_field_name("redirect"))
+            more = sw.flat(node.children_by_field_name("redirect"))
             if target is not None and target.type == "command":
                 self.pending.setdefault(target.id, []).extend(more)
             else:
-                shown = [redirect(r) for r in more]
+                shown = [sw.redirect(r) for r in more]
                 self.out.append(
                     Segment(
                         [" ".join(s[2] for s in shown)], transparent=True, redirects=[s[:2] for s in shown]
@@ -183,38 +171,32 @@ class _Walker:
         elif kind == "command":
             self._command(node, self.pending.pop(node.id, []))
         elif kind in _WHOLE:
-            self.out.append(Segment([canonical(text_of(node))], argv=split_words(text_of(node))))
+            self.out.append(Segment([canonical(sw.text_of(node))], argv=split_words(sw.text_of(node))))
 
     def _command(self, node: Node, outer: list[Node]) -> None:
         words: list[str] = []
         head: Node | None = None
         at = 0  # where the command word is in `words`
-        redirects = [*outer, *flat(node.children_by_field_name("redirect"))]
+        redirects = [*outer, *sw.flat(node.children_by_field_name("redirect"))]
         raw, arguments = node.text or b"", {a.id for a in node.children_by_field_name("argument")}
         before: Node | None = None
         for child in node.children:
             before, prev = child, before
             if child.type == "variable_assignment":
                 name, val = child.child_by_field_name("name"), child.child_by_field_name("value")
-                words.append(f"{text_of(name) if name else ''}={value(val) if val else ''}")
+                words.append(f"{sw.text_of(name) if name else ''}={sw.value(val) if val else ''}")
             elif child.type == "command_name":
                 head, at = child, len(words)
-                words.append(value(child.named_children[0]) if child.named_children else text_of(child))
+                words.append(sw.value(child.named_children[0]) if child.named_children else sw.text_of(child))
             elif head is not None and prev is not None and child.id in arguments:
-                glue = ESCAPES.match(
-                    gap(raw, node.start_byte, prev, child)
-                )  # the grammar drops `\ `: `'a'\ b`
-                if glue is not None and glue.group():
-                    words[-1] += unescape(glue.group())
-                if glue is not None and glue.end() == len(glue.string):
-                    words[-1] += value(child)
-                else:
-                    words.append(value(child))
+                escaped, same_word = sw.glue(raw, node.start_byte, prev, child)
+                words[-1] += escaped + (sw.value(child) if same_word else "")
+                words.extend(() if same_word else (sw.value(child),))
         feeds = [r for r in redirects if r.type in ("herestring_redirect", "heredoc_redirect")]
-        stdin = literal_input(feeds[-1]) if feeds else None
-        shown = [redirect(r) for r in redirects]
-        opaque = head is not None and not known(head)
-        spread = brace_words(words[at]) if opaque else None
+        stdin = sw.literal_input(feeds[-1]) if feeds else None
+        shown = [sw.redirect(r) for r in redirects]
+        opaque = head is not None and not sw.known(head)
+        spread = sw.brace_words(words[at]) if opaque else None
         if spread is not None:  # `{rm,-rf,x}` runs `rm -rf x` (bash's brace expansion)
             words, opaque = [*words[:at], *spread, *words[at + 1 :]], False
         self.out.extend(segments_of(words, shown, self.depth, opaque=opaque, stdin=stdin))

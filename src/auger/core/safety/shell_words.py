@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _DQ_ESCAPE = re.compile(r'\\([$`"\\\n])')
 _GLOB = re.compile(r"[*?]|\[.*\]")
-ESCAPES = re.compile(r"(?:\\[\s\S])*")
+_ESCAPES = re.compile(r"(?:\\[\s\S])*")
 _BRACE_LIST = re.compile(r"([^{}$`*?\[]*)\{([^{}$`]*,[^{}$`]*)\}([^{}$`*?\[]*)")
 _BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 EXPANSIONS = frozenset({"simple_expansion", "expansion", "command_substitution", "process_substitution"})
@@ -59,9 +59,13 @@ def value(node: Node) -> str:
     return unquote(text) if unquote is not None else text
 
 
-def gap(raw: bytes, start: int, before: Node, after: Node) -> str:
-    """The text between two children of the node whose text `raw` begins at byte `start`."""
-    return raw[before.end_byte - start : after.start_byte - start].decode(errors="replace")
+def glue(raw: bytes, start: int, before: Node, after: Node) -> tuple[str, bool]:
+    """What lies between two words of a command whose text `raw` begins at byte `start`: the
+    grammar drops `\\ ` after a quote (`'a'\\ b` is the one word `a b`). The escaped characters
+    to add to the word before, and whether `after` goes on that word."""
+    text = raw[before.end_byte - start : after.start_byte - start].decode(errors="replace")
+    found = _ESCAPES.match(text)
+    return (unescape(found.group()), found.end() == len(text)) if found else ("", False)
 
 
 def unescape(text: str) -> str:

@@ -54,6 +54,7 @@ _OUTPUT_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "wget": ("OP", ("--output-document", "--directory-prefix")),
     **{name: ("t", ("--target-directory",)) for name in ("cp", "mv", "ln", "install")},
 }
+_Links = dict[str, str | None]  # a link the line makes -> where it leads (None: not known)
 _FIND_RUNS = ("-exec", "-execdir", "-ok", "-okdir")
 _VERBS = {"rm": "removes", "rm -r": "removes", "rmdir": "removes", "unlink": "removes", "shred": "removes"}
 _VERBS |= {"mv": "moves", "find -delete": "removes", "find -exec rm": "removes"}
@@ -241,7 +242,7 @@ class ShellWrites:
         for name in _ASSIGNED.findall(command):  # set in the line itself: its value is not known
             env.pop(name, None)
         env["HOME"] = self.home
-        links: dict[str, str | None] = {}  # links the line makes: where each leads (None: unknown)
+        links: _Links = {}  # links the line makes: where each leads (None: unknown)
         for segment in shellparse.analyse(command):
             for write in writes(segment):
                 why = self.check(write, cwd, env, links)
@@ -251,23 +252,14 @@ class ShellWrites:
             cwd = self._next_cwd(segment.argv, cwd, env)
         return None
 
-    def check(
-        self,
-        write: Write,
-        cwd: str | None,
-        env: Mapping[str, str],
-        links: Mapping[str, str | None] | None = None,
-    ) -> str | None:
+    def check(self, write: Write, cwd: str | None, env: Mapping[str, str], links: _Links) -> str | None:
         path = self.resolve(write.word, cwd, env)
-        links = links or {}
         link = next((k for k in links if path is not None and (path + "/").startswith(k + "/")), None)
         if path is not None and link is not None:  # through a link made earlier on the line
-            target = links[link]
-            if target is None:
-                shown = self.protected.show(link)
-                unknown = "its target is not known before it runs"
-                return f"a link made by this command: {write.says(write.word)} through {shown} ({unknown})"
-            path = posixpath.normpath(target + path[len(link) :])
+            if links[link] is None:
+                shown, why = self.protected.show(link), "its target is not known before it runs"
+                return f"a link made by this command: {write.says(write.word)} through {shown} ({why})"
+            path = posixpath.normpath(f"{links[link]}{path[len(link) :]}")
         if path is None:  # relative to a folder we do not know: only what the word names
             name = protected_name(parts(write.word))
             return f"protected path ({name}/): {write.says(write.word)}" if name else None
@@ -294,7 +286,7 @@ class ShellWrites:
             return posixpath.normpath("/" + text.lstrip("/"))
         return None if cwd is None else posixpath.normpath(posixpath.join(cwd, text))
 
-    def _links(self, argv: Sequence[str], cwd: str | None, env: Mapping[str, str]) -> dict[str, str | None]:
+    def _links(self, argv: Sequence[str], cwd: str | None, env: Mapping[str, str]) -> _Links:
         """The links `ln TARGET LINK` (or `ln TARGET... DIR`) makes: each link's path and where it
         leads (None: not known here), so later writes through it are judged where they land."""
         if not argv or argv[0].rsplit("/", 1)[-1] != "ln":
@@ -304,7 +296,7 @@ class ShellWrites:
         targets, into = (plain, folder[0]) if folder else (plain[:-1], plain[-1] if len(plain) > 1 else None)
         soft = any(a == "--symbolic" or (a[:1] == "-" and a[1:2] != "-" and "s" in a) for a in argv[1:])
         where = self.resolve(into, cwd, env) if into is not None else None
-        out: dict[str, str | None] = {}
+        out: _Links = {}
         for target in targets:
             base = posixpath.dirname(where) if soft and where is not None else cwd
             lands = self.resolve(target, base, env)
