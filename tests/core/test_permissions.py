@@ -78,6 +78,11 @@ def test_a_bad_rule_in_config_is_a_config_error_naming_it(tmp_path: Path) -> Non
         ("! cat <(ls) <<EOF > out\n$(whoami)\nEOF", ["cat <(ls) <<EOF > out", "ls", "whoami"]),
         ("bash <<< 'rm x'", ["bash <<< rm x", "rm x"]),
         ("a | b > f && c", ["a", "b > f", "c"]),
+        (
+            "bash -euo pipefail -c 'rm x' && su - root -c 'ls'",
+            ["bash -euo pipefail -c rm x", "rm x", "su - root -c ls", "ls"],
+        ),
+        ("flock /tmp/l rm -c x; env -S 'rm y'", ["rm -c x", "env -S rm y", "rm y"]),
     ],
 )
 def test_commands_split_into_simple_commands_without_wrappers(command: str, innermost: list[str]) -> None:

@@ -45,7 +45,7 @@ def _spec(takes_value: str, positional: int = 0) -> tuple[frozenset[str], int]:
 
 
 _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
-    "env": _spec("-u --unset -C --chdir"),
+    "env": _spec("-u --unset -C --chdir -S --split-string"),
     "timeout": _spec("-s --signal -k --kill-after", 1),
     "sudo": _spec("-u -g -p -C -D -h -r -t -U -T --user --group"),
     "doas": _spec("-u -C"),
@@ -283,11 +283,11 @@ def _peel(words: list[str]) -> tuple[list[list[str]], str | None, bool]:
         spec = _WRAPPERS.get(name)
         if spec is None or (name == "command" and any(w in ("-v", "-V") for w in words[1:2])):
             return steps, None, False
-        given = _COMMAND_STRING.get(name, ())
-        at = next((i for i, w in enumerate(words) if w in given), None)
-        if at is not None:
-            return steps, words[at + 1] if at + 1 < len(words) else None, False
         rest = _skip_options(words[1:], *spec)
+        own = words[1 : len(words) - len(rest)]  # the wrapper's options and their values
+        at = next((i for i, w in enumerate([*own, *rest[:1]]) if w in _COMMAND_STRING.get(name, ())), None)
+        if at is not None:  # `env -S CMD`, `flock FILE -c CMD`
+            return steps, next(iter([*own, *rest][at + 1 : at + 2]), None), False
         if name == "coproc" and len(rest) > 1 and rest[1] == "{":
             rest = rest[2:]
         while rest and (rest[0] == "{" or (name in ("env", "sudo", "doas") and _ASSIGN.match(rest[0]))):
@@ -313,13 +313,18 @@ def _skip_options(words: list[str], takes_value: frozenset[str], positional: int
 
 
 def _shell_command(words: list[str]) -> tuple[str | None, bool]:
-    """(the CMD of `sh [-opts] -c CMD ...` (also `-lc`, `-ec`), whether the shell reads its
-    commands from stdin: no script named, or `-s`)."""
-    for i, word in enumerate(words[1:], start=1):
-        if word == "-" or not word.startswith("-"):
+    """(the CMD of `sh [-opts] -c CMD ...` (also `-lc`, `-ec`, `su USER -c CMD`), whether the
+    shell reads its commands from stdin: no script named, or `-s`)."""
+    if words[0].rsplit("/", 1)[-1] == "su":
+        at = next((i for i, w in enumerate(words) if w in ("-c", "--command")), None)
+        return (words[at + 1] if at is not None and at + 1 < len(words) else None), at is None
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word == "-" or not word.startswith(("-", "+")):
             return None, word == "-"
-        if not word.startswith("--") and "c" in word.lstrip("-"):
-            return (words[i + 1] if i + 1 < len(words) else None), False
-        if not word.startswith("--") and "s" in word.lstrip("-"):
-            return None, True
+        letters = "" if word.startswith("--") else word[1:]
+        if "c" in letters or "s" in letters:
+            return (words[i + 1] if "c" in letters and i + 1 < len(words) else None), "c" not in letters
+        i += 2 if letters[-1:] in ("o", "O") else 1  # `-o pipefail`, `-euo pipefail`, `+O opt`
     return None, True

@@ -20,7 +20,9 @@ _GLOB = re.compile(r"[*?]|\[.*\]")
 _ESCAPES = re.compile(r"(?:\\[\s\S])*")
 _BRACE_LIST = re.compile(r"([^{}$`*?\[]*)\{([^{}$`]*,[^{}$`]*)\}([^{}$`*?\[]*)")
 _BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
-EXPANSIONS = frozenset({"simple_expansion", "expansion", "command_substitution", "process_substitution"})
+EXPANSIONS = frozenset(
+    {"simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion"}
+)
 
 
 def bmp_only(text: str) -> tuple[str, dict[int, str]]:
@@ -75,9 +77,7 @@ def unescape(text: str) -> str:
 
 def known(node: Node) -> bool:
     """The word is literal text: no expansion, substitution, glob or brace expansion in it."""
-    if node.type in EXPANSIONS or node.type == "arithmetic_expansion":
-        return False
-    if not all(known(c) for c in node.named_children):
+    if node.type in EXPANSIONS or not all(known(c) for c in node.named_children):
         return False
     plain = value(node) if node.type in ("word", "concatenation") else ""
     return not (_GLOB.search(plain) or _BRACES.search(plain))
@@ -109,7 +109,8 @@ def literal_input(redirect: Node) -> str | None:
 
 
 def redirect(node: Node) -> tuple[str, str, str]:
-    """(operator with its fd, target) of a redirection: `("2>", "log")`, `(">&", "1")`, `("<<", "EOF")`."""
+    """(operator with its fd, target, both as written) of a redirection: `("2>", "log", "2>log")`,
+    `(">&", "1", ">&1")`, `("<<", "EOF", "<< EOF")`."""
     target = node.child_by_field_name("destination")
     if node.type == "heredoc_redirect":
         start = next((c for c in node.children if c.type == "heredoc_start"), None)
