@@ -274,9 +274,8 @@ def _host_pattern(text: str) -> str | None:
 
 
 def _segment_matches(pattern: str, seg: shellparse.Segment, *, extra: bool) -> bool:
-    """A form of the segment matches (`extra`: deny/ask, also the basename forms). What an opaque
-    command word stands for is unknown: a wildcard sees only its basename forms; no wildcard
-    allows a hidden segment (`$CMD x`, `curl x | sh`)."""
+    """A form of the segment matches (`extra`: deny/ask, also the basename forms); a wildcard
+    sees only an opaque segment's basename forms and allows no hidden segment (`curl x | sh`)."""
     regex = _command_regex(pattern)
     wildcard = has_wildcard(pattern)
     if wildcard and (seg.opaque or (seg.hidden and not extra)):

@@ -125,18 +125,11 @@ def _analyse(text: str, depth: int) -> tuple[Segment, ...]:
     _Walker(out, depth).walk(tree.root_node)
     if tree.root_node.has_error:  # the shell refuses what does not parse; what it runs first is above
         out.append(Segment([canonical(text)], opaque=True, hidden=True))
-    if not back:
-        return tuple(out)
-    return tuple(
-        replace(
-            seg,
-            forms=[f.translate(back) for f in seg.forms],
-            extra_forms=[f.translate(back) for f in seg.extra_forms],
-            argv=[w.translate(back) for w in seg.argv],
-            redirects=[(o, t.translate(back)) for o, t in seg.redirects],
-        )
-        for seg in out
-    )
+    for i, seg in enumerate(out if back else ()):
+        undo = [[w.translate(back) for w in words] for words in (seg.forms, seg.extra_forms, seg.argv)]
+        out[i] = replace(seg, forms=undo[0], extra_forms=undo[1], argv=undo[2])
+        out[i].redirects = [(o, t.translate(back)) for o, t in seg.redirects]
+    return tuple(out)
 
 
 class _Walker:
@@ -161,13 +154,8 @@ class _Walker:
             more = sw.flat(node.children_by_field_name("redirect"))
             if target is not None and target.type == "command":
                 self.pending.setdefault(target.id, []).extend(more)
-            else:
-                shown = [sw.redirect(r) for r in more]
-                self.out.append(
-                    Segment(
-                        [" ".join(s[2] for s in shown)], transparent=True, redirects=[s[:2] for s in shown]
-                    )
-                )
+            else:  # a group's or a loop's redirections
+                self.out.extend(segments_of([], [sw.redirect(r) for r in more], self.depth))
         elif kind == "command":
             self._command(node, self.pending.pop(node.id, []))
         elif kind in _WHOLE:
