@@ -206,11 +206,11 @@ def segments_of(
     depth: int,
     *,
     opaque: bool = False,
-    stdin: str | None = None,
+    stdin: tuple[str, bool] | None = None,
 ) -> list[Segment]:
     """The segments of one simple command given as its words (assignments first): itself, with
     its forms from as written to unwrapped, then the commands it runs (`sh -c`, `find -exec`, a
-    shell's literal here-string or here-document: `stdin`)."""
+    shell's here-string or here-document, `stdin`: (its text, whether it is literal))."""
     tail = [r[2] for r in redirects]
     forms = [" ".join([*words, *tail])]
     while words and _ASSIGN.match(words[0]):
@@ -218,7 +218,8 @@ def segments_of(
     if not words or words == ["}"]:  # assignments or redirections alone; a `coproc NAME {` group's end
         return [Segment(forms, transparent=True, redirects=[r[:2] for r in redirects])] if redirects else []
     steps, inner, reads_stdin = _peel(words)
-    inner = stdin if reads_stdin and inner is None else inner
+    fed = stdin if reads_stdin and inner is None else None
+    inner = fed[0] if fed is not None and fed[1] else inner
     forms += [" ".join([*step, *tail]) for step in steps]
     forms = list(dict.fromkeys(forms))
     argv = steps[-1]
@@ -229,7 +230,7 @@ def segments_of(
     if inner is not None:
         seg.transparent = True
         return [seg, *analyse(inner, depth + 1)]
-    found = [seg]
+    found = [seg, *(analyse(fed[0], depth + 1) if fed is not None and not fed[1] else ())]  # deny sees it
     if argv and argv[0].rsplit("/", 1)[-1] == "find":
         found += [s for run in _find_runs(argv) for s in segments_of(run, [], depth + 1)]
     return found

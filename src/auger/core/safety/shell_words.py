@@ -97,15 +97,16 @@ def flat(redirects: list[Node]) -> list[Node]:
     return [n for r in redirects for n in (r, *flat(r.children_by_field_name("redirect")))]
 
 
-def literal_input(redirect: Node) -> str | None:
-    """What a here-string or here-document feeds when it is literal text."""
+def literal_input(redirect: Node) -> tuple[str, bool]:
+    """What a here-string or here-document feeds (expansions as written), and whether it is
+    literal text."""
     if redirect.type == "herestring_redirect":
         word = redirect.named_children[-1] if redirect.named_children else None
-        return value(word) if word is not None and known(word) else None
+        return (value(word), known(word)) if word is not None else ("", True)
     body = next((c for c in redirect.named_children if c.type == "heredoc_body"), None)
-    if body is None or any(c.type in EXPANSIONS for c in body.named_children):
-        return None
-    return text_of(body)
+    if body is None:
+        return "", True
+    return text_of(body), not any(c.type in EXPANSIONS for c in body.named_children)
 
 
 def redirect(node: Node) -> tuple[str, str, str]:
