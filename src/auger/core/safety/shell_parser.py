@@ -9,13 +9,15 @@ groups, `if`/`while`/`for`/`case` bodies, function bodies, and the commands in `
 Leading `NAME=value` assignments and wrappers (`env`, `timeout`, `nice`, `setsid`, `flock`,
 `stdbuf`, `sudo`, `xargs`, `time -p`, `coproc`, ... see `_WRAPPERS`) are peeled off; the
 commands of `find -exec`, `sh|bash -c "..."`, `env -S "..."`, `flock -c "..."` and `eval` of
-literal text are segments of their own (analysed recursively).
+literal text are segments of their own (analysed recursively). `auger.core.safety.shell_words`
+reads the words.
 
 A segment is `hidden` when what it runs cannot be known from the text: its command word is a
 variable or substitution (`$CMD x`, `eval "$CMD"`; also `opaque`), a shell reads its commands
-from stdin (`curl x | sh`, `bash <<< "$S"`; a literal here-string is read like `sh -c`), or the
-line does not parse (an unclosed quote). No wildcard allow rule applies to a hidden segment;
-deny and ask rules still see its text.
+from stdin (`curl x | sh`, `bash <<< "$S"`; a literal here-string or here-document is read like
+`sh -c`, the commands one with expansions shows are segments too), or the line does not parse
+(an unclosed quote). No wildcard allow rule applies to a hidden segment; deny and ask rules
+still see its text.
 """
 
 from __future__ import annotations
