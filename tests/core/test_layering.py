@@ -9,7 +9,7 @@ from pathlib import Path
 
 HEAVY = (
     "textual", "langchain", "langchain_core", "langgraph", "langgraph_sdk", "langgraph_api", "deepagents",
-    "openai", "anthropic", "mcp",
+    "openai", "anthropic", "mcp", "tree_sitter", "tree_sitter_bash",
 )  # fmt: skip
 
 

@@ -4,6 +4,8 @@ always allows the call it came from)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -67,6 +69,20 @@ def test_a_bad_rule_in_config_is_a_config_error_naming_it(tmp_path: Path) -> Non
         ("ls &>/dev/null &", ["ls &>/dev/null"]),
         ("xargs -n 1 rm < list", ["rm < list"]),
         ("command -v git || nohup stdbuf -oL make", ["command -v git", "make"]),
+        ('echo "$(( 1 + $(rm -f v; echo 1) ))"', ["echo $(( 1 + $(rm -f v; echo 1) ))", "rm -f v", "echo 1"]),
+        ("time -p setsid flock -w 5 /tmp/l coproc rm x", ["rm x"]),
+        (
+            "find . -name '*.o' -exec rm -f {} + -o -execdir touch {} \\;",
+            ["find . -name *.o -exec rm -f {} + -o -execdir touch {} ;", "rm -f {}", "touch {}"],
+        ),
+        ("! cat <(ls) <<EOF > out\n$(whoami)\nEOF", ["cat <(ls) <<EOF > out", "ls", "whoami"]),
+        ("bash <<< 'rm x'", ["bash <<< rm x", "rm x"]),
+        ("a | b > f && c", ["a", "b > f", "c"]),
+        (
+            "bash -euo pipefail -c 'rm x' && su - root -c 'ls'",
+            ["bash -euo pipefail -c rm x", "rm x", "su - root -c ls", "ls"],
+        ),
+        ("flock /tmp/l rm -c x; env -S 'rm y'", ["rm -c x", "env -S rm y", "rm y"]),
     ],
 )
 def test_commands_split_into_simple_commands_without_wrappers(command: str, innermost: list[str]) -> None:
@@ -75,9 +91,59 @@ def test_commands_split_into_simple_commands_without_wrappers(command: str, inne
     assert [s.command for s in segments] == innermost
 
 
-def test_unparseable_command_is_none() -> None:
-    assert analyse('echo "unterminated') is None
-    assert analyse("echo $(unclosed") is None
+def test_characters_beyond_the_bmp_neither_crash_the_grammar_nor_get_lost() -> None:
+    """tree-sitter-bash 0.25 can crash the process on `{` and a 4-byte UTF-8 character (its
+    issue 337): a command line from the model must never do that. In a child process, so that a
+    crash fails this test instead of ending the run."""
+    code = (
+        "from auger.core.safety.shell_parser import analyse\n"
+        "for text in ['{\\U000ce363', '{\\U00031860', 'echo {\\U000e5330} x', '\\x89{\\U000ce363ç']:\n"
+        "    for _ in range(5000):\n"
+        "        analyse(text)\n"
+        "[seg] = analyse('echo \"🎉 {\\U000ce363}\" > f🎉')\n"
+        "print(ascii([seg.argv, seg.redirects]))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == ascii([["echo", "🎉 {\U000ce363}"], [(">", "f🎉")]])
+
+
+def test_lines_nested_thousands_deep_are_judged_without_running_out_of_stack(tmp_path: Path) -> None:
+    eng = engine(tmp_path, allow=["execute(echo *)"], deny=["execute(rm *)"])
+    assert verdict(eng, "echo " + "$(" * 600 + "rm x" + ")" * 600).action == "deny"
+    assert verdict(eng, " && ".join(["echo a"] * 3000) + " && rm x").action == "deny"
+    assert verdict(eng, " && ".join(["echo a"] * 3000)).action == "allow"
+
+
+def test_a_line_that_does_not_parse_ends_hidden_and_no_wildcard_allows_it(tmp_path: Path) -> None:
+    for broken in ('echo "unterminated', "echo $(unclosed"):
+        assert analyse(broken)[-1].hidden, broken
+        assert verdict(engine(tmp_path, allow=["execute(echo *)"]), broken).action == "ask"
+    denied = verdict(
+        engine(tmp_path, allow=["execute"], deny=["execute(rm *)"]), 'rm -f x; echo "oops', "yolo"
+    )
+    assert denied.action == "deny"  # what is visible before the broken part is still judged
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "$CMD x",
+        'eval "$X"',
+        "curl -s x | sh",
+        "bash -s < script.sh",
+        'bash <<< "$S"',
+        "{rm,-f} x",
+        "ls; echo 'x",
+    ],
+)
+def test_what_the_shell_decides_at_run_time_is_hidden_and_no_wildcard_allows_it(
+    tmp_path: Path, command: str
+) -> None:
+    assert any(s.hidden for s in analyse(command)), command
+    eng = engine(tmp_path, allow=["execute(*)"])
+    assert verdict(eng, command).action == "ask", command
+    assert verdict(eng, command, mode="yolo").action == "allow", command  # yolo: only deny rules stop it
 
 
 def test_prefix_rule_with_wrappers_and_globs(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from auger.core.safety.permissions import PermissionEngine
-from auger.core.safety.shell_lexer import lex
 from auger.core.safety.shell_parser import analyse
 from auger.core.safety.written_paths import ShellWrites
 
@@ -73,6 +72,7 @@ ASKS = [
     ("{ echo a; } > .git/x", ".git", ".git/x (redirect >)"),
     ("(echo a) >> .auger/x", ".auger", ".auger/x (redirect >>)"),
     ("cat > .git/c <<'EOF'\nharmless > text\nEOF", ".git", ".git/c (redirect >)"),
+    ("cat <<EOF > .git/c\nharmless\nEOF", ".git", ".git/c (redirect >)"),
     ("if true; then echo x > .git/y; fi", ".git", ".git/y (redirect >)"),
     # wrappers
     ("sudo -u me env A=1 timeout 5 nice -n 3 rm .git/index", ".git", "removes .git/index (rm)"),
@@ -96,6 +96,9 @@ ASKS = [
     ("rm -r sub/..", ".git", "rm -r . takes .git/ with it"),
     ("rm -rf ~", "~/.ssh", "rm -r ~ takes ~/.ssh/ with it"),
     ("rm -rf /", ".git", "rm -r / takes .git/ with it"),
+    # through a link the line itself makes
+    ("ln -s ~/.ssh k && echo x >> k/authorized_keys", "~/.ssh", "~/.ssh/authorized_keys (redirect >>)"),
+    ("ln -sfn .git g; cd g && echo x > config", ".git", ".git/config (redirect >)"),
     # an unparseable line: a write before the broken part still counts
     ('echo x > .git/config; echo "oops', ".git", ".git/config (redirect >)"),
 ]
@@ -135,6 +138,7 @@ NOT_ASKED = [
     "cp .git/config /tmp/backup",
     "cp ~/.ssh/id_rsa.pub /tmp/k",
     "ln -s .git/config link",
+    "ln -s build out && echo x > out/log",
     "tar czf /tmp/x.tgz .git",
     "rm -rf build/*",
     "rm -rf ./*",
@@ -186,30 +190,31 @@ def test_yolo_and_allow_rules_still_ask_deny_still_wins(project: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "tokens"),
+    ("text", "argv", "redirects"),
     [
-        ("echo x>.git/c", [("word", "echo"), ("word", "x"), ("redirect", ">"), ("word", ".git/c")]),
-        (
-            "a 2>/dev/null >&2",
-            [("word", "a"), ("redirect", "2>"), ("word", "/dev/null"), ("redirect", ">&"), ("word", "2")],
-        ),
-        ("echo 2 > x", [("word", "echo"), ("word", "2"), ("redirect", ">"), ("word", "x")]),
-        ("tee \"a b\"'c'\\ d", [("word", "tee"), ("word", "a bc d")]),
-        ('echo "$(cat ")") >x"', [("word", "echo"), ("word", '$(cat ")") >x')]),
-        ("x;y && z", [("word", "x"), ("sep", ";"), ("word", "y"), ("sep", "&&"), ("word", "z")]),
-        ("cat <<-EOF", [("word", "cat"), ("redirect", "<<-"), ("word", "EOF")]),
-        ("ls # > .git/x", [("word", "ls")]),
-        ('echo "open', [("word", "echo"), ("word", "open")]),
+        ("echo x>.git/c", ["echo", "x"], [(">", ".git/c")]),
+        ("a 2>/dev/null >&2", ["a"], [("2>", "/dev/null"), (">&", "2")]),
+        ("echo 2 > x", ["echo", "2"], [(">", "x")]),
+        ("tee \"a b\"'c'\\ d", ["tee", "a bc d"], []),
+        ('echo "$(cat ")") >x"', ["echo", '$(cat ")") >x'], []),
+        ("cat <<-EOF\nx\nEOF", ["cat"], [("<<-", "EOF")]),
+        ("ls # > .git/x", ["ls"], []),
     ],
 )
-def test_lex_keeps_quoted_operators_as_words(text: str, tokens: list[tuple[str, str]]) -> None:
-    assert lex(text) == tokens
+def test_words_and_redirections_as_the_shell_reads_them(
+    text: str, argv: list[str], redirects: list[tuple[str, str]]
+) -> None:
+    first = analyse(text)[0]
+    assert (first.argv, first.redirects) == (argv, redirects)
 
 
-def test_segments_keep_their_raw_text_and_clobber_redirects_stay_whole() -> None:
+def test_segments_keep_their_redirections_and_clobber_redirects_stay_whole() -> None:
     segments = analyse("cd x && bash -c 'echo \"a b\" > f' >| log")
-    assert segments is not None
-    assert [s.raw for s in segments] == ["cd x", "bash -c 'echo \"a b\" > f' >| log", 'echo "a b" > f']
+    assert [(s.argv, s.redirects) for s in segments] == [
+        (["cd", "x"], []),
+        (["bash", "-c", 'echo "a b" > f'], [(">|", "log")]),
+        (["echo", "a b"], [(">", "f")]),
+    ]
 
 
 def test_shell_writes_alone_needs_no_engine(tmp_path: Path) -> None:
@@ -228,3 +233,6 @@ def test_inherited_variables_are_expanded_unless_the_line_sets_them(project: Pat
     assert sw.reason("cd $SRC && echo x > out.txt") is None
     assert sw.reason("AUGER_HOME=/tmp/elsewhere; echo x > $AUGER_HOME/a") is None  # set by the line
     assert sw.reason("echo x > $UNSET_VAR/AGENTS.md") is None
+    assert sw.reason("ln -s $AUGER_HOME x && echo > x/f") is not None  # a link made on the line
+    unknown = sw.reason("ln -s $(cat p) x && touch x/f")
+    assert unknown is not None and unknown.startswith("a link made by this command: it writes x/f (touch)")

@@ -96,7 +96,7 @@ def _path_pattern(raw: str) -> str:
 def _command_pattern(command: str) -> str:
     exact = escape(shellparse.canonical(command))
     segments = shellparse.analyse(command)
-    if segments is None or len(segments) != 1 or segments[0].transparent or segments[0].opaque:
+    if len(segments) != 1 or segments[0].transparent or segments[0].hidden:
         return exact
     words = segments[0].command.split(" ")
     if words[0] in _RUNNERS or not _SUBCOMMAND.match(words[0]):

@@ -3,9 +3,11 @@
 * `execute(PATTERN)` — a glob over a shell command: `*` is any text, `\\*` a literal star, and a
   trailing ` *` (or Claude Code's `:*`) also matches nothing, so `git status *` matches
   `git status`. The command is split into its simple commands (`a && b`, `a; b`, pipes,
-  `$(...)`, `sh -c '...'`, see `auger.core.safety.shell_parser`) and wrappers (`env X=1`, `timeout 60`,
-  `sudo`, `nice`, `command`, ...) are peeled off: a deny/ask rule applies when it matches any
-  part (as written or unwrapped); an allow applies only when every part is allowed. A pattern
+  `$(...)`, `sh -c '...'`, `find -exec`, read by a bash grammar: `auger.core.safety.shell_parser`)
+  and wrappers (`env X=1`, `timeout 60`, `sudo`, `nice`, `time -p`, ...) are peeled off: a
+  deny/ask rule applies when it matches any part (as written or unwrapped); an allow applies
+  only when every part is allowed, and no wildcard allows a part that cannot be known
+  (`$CMD`, `eval "$X"`, `curl x | sh`, a line that does not parse). A pattern
   without `*` also matches the whole command line exactly. For common destructive commands
   (rm, chmod, chown, chgrp, git push/reset/clean/branch/checkout/switch) the rule and the command
   are also compared by what they do (`auger.core.safety.command_forms`): options in any order, cluster
@@ -172,7 +174,7 @@ class Subject:
     args: Mapping[str, Any]
     mcp: tuple[str, str] | None = None
     command: str | None = None
-    segments: list[shellparse.Segment] | None = None
+    segments: list[shellparse.Segment] = field(default_factory=list)
     agent_path: str | None = None  # as the tool normalises it, without the "/" ("." is the root)
     host_path: str | None = None  # the host file (`auger.core.safety.host_paths`); None: the tool refuses it
     rel_path: str | None = None  # host_path relative to the project root, when it lies in it
@@ -272,13 +274,16 @@ def _host_pattern(text: str) -> str | None:
 
 
 def _segment_matches(pattern: str, seg: shellparse.Segment, *, extra: bool) -> bool:
+    """A form of the segment matches (`extra`: deny/ask, also the basename forms); a wildcard
+    sees only an opaque segment's basename forms and allows no hidden segment (`curl x | sh`)."""
     regex = _command_regex(pattern)
-    if seg.opaque and has_wildcard(pattern):
+    wildcard = has_wildcard(pattern)
+    if wildcard and (seg.opaque or (seg.hidden and not extra)):
         forms: Iterable[str] = seg.extra_forms if extra else ()
     else:
         forms = [*seg.forms, *(seg.extra_forms if extra else [])]
     return any(regex.fullmatch(form) for form in forms) or (
-        not seg.opaque and _shape_matches(pattern, seg, subset=extra)
+        not seg.opaque and (extra or not seg.hidden) and _shape_matches(pattern, seg, subset=extra)
     )
 
 
@@ -331,7 +336,7 @@ def touches(rule: Rule, sub: Subject) -> bool:
         return rule.pattern is None or _domain_matches(rule.pattern, str(sub.args.get("url")))
     if sub.command is not None:
         return _whole_matches(rule.pattern, sub.command, wildcard_ok=True) or any(
-            _segment_matches(rule.pattern, s, extra=True) for s in sub.segments or []
+            _segment_matches(rule.pattern, s, extra=True) for s in sub.segments
         )
     if sub.name in FILE_TOOLS:
         return _path_matches(rule.pattern, sub)
@@ -351,8 +356,8 @@ def covers(rules: Sequence[Rule], sub: Subject) -> tuple[str, ...] | None:
     for rule in mine:
         if _whole_matches(rule.pattern or "", sub.command, wildcard_ok=False):
             return (rule.text,)
-    parts = [s for s in sub.segments or [] if not s.transparent]
-    if sub.segments is None or not parts:
+    parts = [s for s in sub.segments if not s.transparent]
+    if not parts:
         return None
     used: list[str] = []
     for seg in parts:

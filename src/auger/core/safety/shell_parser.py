@@ -1,70 +1,87 @@
-"""Split a shell command line into the simple commands it runs, for permission rules.
+"""Split a shell command line into the simple commands it runs, for permission rules, read by
+a real bash grammar (tree-sitter-bash, loaded on first use).
 
 `analyse("cd src && timeout 60 pytest -x 2>&1 | tail")` gives three segments, `cd src`,
-`pytest -x 2>&1` (with the wrapped form `timeout 60 pytest -x 2>&1` kept too) and `tail`.
-Handled: `&&`, `||`, `;`, `|`, `|&`, `&`, newlines, `( )` subshells, `$( )`, backticks and
-`<( )` (their commands become segments of their own), here-documents (their body is data),
-comments, `if/then/do/...` keywords, leading `NAME=value` assignments, wrappers (`env`,
-`timeout`, `sudo`, `nice`, `nohup`, `time`, `command`, `exec`, `stdbuf`, `ionice`, `xargs`,
-`watch`, `doas`, `builtin`) and `sh|bash|zsh|dash -c "..."` and `eval ...` (analysed
-recursively; what a variable holds is not known: `eval "$CMD"` stays opaque).
+`pytest -x 2>&1` (with the wrapped form `timeout 60 pytest -x 2>&1` kept too) and `tail`. Every
+command the shell can run is a segment: each part of `&&`/`||`/`;`/`&`/pipelines, subshells,
+groups, `if`/`while`/`for`/`case` bodies, function bodies, and the commands in `$( )`, backticks,
+`<( )`/`>( )`, `$(( ))` and unquoted here-documents. Here-document bodies are otherwise data.
+Leading `NAME=value` assignments and wrappers (`env`, `timeout`, `nice`, `setsid`, `flock`,
+`stdbuf`, `sudo`, `xargs`, `time -p`, `coproc`, ... see `_WRAPPERS`) are peeled off; the
+commands of `find -exec`, `sh|bash -c "..."`, `env -S "..."`, `flock -c "..."` and `eval` of
+literal text are segments of their own (analysed recursively). `auger.core.safety.shell_words`
+reads the words.
 
-`None` means the line could not be split (an unclosed quote or substitution): callers then
-treat it as one opaque command.
-
-`auger.core.safety.shell_lexer.lex` reads one simple command (a segment's `raw` text) the way the shell
-does; `unwrap_words` peels keywords, assignments and wrappers off its words.
+A segment is `hidden` when what it runs cannot be known from the text: its command word is a
+variable or substitution (`$CMD x`, `eval "$CMD"`; also `opaque`), a shell reads its commands
+from stdin (`curl x | sh`, `bash <<< "$S"`; a literal here-string or here-document is read like
+`sh -c`, the commands one with expansions shows are segments too), or the line does not parse
+(an unclosed quote). No wildcard allow rule applies to a hidden segment; deny and ask rules
+still see its text.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from auger.core.safety.shell_lexer import closing
+from auger.core.safety import shell_words as sw
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
 
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_RESERVED = frozenset({"!", "if", "then", "else", "elif", "do", "while", "until", "{", "}", "time"})
-_CLOSERS = frozenset({"fi", "done", "esac", "}", ";;"})
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
-# wrapper -> (options that take a value, number of positional words before the command)
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "su"})
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# nodes that are commands read whole, as written (no wrapper or option reading)
+_WHOLE = frozenset({"declaration_command", "unset_command", "test_command"})
+
+
+def _spec(takes_value: str, positional: int = 0) -> tuple[frozenset[str], int]:
+    """A wrapper's options that take a value, and the number of words before its command."""
+    return frozenset(takes_value.split()), positional
+
+
 _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
-    "env": (frozenset({"-u", "--unset", "-C", "--chdir"}), 0),
-    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
-    "sudo": (frozenset({"-u", "-g", "-p", "-C", "-D", "-h", "-r", "-t", "-U", "-T", "--user", "--group"}), 0),
-    "doas": (frozenset({"-u", "-C"}), 0),
-    "nice": (frozenset({"-n", "--adjustment"}), 0),
-    "ionice": (frozenset({"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}), 0),
-    "nohup": (frozenset(), 0),
-    "time": (frozenset({"-f", "-o", "--format", "--output"}), 0),
-    "command": (frozenset(), 0),
-    "builtin": (frozenset(), 0),
-    "exec": (frozenset({"-a"}), 0),
-    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), 0),
-    "watch": (frozenset({"-n", "--interval"}), 0),
-    "xargs": (
-        frozenset(
-            {"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--max-args", "--max-procs", "--delimiter"}
-        ),
-        0,
-    ),
+    "env": _spec("-u --unset -C --chdir -S --split-string"),
+    "timeout": _spec("-s --signal -k --kill-after", 1),
+    "sudo": _spec("-u -g -p -C -D -h -r -t -U -T --user --group"),
+    "doas": _spec("-u -C"),
+    "nice": _spec("-n --adjustment"),
+    "ionice": _spec("-c -n -p -P -u --class --classdata"),
+    "time": _spec("-f -o --format --output"),
+    "exec": _spec("-a"),
+    "stdbuf": _spec("-i -o -e --input --output --error"),
+    "watch": _spec("-n --interval"),
+    "flock": _spec("-w --timeout -E --conflict-exit-code", 1),
+    "xargs": _spec("-I -n -P -L -d -E -s -a --max-args --max-procs --delimiter"),
+    **dict.fromkeys(("nohup", "setsid", "coproc", "unbuffer", "busybox", "command", "builtin"), _spec("")),
+    **dict.fromkeys(("taskset", "chrt", "chroot"), _spec("", 1)),
 }
+_COMMAND_STRING = {"flock": ("-c", "--command"), "env": ("-S", "--split-string")}  # run as `sh -c`
 _MAX_DEPTH = 8
+_LOCAL = threading.local()
 
 
 @dataclass
 class Segment:
-    """One simple command. `forms` run from as written (minus keywords) to fully unwrapped;
-    `extra_forms` (the command word's basename) count for deny/ask rules only; a `transparent`
-    segment (`sh -c ...`) is judged by the segments inside it; an `opaque` one (its command word
-    is a variable or substitution) can only be allowed by an exact rule."""
+    """One simple command. `forms` run from as written to fully unwrapped (redirections kept at
+    the end); `extra_forms` (the command word's basename) count for deny/ask rules only; a
+    `transparent` segment (`sh -c ...`, a group's redirections) is judged by the segments inside
+    it; `opaque`: its command word is a variable or substitution; `hidden`: see the module doc.
+    `argv` is the unwrapped command as the program gets it, `redirects` its (operator, target)."""
 
     forms: list[str]
     extra_forms: list[str] = field(default_factory=list)
     transparent: bool = False
     opaque: bool = False
-    raw: str = ""  # the simple command as written (quotes, redirections), for `lex`
+    hidden: bool = False
+    argv: list[str] = field(default_factory=list)
+    redirects: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def command(self) -> str:
@@ -84,51 +101,154 @@ def split_words(text: str) -> list[str]:
         return text.split()
 
 
-def analyse(command: str, _depth: int = 0) -> list[Segment] | None:
-    """The segments of `command`, or None if it cannot be split."""
-    if _depth > _MAX_DEPTH:
-        return None
-    scanned = _Scanner(str(command)).run()
-    if scanned is None:
-        return None
-    parts, inner = scanned
-    groups = [_segments_of(text, _depth) for text in parts] + [analyse(sub, _depth + 1) for sub in inner]
-    if any(group is None for group in groups):
-        return None
-    return [segment for group in groups for segment in group or []]
+def _parser() -> Parser:
+    """This thread's parser (a tree-sitter parser is not safe to share between threads)."""
+    parser: Parser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        import tree_sitter
+        import tree_sitter_bash
+
+        parser = _LOCAL.parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return parser
 
 
-def _segments_of(text: str, depth: int) -> list[Segment] | None:
-    words = split_words(text)
-    while words and words[0] in _RESERVED:
-        words = words[1:]
-    if not words or (len(words) == 1 and words[0] in _CLOSERS) or words[0] in ("for", "select", "case"):
-        return []
-    forms = [" ".join(words)]
+def analyse(command: str, _depth: int = 0) -> list[Segment]:
+    """The segments of `command`, in the order the shell reaches them (shared: do not change them)."""
+    return list(_analyse(str(command), _depth))
+
+
+@lru_cache(maxsize=256)  # one call is judged by rules, protected paths and "always allow" alike
+def _analyse(text: str, depth: int) -> tuple[Segment, ...]:
+    if depth > _MAX_DEPTH:
+        return (Segment([canonical(text)], opaque=True, hidden=True),)
+    safe, back = sw.bmp_only(text)
+    tree = _parser().parse(safe.encode())
+    out: list[Segment] = []
+    _Walker(out, depth).walk(tree.root_node)
+    if tree.root_node.has_error:  # the shell refuses what does not parse; what it runs first is above
+        out.append(Segment([canonical(text)], opaque=True, hidden=True))
+    for i, seg in enumerate(out if back else ()):
+        undo = [[w.translate(back) for w in words] for words in (seg.forms, seg.extra_forms, seg.argv)]
+        out[i] = replace(seg, forms=undo[0], extra_forms=undo[1], argv=undo[2])
+        out[i].redirects = [(o, t.translate(back)) for o, t in seg.redirects]
+    return tuple(out)
+
+
+class _Walker:
+    """Collects the segments of a parse tree in document order."""
+
+    def __init__(self, out: list[Segment], depth: int) -> None:
+        self.out, self.depth = out, depth
+        self.pending: dict[int, list[Node]] = {}  # command node id -> redirections written after it
+
+    def walk(self, root: Node) -> None:
+        """Every node in document order (a loop: a line can nest thousands deep)."""
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            self._visit(node)
+            stack.extend(reversed(node.children))
+
+    def _visit(self, node: Node) -> None:
+        kind = node.type
+        if kind == "redirected_statement":
+            target = _redirected(node)
+            more = sw.flat(node.children_by_field_name("redirect"))
+            if target is not None and target.type == "command":
+                self.pending.setdefault(target.id, []).extend(more)
+            else:  # a group's or a loop's redirections
+                self.out.extend(segments_of([], [sw.redirect(r) for r in more], self.depth))
+        elif kind == "command":
+            self._command(node, self.pending.pop(node.id, []))
+        elif kind in _WHOLE:
+            self.out.append(Segment([canonical(sw.text_of(node))], argv=split_words(sw.text_of(node))))
+
+    def _command(self, node: Node, outer: list[Node]) -> None:
+        words: list[str] = []
+        head: Node | None = None
+        at = 0  # where the command word is in `words`
+        redirects = [*outer, *sw.flat(node.children_by_field_name("redirect"))]
+        raw, arguments = node.text or b"", {a.id for a in node.children_by_field_name("argument")}
+        before: Node | None = None
+        for child in node.children:
+            before, prev = child, before
+            if child.type == "variable_assignment":
+                name, val = child.child_by_field_name("name"), child.child_by_field_name("value")
+                words.append(f"{sw.text_of(name) if name else ''}={sw.value(val) if val else ''}")
+            elif child.type == "command_name":
+                head, at = child, len(words)
+                words.append(sw.value(child.named_children[0]) if child.named_children else sw.text_of(child))
+            elif head is not None and prev is not None and child.id in arguments:
+                escaped, same_word = sw.glue(raw, node.start_byte, prev, child)
+                words[-1] += escaped + (sw.value(child) if same_word else "")
+                words.extend(() if same_word else (sw.value(child),))
+        feeds = [r for r in redirects if r.type in ("herestring_redirect", "heredoc_redirect")]
+        stdin = sw.literal_input(feeds[-1]) if feeds else None
+        shown = [sw.redirect(r) for r in redirects]
+        opaque = head is not None and not sw.known(head)
+        spread = sw.brace_words(words[at]) if opaque else None
+        if spread is not None:  # `{rm,-rf,x}` runs `rm -rf x` (bash's brace expansion)
+            words, opaque = [*words[:at], *spread, *words[at + 1 :]], False
+        self.out.extend(segments_of(words, shown, self.depth, opaque=opaque, stdin=stdin))
+
+
+def _redirected(node: Node) -> Node | None:
+    """The statement a redirection written after `node` applies to: the grammar reads
+    `a && b > f`, `a | b > f` and `! b > f` as redirecting the whole, the shell only `b`."""
+    body = node.child_by_field_name("body")
+    while body is not None and body.type in ("list", "pipeline", "negated_command", "redirected_statement"):
+        inner = [c for c in body.named_children if c.type != "comment"]
+        body = body.child_by_field_name("body") if body.type == "redirected_statement" else inner[-1]
+    return body
+
+
+def segments_of(
+    words: list[str],
+    redirects: list[tuple[str, str, str]],
+    depth: int,
+    *,
+    opaque: bool = False,
+    stdin: tuple[str, bool] | None = None,
+) -> list[Segment]:
+    """The segments of one simple command given as its words (assignments first): itself, with
+    its forms from as written to unwrapped, then the commands it runs (`sh -c`, `find -exec`, a
+    shell's here-string or here-document, `stdin`: (its text, whether it is literal))."""
+    tail = [r[2] for r in redirects]
+    forms = [" ".join([*words, *tail])]
     while words and _ASSIGN.match(words[0]):
         words = words[1:]
-    if not words:
-        return []
-    if " ".join(words) != forms[-1]:
-        forms.append(" ".join(words))
-    steps, inner = _peel(words)
-    forms.extend(" ".join(step) for step in steps[1:])
+    if not words or words == ["}"]:  # assignments or redirections alone; a `coproc NAME {` group's end
+        return [Segment(forms, transparent=True, redirects=[r[:2] for r in redirects])] if redirects else []
+    steps, inner, reads_stdin = _peel(words)
+    fed = stdin if reads_stdin and inner is None else None
+    inner = fed[0] if fed is not None and fed[1] else inner
+    forms += [" ".join([*step, *tail]) for step in steps]
+    forms = list(dict.fromkeys(forms))
+    argv = steps[-1]
+    seg = Segment(
+        forms, _basename_forms(forms), opaque=opaque, argv=argv, redirects=[r[:2] for r in redirects]
+    )
+    seg.hidden = opaque or (reads_stdin and inner is None)
     if inner is not None:
-        found = analyse(inner, depth + 1)
-        if found is None:
-            return None
-        return [Segment(forms, _basename_forms(forms), transparent=True, raw=text), *found]
-    head = forms[-1].split(" ", 1)[0]
-    opaque = head.startswith(("$", "`")) or "$(" in head
-    return [Segment(forms, _basename_forms(forms), opaque=opaque, raw=text)]
+        seg.transparent = True
+        return [seg, *analyse(inner, depth + 1)]
+    found = [seg, *(analyse(fed[0], depth + 1) if fed is not None and not fed[1] else ())]  # deny sees it
+    if argv and argv[0].rsplit("/", 1)[-1] == "find":
+        found += [s for run in _find_runs(argv) for s in segments_of(run, [], depth + 1)]
+    return found
 
 
-def unwrap_words(words: list[str]) -> list[str]:
-    """The command `words` run: without leading keywords, `NAME=value` assignments and wrappers
-    (`sudo -u x env A=1 timeout 5 rm f` -> `rm f`); `sh -c CMD` stays as it is."""
-    while words and (words[0] in _RESERVED or _ASSIGN.match(words[0])):
-        words = words[1:]
-    return _peel(words)[0][-1] if words else []
+def _find_runs(argv: list[str]) -> list[list[str]]:
+    """The commands of `find ... -exec CMD ... ;` (also `+`, `-execdir`, `-ok`, `-okdir`)."""
+    runs, i = [], 0
+    while i < len(argv):
+        if argv[i] in _FIND_RUNS:
+            end = next((j for j in range(i + 1, len(argv)) if argv[j] in (";", "+")), len(argv))
+            if end > i + 1:
+                runs.append(argv[i + 1 : end])
+            i = end
+        i += 1
+    return runs
 
 
 def _basename_forms(forms: list[str]) -> list[str]:
@@ -140,28 +260,34 @@ def _basename_forms(forms: list[str]) -> list[str]:
     return out
 
 
-def _peel(words: list[str]) -> tuple[list[list[str]], str | None]:
-    """`words` then each form with one more wrapper peeled off; for `sh -c CMD` also CMD (to
-    analyse recursively)."""
+def _peel(words: list[str]) -> tuple[list[list[str]], str | None, bool]:
+    """`words` then each form with one more wrapper peeled off; the command line a shell, `eval`
+    or a wrapper's command string runs (to analyse recursively); whether a shell reads stdin."""
     steps = [words]
     for _ in range(_MAX_DEPTH):
         name = words[0].rsplit("/", 1)[-1]
         if name in _SHELLS:
-            return steps, _shell_command(words)
+            inner, stdin = _shell_command(words)
+            return steps, inner, stdin
         if name == "eval":  # runs its arguments joined as a command line: analysed like `sh -c`
-            return steps, " ".join(words[1:]) or None
+            return steps, " ".join(words[1:]) or None, False
         spec = _WRAPPERS.get(name)
         if spec is None or (name == "command" and any(w in ("-v", "-V") for w in words[1:2])):
-            return steps, None
+            return steps, None, False
         rest = _skip_options(words[1:], *spec)
-        if name in ("env", "sudo", "doas"):
-            while rest and _ASSIGN.match(rest[0]):
-                rest = rest[1:]
+        own = words[1 : len(words) - len(rest)]  # the wrapper's options and their values
+        at = next((i for i, w in enumerate([*own, *rest[:1]]) if w in _COMMAND_STRING.get(name, ())), None)
+        if at is not None:  # `env -S CMD`, `flock FILE -c CMD`
+            return steps, next(iter([*own, *rest][at + 1 : at + 2]), None), False
+        if name == "coproc" and len(rest) > 1 and rest[1] == "{":
+            rest = rest[2:]
+        while rest and (rest[0] == "{" or (name in ("env", "sudo", "doas") and _ASSIGN.match(rest[0]))):
+            rest = rest[1:]
         if not rest:
-            return steps, None
+            return steps, None, False
         words = rest
         steps.append(words)
-    return steps, None
+    return steps, None, False
 
 
 def _skip_options(words: list[str], takes_value: frozenset[str], positional: int) -> list[str]:
@@ -173,145 +299,23 @@ def _skip_options(words: list[str], takes_value: frozenset[str], positional: int
             break
         if not word.startswith("-") or word == "-":
             break
-        if word in takes_value:
-            i += 2
-            continue
-        i += 1
+        i += 2 if word in takes_value else 1
     return words[i + positional :] if i + positional <= len(words) else []
 
 
-def _shell_command(words: list[str]) -> str | None:
-    """The CMD of `sh [-opts] -c CMD ...` (also `-lc`, `-ec`), else None (a script or a REPL)."""
-    for i, word in enumerate(words[1:], start=1):
-        if not word.startswith("-"):
-            return None
-        if "c" in word.lstrip("-") and not word.startswith("--"):
-            return words[i + 1] if i + 1 < len(words) else None
-    return None
-
-
-class _Scanner:
-    """One pass over the text: split at unquoted operators, collect substitution bodies."""
-
-    def __init__(self, text: str) -> None:
-        self.text, self.i = text, 0
-        self.parts: list[str] = []
-        self.inner: list[str] = []
-        self.buf: list[str] = []
-        self.heredocs: list[tuple[str, bool]] = []
-
-    def cut(self) -> None:
-        part = "".join(self.buf).strip()
-        if part:
-            self.parts.append(part)
-        self.buf = []
-
-    def run(self) -> tuple[list[str], list[str]] | None:
-        text = self.text
-        while self.i < len(text):
-            if not self._step(text):
-                return None
-        self.cut()
-        return self.parts, self.inner
-
-    def _step(self, text: str) -> bool:  # noqa: PLR0911 - one branch per kind of token
-        c, nxt = text[self.i], text[self.i + 1 : self.i + 2]
-        if c == "\\":
-            self.buf.append(text[self.i : self.i + 2])
-            self.i += 2
-            return True
-        if c == "'":
-            end = text.find("'", self.i + 1)
-            if end < 0:
-                return False
-            self.buf.append(text[self.i : end + 1])
-            self.i = end + 1
-            return True
-        if c == '"':
-            return self._double_quoted(text)
-        if c == "`" or (c == "$" and nxt == "(") or (c in "<>" and nxt == "(" and not self._after_redirect()):
-            return self._substitution(text)
-        if c == "#" and (not self.buf or self.buf[-1][-1:].isspace()):
-            end = text.find("\n", self.i)
-            self.i = len(text) if end < 0 else end
-            return True
-        if c == "<" and text.startswith("<<", self.i) and not text.startswith("<<<", self.i):
-            return self._heredoc_start(text)
-        if c == "\n":
-            self.cut()
-            self.i += 1
-            return self._skip_heredoc_bodies(text)
-        return self._operator(text, c, nxt)
-
-    def _after_redirect(self) -> bool:
-        return bool(self.buf) and self.buf[-1][-1:] in ("<", ">")
-
-    def _operator(self, text: str, c: str, nxt: str) -> bool:
-        prev = self.buf[-1][-1:] if self.buf else ""
-        clobber = c == "|" and prev == ">" and not text.startswith(">>|", self.i - 2)  # `>|` writes a file
-        if (c in ";|()" and not clobber) or (c == "&" and nxt != ">" and prev not in ("<", ">")):
-            self.cut()
-            self.i += 2 if (c + nxt) in ("&&", "||", "|&", ";;") else 1
-            return True
-        self.buf.append(c)
-        self.i += 1
-        return True
-
-    def _double_quoted(self, text: str) -> bool:
-        j = self.i + 1
-        while j < len(text) and text[j] != '"':
-            if text[j] == "\\":
-                j += 2
-                continue
-            if text[j] == "`" or text.startswith("$(", j):
-                body_end = closing(text, j)
-                if body_end is None:
-                    return False
-                self._add_inner(text, j, body_end)
-                j = body_end + 1
-                continue
-            j += 1
-        if j >= len(text):
-            return False
-        self.buf.append(text[self.i : j + 1])
-        self.i = j + 1
-        return True
-
-    def _substitution(self, text: str) -> bool:
-        end = closing(text, self.i)
-        if end is None:
-            return False
-        self._add_inner(text, self.i, end)
-        self.buf.append(text[self.i : end + 1])
-        self.i = end + 1
-        return True
-
-    def _add_inner(self, text: str, start: int, end: int) -> None:
-        if text.startswith("$((", start):  # arithmetic, not a command
-            return
-        open_len = 1 if text[start] == "`" else 2
-        self.inner.append(text[start + open_len : end])
-
-    def _heredoc_start(self, text: str) -> bool:
-        m = re.match(r"<<-?\s*(['\"]?)([^\s'\"<>|&;()]+)\1", text[self.i :])
-        if m is None:
-            self.buf.append("<<")
-            self.i += 2
-            return True
-        self.heredocs.append((m.group(2), m.group(0).startswith("<<-")))
-        self.buf.append(m.group(0))
-        self.i += m.end()
-        return True
-
-    def _skip_heredoc_bodies(self, text: str) -> bool:
-        while self.heredocs:
-            delim, strip_tabs = self.heredocs.pop(0)
-            while True:
-                if self.i >= len(text):
-                    return True  # an unterminated here-document runs to the end: all data
-                end = text.find("\n", self.i)
-                line = text[self.i : len(text) if end < 0 else end]
-                self.i = len(text) if end < 0 else end + 1
-                if (line.lstrip("\t") if strip_tabs else line) == delim:
-                    break
-        return True
+def _shell_command(words: list[str]) -> tuple[str | None, bool]:
+    """(the CMD of `sh [-opts] -c CMD ...` (also `-lc`, `-ec`, `su USER -c CMD`), whether the
+    shell reads its commands from stdin: no script named, or `-s`)."""
+    if words[0].rsplit("/", 1)[-1] == "su":
+        at = next((i for i, w in enumerate(words) if w in ("-c", "--command")), None)
+        return (words[at + 1] if at is not None and at + 1 < len(words) else None), at is None
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word == "-" or not word.startswith(("-", "+")):
+            return None, word == "-"
+        letters = "" if word.startswith("--") else word[1:]
+        if "c" in letters or "s" in letters:
+            return (words[i + 1] if "c" in letters and i + 1 < len(words) else None), "c" not in letters
+        i += 2 if letters[-1:] in ("o", "O") else 1  # `-o pipefail`, `-euo pipefail`, `+O opt`
+    return None, True

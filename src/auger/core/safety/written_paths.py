@@ -20,12 +20,13 @@ those.
 A path is resolved against the command's folder — the project root, then each `cd`/`pushd` as
 the line goes (after a `cd` to something unknown only paths naming a protected folder count) —
 with `~` and the variables the shell inherits (`$HOME`, `$AUGER_HOME`; not those the line sets)
-expanded, `..` normalised and symlinks followed. Whether that host path is
+expanded, `..` normalised and symlinks followed, also those `ln` made earlier on the line (a
+write through one whose target is not known asks). Whether that host path is
 protected is `auger.core.safety.host_paths.ProtectedPaths` (the file tools ask it the same): in a `.git`
 or `.auger` folder or in a protected folder (`~/.ssh`, AUGER_HOME); `rm -r` and `mv` also when
 they take the project's `.git`/`.auger` or a protected folder with them (`rm -rf .`, `rm -rf ~`).
-Globs count as the shell expands them: `.g*` reaches `.git`, `*` does not. A line that cannot be
-parsed is read leniently (an unclosed quote is data up to the end).
+Globs count as the shell expands them: `.g*` reaches `.git`, `*` does not. Of a line that does
+not parse, what the grammar reads before the broken part counts.
 """
 
 from __future__ import annotations
@@ -33,11 +34,10 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from auger.core.safety import shell_lexer as shelllex
 from auger.core.safety import shell_parser as shellparse
 from auger.core.safety.host_paths import ProtectedPaths, parts, protected_name
 
@@ -54,6 +54,7 @@ _OUTPUT_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "wget": ("OP", ("--output-document", "--directory-prefix")),
     **{name: ("t", ("--target-directory",)) for name in ("cp", "mv", "ln", "install")},
 }
+_Links = dict[str, str | None]  # a link the line makes -> where it leads (None: not known)
 _FIND_RUNS = ("-exec", "-execdir", "-ok", "-okdir")
 _VERBS = {"rm": "removes", "rm -r": "removes", "rmdir": "removes", "unlink": "removes", "shred": "removes"}
 _VERBS |= {"mv": "moves", "find -delete": "removes", "find -exec rm": "removes"}
@@ -72,24 +73,14 @@ class Write:
 # --- what a simple command writes -------------------------------------------------------------------
 
 
-def writes(tokens: Sequence[shelllex.Token]) -> tuple[list[str], list[Write]]:
-    """The command's words (wrappers peeled off) and the paths it writes."""
-    words: list[str] = []
-    out: list[Write] = []
-    i = 0
-    while i < len(tokens):
-        kind, text = tokens[i]
-        if kind == "redirect":
-            target = tokens[i + 1][1] if i + 1 < len(tokens) and tokens[i + 1][0] == "word" else ""
-            i += 2 if target else 1
-            fd_copy = text.endswith(">&") and (target.isdigit() or target == "-")
-            if ">" in text and target and not fd_copy:
-                out.append(Write(target, f"redirect {text}"))
-            continue
-        words.append(text)
-        i += 1
-    argv = shellparse.unwrap_words(words)
-    return argv, [*out, *command_writes(argv)]
+def writes(segment: shellparse.Segment) -> list[Write]:
+    """The paths one simple command writes: its redirections, then its arguments."""
+    out = []
+    for operator, target in segment.redirects:
+        fd_copy = operator.endswith(">&") and (target.isdigit() or target == "-")
+        if ">" in operator and target and not fd_copy:
+            out.append(Write(target, f"redirect {operator}"))
+    return [*out, *command_writes(segment.argv)]
 
 
 def command_writes(argv: Sequence[str]) -> list[Write]:
@@ -229,22 +220,6 @@ _HANDLERS: dict[str, _Handler] = {
 # --- the command line -------------------------------------------------------------------------------
 
 
-def simple_commands(command: str) -> Iterator[list[shelllex.Token]]:
-    """The simple commands of `command` as tokens, in order (sh -c bodies and substitutions
-    included); an unparseable line is split leniently at its separators."""
-    segments = shellparse.analyse(command)
-    texts = [s.raw or s.command for s in segments] if segments is not None else [command]
-    for text in texts:
-        group: list[shelllex.Token] = []
-        for token in shelllex.lex(text):
-            if token[0] == "sep":
-                yield group
-                group = []
-            else:
-                group.append(token)
-        yield group
-
-
 class ShellWrites:
     """Finds the protected paths a shell command writes, for one project. `env` is what the
     shell inherits (default: this process's environment) — `$AUGER_HOME/AGENTS.md` is a path."""
@@ -267,17 +242,24 @@ class ShellWrites:
         for name in _ASSIGNED.findall(command):  # set in the line itself: its value is not known
             env.pop(name, None)
         env["HOME"] = self.home
-        for tokens in simple_commands(command):
-            argv, found = writes(tokens)
-            for write in found:
-                why = self.check(write, cwd, env)
+        links: _Links = {}  # links the line makes: where each leads (None: unknown)
+        for segment in shellparse.analyse(command):
+            for write in writes(segment):
+                why = self.check(write, cwd, env, links)
                 if why is not None:
                     return why
-            cwd = self._next_cwd(argv, cwd, env)
+            links |= self._links(segment.argv, cwd, env)
+            cwd = self._next_cwd(segment.argv, cwd, env)
         return None
 
-    def check(self, write: Write, cwd: str | None, env: Mapping[str, str]) -> str | None:
+    def check(self, write: Write, cwd: str | None, env: Mapping[str, str], links: _Links) -> str | None:
         path = self.resolve(write.word, cwd, env)
+        link = next((k for k in links if path is not None and (path + "/").startswith(k + "/")), None)
+        if path is not None and link is not None:  # through a link made earlier on the line
+            if links[link] is None:
+                shown, why = self.protected.show(link), "its target is not known before it runs"
+                return f"a link made by this command: {write.says(write.word)} through {shown} ({why})"
+            path = posixpath.normpath(f"{links[link]}{path[len(link) :]}")
         if path is None:  # relative to a folder we do not know: only what the word names
             name = protected_name(parts(write.word))
             return f"protected path ({name}/): {write.says(write.word)}" if name else None
@@ -303,6 +285,26 @@ class ShellWrites:
         if text.startswith("/"):
             return posixpath.normpath("/" + text.lstrip("/"))
         return None if cwd is None else posixpath.normpath(posixpath.join(cwd, text))
+
+    def _links(self, argv: Sequence[str], cwd: str | None, env: Mapping[str, str]) -> _Links:
+        """The links `ln TARGET LINK` (or `ln TARGET... DIR`) makes: each link's path and where it
+        leads (None: not known here), so later writes through it are judged where they land."""
+        if not argv or argv[0].rsplit("/", 1)[-1] != "ln":
+            return {}
+        folder = option_values(argv[1:], "t", ("--target-directory",))
+        plain = [p for p in positionals(argv[1:]) if p not in folder]
+        targets, into = (plain, folder[0]) if folder else (plain[:-1], plain[-1] if len(plain) > 1 else None)
+        soft = any(a == "--symbolic" or (a[:1] == "-" and a[1:2] != "-" and "s" in a) for a in argv[1:])
+        where = self.resolve(into, cwd, env) if into is not None else None
+        out: _Links = {}
+        for target in targets:
+            base = posixpath.dirname(where) if soft and where is not None else cwd
+            lands = self.resolve(target, base, env)
+            known = lands if lands is not None and "$" not in lands and "`" not in lands else None
+            for link in (where, posixpath.join(where, posixpath.basename(target)) if where else None):
+                if link is not None:
+                    out[link] = known
+        return out
 
     def _next_cwd(self, argv: Sequence[str], cwd: str | None, env: Mapping[str, str]) -> str | None:
         """The folder after `cd`/`pushd`/`popd` (None: unknown); other commands keep it."""
