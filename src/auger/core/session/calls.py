@@ -101,7 +101,7 @@ async def mcp_trust(session: Session, request: ops.NoArgs) -> ops.Text:
     from auger.core.mcp.config import TrustStore
 
     await manager.trust_project(TrustStore(session.runtime.settings.home))
-    return ops.Text("Trusted this project's MCP servers (remembered until its .mcp.json changes).")
+    return ops.Text("Trusted this project (remembered for its folder: servers, hooks, settings).")
 
 
 @implements(ops.MCP_RESTART)
