@@ -96,9 +96,9 @@ def test_a_utf8_bom_is_accepted(project: Path, tmp_path: Path) -> None:
 def test_nan_inf_and_negative_timeouts_are_refused_naming_the_key(
     project: Path, tmp_path: Path, value: str
 ) -> None:
-    with pytest.raises(ConfigError, match="thread_wait = .* (is not a finite number|must not be negative)"):
+    with pytest.raises(ConfigError, match=r"thread_wait = .* (is not a finite number|must not be negative)"):
         load(project, tmp_path, "", user=f"thread_wait = {value}\n")
-    with pytest.raises(ConfigError, match="AUGER_TIMEOUT: timeout = .*(finite|greater than 0)"):
+    with pytest.raises(ConfigError, match=r"AUGER_TIMEOUT: timeout = .*(finite|greater than 0)"):
         load(project, tmp_path, "", AUGER_TIMEOUT=value)
     with pytest.raises(ConfigError, match=r"mcp\.call_timeout"):
         load(project, tmp_path, "", user=f"[mcp]\ncall_timeout = {value}\n")

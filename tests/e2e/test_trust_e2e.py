@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import ScriptedLLM
 
 from conftest import AugerEnv
+from llm_server import ScriptedLLM
 
 STREAM = ("--output-format", "stream-json")
 
