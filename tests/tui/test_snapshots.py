@@ -1,6 +1,6 @@
-"""SVG snapshots (pytest-textual-snapshot) of the main screen, an approval, the model picker and
-the thread picker, the trust question. Deterministic: fixed terminal size, fixed token counts (`prompt_tokens`),
-fixed thread ids and durations, the test's own HOME (so the cwd shows as ~/project).
+"""SVG snapshots (pytest-textual-snapshot) of the main screen, an approval, the model picker, the
+thread picker and the trust question. Deterministic: fixed terminal size, fixed token counts
+(`prompt_tokens`), fixed thread ids and durations, the test's own HOME (so the cwd shows as ~/project).
 
 Update after an intended visual change: pytest tests/tui/test_snapshots.py --snapshot-update
 """
