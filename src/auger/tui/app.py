@@ -165,17 +165,16 @@ class AugerApp(AppBase):
         for name in LATER:
             importlib.import_module(name)
         self.inputs  # noqa: B018 - registers the slash commands
-        for warning in self.settings.warnings:
-            self.notice(warning, "warning")
         from auger.tui.screens.trust import trust_question
 
         question = trust_question(self.settings) if self.first_run else None  # not over --connect
         if question is None:
-            self.boot()
+            self._trust_answered(None)
         else:  # nothing of the project (servers, hooks) runs before the answer
             self.push_screen(question, self._trust_answered)
 
     def _trust_answered(self, answer: str | None) -> None:
+        """Boot, after the trust question if there was one (its settings' warnings then)."""
         if answer == "trust":
             from auger.tui.screens.trust import trusted_settings
 
@@ -184,6 +183,8 @@ class AugerApp(AppBase):
                 self.notice(f"Trusted {self.settings.project_root}: its settings, servers and hooks apply.")
             except AugerError as exc:
                 self.notice(f"Could not trust the project: {exc}", "error")
+        for warning in self.settings.warnings:
+            self.notice(warning, "warning")
         self.boot()
 
     def _configured(self, settings: Settings | None) -> None:
