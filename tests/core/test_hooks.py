@@ -147,6 +147,14 @@ def test_parse_problems_are_reported() -> None:
     assert any("Nope" in p for p in problems) and any("prompt" in p for p in problems)
 
 
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-5", "0", '"30"'])
+def test_a_hook_timeout_that_is_no_finite_positive_number_is_the_default(text: str) -> None:
+    hook_json = '{"command": "true", "timeout": ' + text + "}"
+    data = json.loads('{"hooks": {"Stop": [{"hooks": [' + hook_json + "]}]}}")
+    [hook], _ = parse_hooks(data, "test")
+    assert hook.timeout == 60.0
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     home, root = tmp_path / "home", tmp_path / "proj"

@@ -127,7 +127,8 @@ def _command(hook: Any, event: str, source: str, problems: list[str]) -> str | N
 
 def _timeout(hook: Mapping[str, Any]) -> float:
     value = hook.get("timeout")
-    return float(value) if isinstance(value, int | float) and value > 0 else DEFAULT_TIMEOUT
+    ok = isinstance(value, int | float) and 0 < value < float("inf")  # nan compares false
+    return float(value) if ok else DEFAULT_TIMEOUT
 
 
 def _read_json(path: Path) -> tuple[Any, str | None]:
