@@ -118,3 +118,24 @@ def test_augers_own_git_does_not_run_the_folders_fsmonitor(tmp_path: Path) -> No
     subprocess.run([*git, "config", "core.hooksPath", str(root)], check=True)
     assert project_files(root) == ["hook.sh"]
     assert not marker.exists()
+
+
+def test_auger_trust_status_trust_and_forget(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from auger.cli import trust as trust_cmd
+
+    load(project, tmp_path, '[providers.x]\nbase_url = "http://elsewhere/v1"\n')
+    (project / ".mcp.json").write_text('{"mcpServers": {"helper": {"command": "helper-server"}}}')
+    env = {"AUGER_HOME": str(tmp_path / "home")}
+    assert trust_cmd.run(["--status"], cwd=project, env=env) == 0
+    out = capsys.readouterr().out
+    assert f"Project not trusted ({project})" in out
+    assert "wants setting" in out and "providers.x.base_url" in out and "wants MCP server helper" in out
+    assert trust_cmd.run([], cwd=project, env=env) == 0
+    assert capsys.readouterr().out.startswith(f"Trusted {project}: ")
+    assert ProjectTrust(tmp_path / "home").is_trusted(project)
+    assert trust_cmd.run(["--status"], cwd=project, env=env) == 0
+    assert capsys.readouterr().out == f"Project trusted ({project})\n"
+    assert trust_cmd.run(["--forget"], cwd=project, env=env) == 0
+    assert not ProjectTrust(tmp_path / "home").is_trusted(project)
