@@ -321,10 +321,7 @@ def _project_point(
     if point[1].user_only:
         warnings.append(f"{path}: {dotted} is ignored in a project's config (set it in your own config.toml)")
         return False
-    current = data.get(point[0][0]) if len(point[0]) == 1 else None
-    if len(point[0]) == 2 and isinstance(data.get(point[0][0]), dict):
-        current = data[point[0][0]].get(point[0][1])
-    if not trusted and trust.screen(point[0], point[2], current):
+    if not trusted and trust.screen(point[0], point[2], data):
         warnings.append(trust.ignored_line(path, dotted))
         untrusted.append(f"{path}: {dotted}")
         return False

@@ -72,12 +72,15 @@ def is_trusted(home: Path, root: Path, *, once: bool = False) -> bool:
     return once or Path(root).resolve() == Path.home().resolve() or ProjectTrust(home).is_trusted(root)
 
 
-def screen(parts: tuple[str, ...], value: Any, current: Any) -> bool:
-    """True when an untrusted project may not set `parts` to `value` (`current`: the value the
+def screen(parts: tuple[str, ...], value: Any, data: dict[str, Any]) -> bool:
+    """True when an untrusted project may not set `parts` to `value` (`data`: the settings the
     user's own layers gave so far) because it would loosen approvals or change where the
     conversation and keys go."""
     if any(parts[: len(p)] == p for p in _NEEDS_TRUST):
         return True
+    current: Any = data
+    for part in parts:
+        current = current.get(part) if isinstance(current, dict) else None
     if parts == ("mode",):
         return _MODE_STRICTNESS.get(value, 0) < _MODE_STRICTNESS.get(current, 0)
     if parts in _STRICTER_IF:

@@ -127,8 +127,9 @@ def _command(hook: Any, event: str, source: str, problems: list[str]) -> str | N
 
 def _timeout(hook: Mapping[str, Any]) -> float:
     value = hook.get("timeout")
-    ok = isinstance(value, int | float) and 0 < value < float("inf")  # nan compares false
-    return float(value) if ok else DEFAULT_TIMEOUT
+    if isinstance(value, int | float) and 0 < value < float("inf"):  # nan compares false
+        return float(value)
+    return DEFAULT_TIMEOUT
 
 
 def _read_json(path: Path) -> tuple[Any, str | None]:
