@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from auger.atomic import write_atomic
+
 TRUST_FILE = "trust.json"
 HOW = "trust the project with `auger trust` (or --trust-project for one run, or the prompt in the TUI)"
 _MODE_STRICTNESS = {"yolo": 0, "auto-edit": 1, "manual": 2, "plan": 3}
@@ -50,15 +52,11 @@ class ProjectTrust:
         return str(Path(root).resolve()) in self._read()
 
     def trust(self, root: Path) -> None:
-        from auger.settings import write_atomic  # settings imports this module
-
         projects = self._read()
         projects[str(Path(root).resolve())] = {"since": int(time.time())}
         write_atomic(self.path, json.dumps({"projects": projects}, indent=2, sort_keys=True) + "\n")
 
     def forget(self, root: Path) -> bool:
-        from auger.settings import write_atomic
-
         projects = self._read()
         if projects.pop(str(Path(root).resolve()), None) is None:
             return False
@@ -90,3 +88,11 @@ def screen(parts: tuple[str, ...], value: Any, data: dict[str, Any]) -> bool:
 
 def ignored_line(path: Path | str, dotted: str) -> str:
     return f"{path}: {dotted} is ignored: the project is not trusted ({HOW})"
+
+
+def status_line(settings: Any) -> str:
+    """`trusted (root)`, or `not trusted (root)` with how to trust it (`/status`, `auger trust`)."""
+    root = Path(settings.project_root)
+    if settings.trusted or ProjectTrust(settings.home).is_trusted(root):
+        return f"trusted ({root})"
+    return f"not trusted ({root}): its files can only make auger stricter; {HOW}"

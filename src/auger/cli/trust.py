@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from auger.errors import AugerError
+from auger.settings import Settings, load_settings
+from auger.trust import HOW, ProjectTrust, status_line
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -20,15 +22,39 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def project_wants(settings: Settings) -> list[str]:
+    """What an untrusted project wants that needs trust, one line each (settings its config may not
+    set yet, MCP servers, hooks, Claude allow lists, memory imports from outside it): for
+    `auger trust --status` and the TUI's trust question. Empty when trusted or wanting nothing."""
+    if settings.trusted or ProjectTrust(settings.home).is_trusted(settings.project_root):
+        return []
+    from auger.core.mcp.config import servers_from_settings
+    from auger.core.safety.claude_settings import read_settings
+    from auger.core.safety.hook_config import untrusted_project_hooks
+
+    wants = [f"setting {line}" for line in settings.untrusted]
+    servers = [s for s in servers_from_settings(settings, problems=[]) if s.from_project and not s.trusted]
+    wants += [f"MCP server {s.name} ({s.source or s.command or s.url})" for s in servers]
+    wants += [f"hooks in {source}" for source in untrusted_project_hooks(settings)]
+    for file in read_settings(settings.project_root):
+        table = file.data.get("permissions")
+        if file.scope != "user" and isinstance(table, dict) and table.get("allow"):
+            wants.append(f"allow rules in {file.path}")
+    wants += [f"memory import {w.split(' is outside', 1)[0]}" for w in _outside(settings)]
+    return wants
+
+
+def _outside(settings: Settings) -> list[str]:
+    from auger.core.catalog.memory import memory_warnings
+
+    return [w for w in memory_warnings(settings) if HOW in w]
+
+
 def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    from auger.core.safety.project_trust import project_wants, status_line
-    from auger.settings import load_settings
-    from auger.trust import ProjectTrust
-
     try:
         settings = load_settings(cwd, env)
         store, root = ProjectTrust(settings.home), settings.project_root

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from auger.tui.prompt.completer import CompletionSet
     from auger.tui.prompt.files import FileIndex
     from auger.tui.prompt.inputs import InputController
+    from auger.tui.screens.trust import Wants
     from auger.tui.turn import TurnView
     from auger.tui.widgets.approval import ApprovalPrompt
     from auger.tui.widgets.input_form import InputForm
@@ -76,6 +77,7 @@ class AugerApp(AppBase):
         *,
         thread_id: str | None = None,
         first_run: bool = True,
+        project_wants: Wants | None = None,
     ) -> None:
         super().__init__()
         pace_of(self)  # now: the driver's input thread reads it
@@ -83,6 +85,7 @@ class AugerApp(AppBase):
         self.session_factory = session_factory
         self.resume_id = thread_id
         self.first_run = first_run  # no model configured here: ask for one (not with --connect)
+        self.project_wants = project_wants  # asks before the agent is built when it finds something
         self.session: AgentPort | None = None
         self.state: TuiState[UserMessage] = TuiState(self.phase_changed)
         self.facts = Facts()
@@ -167,7 +170,8 @@ class AugerApp(AppBase):
         self.inputs  # noqa: B018 - registers the slash commands
         from auger.tui.screens.trust import trust_question
 
-        question = trust_question(self.settings) if self.first_run else None  # not over --connect
+        wants = self.project_wants  # None over --connect: the server's project, its trust
+        question = trust_question(self.settings, wants) if wants is not None else None
         if question is None:
             self._trust_answered(None)
         else:  # nothing of the project (servers, hooks) runs before the answer

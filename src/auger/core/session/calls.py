@@ -53,7 +53,7 @@ def live(session: Session, thread_id: str) -> LiveThread:
 @implements(ops.AGENT_INFO)
 async def agent_info(session: Session, request: ops.NoArgs) -> ops.AgentInfo:
     from auger import __version__
-    from auger.core.safety.project_trust import status_line
+    from auger.trust import status_line
 
     settings = session.runtime.settings
     sandbox, trust = bool(settings.get("sandbox.enabled")), status_line(settings)

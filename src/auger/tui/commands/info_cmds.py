@@ -59,9 +59,7 @@ async def help_cmd(ctx: CommandContext, arg: str) -> None:
 
 @command("status", "Model, provider, approval mode, sandbox and project trust")
 async def status_cmd(ctx: CommandContext, arg: str) -> None:
-    from auger.core import operations as ops
-
-    info = await ctx.agent.call(ops.AGENT_INFO, ops.NoArgs())
+    info = await ctx.agent.agent_info()
     model = ctx.agent.model_spec or info.model or "(none)"
     sandbox = "unknown" if info.sandbox is None else "on" if info.sandbox else "off"
     rows = [

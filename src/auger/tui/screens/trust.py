@@ -6,6 +6,7 @@ runs first. "Trust" remembers the folder and the agent is built with the project
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from auger.tui.screens.choice import ChoiceScreen
@@ -13,17 +14,17 @@ from auger.tui.screens.choice import ChoiceScreen
 if TYPE_CHECKING:
     from auger.settings import Settings
 
+Wants = Callable[["Settings"], list[str]]  # what the project wants that needs trust (auger.cli.trust)
+
 MAX_LINES = 12
 _MARKS = (".mcp.json", ".auger", ".claude", "AGENTS.md", "CLAUDE.md")  # where a project can want things
 
 
-def trust_question(settings: Settings) -> ChoiceScreen | None:
+def trust_question(settings: Settings, project_wants: Wants) -> ChoiceScreen | None:
     """The question, or None when the project is trusted or wants nothing that needs trust."""
     root = settings.project_root
     if settings.trusted or not any((root / mark).exists() for mark in _MARKS):
         return None
-    from auger.core.safety.project_trust import project_wants  # the settings' project, before any agent
-
     wants = project_wants(settings)
     if not wants:
         return None
