@@ -105,7 +105,10 @@ async def mcp_trust(session: Session, request: ops.NoArgs) -> ops.Text:
     from auger.core.mcp.config import TrustStore
 
     await manager.trust_project(TrustStore(session.runtime.settings.home))
-    return ops.Text("Trusted this project (remembered for its folder: servers, hooks, settings).")
+    return ops.Text(
+        "Trusted this project (remembered for its folder): its MCP servers start now; "
+        "its hooks and settings apply from the next start."
+    )
 
 
 @implements(ops.MCP_RESTART)
