@@ -66,3 +66,23 @@ async def test_a_project_that_wants_nothing_asks_nothing(tui: Tui) -> None:
     async with app.run_test(size=(100, 32)) as pilot:
         await ready(pilot)
         assert app.settings.mode == "plan" and not isinstance(app.screen, ChoiceScreen)
+
+
+async def test_opening_a_cloned_folder_runs_nothing_from_its_git_config(tui: Tui) -> None:
+    """The TUI lists the project's files with git at start (`@path` completion): the folder's
+    `core.fsmonitor` program is not run."""
+    import subprocess
+
+    marker = tui.env.home.parent / "fsmonitor-ran"
+    hook = tui.here / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\necho\n")
+    hook.chmod(0o755)
+    git = ["git", "-C", str(tui.here), "-c", "user.email=a@b", "-c", "user.name=a"]
+    for args in (["init", "-q"], ["add", "hook.sh"], ["commit", "-qm", "x"]):
+        subprocess.run([*git, *args], check=True)
+    subprocess.run([*git, "config", "core.fsmonitor", str(hook)], check=True)
+    app = tui.app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: "hook.sh" in app.files.files())
+    assert not marker.exists()
