@@ -53,18 +53,7 @@ class McpServerConfig:
     error: str | None = None  # a per-server problem found while reading (e.g. an unset ${VAR})
 
 
-class TrustStore:
-    """The project trust decision (`auger.trust.ProjectTrust`) as the MCP manager asks it: one
-    decision covers the project's servers, hooks and settings."""
-
-    def __init__(self, home: Path) -> None:
-        self.store = ProjectTrust(home)
-
-    def is_trusted(self, root: Path) -> bool:
-        return self.store.is_trusted(root)
-
-    def trust(self, root: Path) -> None:
-        self.store.trust(root)
+TrustStore = ProjectTrust  # the manager's name for the one project decision (`auger.trust`)
 
 
 def untrusted_hint(root: Path | None) -> str:
