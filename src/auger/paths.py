@@ -6,6 +6,17 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+# `-c` settings for every `git` auger itself runs: a cloned folder's `.git/config` may name programs
+# git would run (fsmonitor at every index read, hooks, pagers, external diff); these win over it.
+GIT_SAFE = (
+    "-c", "core.fsmonitor=false",
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.pager=cat",
+    "-c", "diff.external=",
+    "-c", "core.sshCommand=ssh",
+    "-c", "core.untrackedCache=false",
+)  # fmt: skip
+
 
 def auger_home(env: Mapping[str, str] | None = None) -> Path:
     """The user's auger folder: `$AUGER_HOME`, else `~/.auger`."""

@@ -9,18 +9,19 @@ Only the standard library is imported here (the writer in `auger.cli.config` use
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
+import math
 import os
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from auger import paths
+from auger import paths, trust
+from auger.atomic import write_atomic  # noqa: F401 - its callers import it from here
 from auger.errors import ConfigError
 from auger.settings_schema import KEYS, Key, find_key, free_prefix, is_section, parse_text, suggest
 
@@ -66,6 +67,8 @@ class Settings:
     data: dict[str, Any]  # full merged config (defaults included), for sections other modules own
     sources: dict[str, str]  # dotted key -> where its value came from
     warnings: list[str]  # unknown keys etc., shown once by the front end
+    trusted: bool = True  # the user trusts the project (`auger.trust`); else its files only tighten
+    untrusted: list[str] = field(default_factory=list)  # "file: key" the project set but may not yet
 
     def get(self, dotted: str, default: Any = None) -> Any:
         """The merged value at a dotted key (`settings.get("sandbox.enabled")`), else `default`."""
@@ -104,9 +107,16 @@ def _problem(key: Key, value: Any) -> str | None:
         return wrong
     if key.choices and value not in key.choices:
         return "is not one of " + ", ".join(key.choices)
+    return _number_problem(key, value) if key.kind in ("int", "float") else None
+
+
+def _number_problem(key: Key, value: float) -> str | None:
+    """nan and inf are no numbers of seconds or tokens; nothing here means anything below 0."""
+    if not math.isfinite(value):
+        return "is not a finite number"
     if key.positive and value <= 0:
         return "must be greater than 0"
-    return None
+    return "must not be negative" if value < 0 else None
 
 
 def check(key: Key, dotted: str, value: Any, where: str) -> Any:
@@ -164,7 +174,7 @@ def read_toml(path: Path) -> dict[str, Any] | None:
             f"cannot read {path}: {err.strerror or err}.", hint="Make it a readable file or remove it."
         ) from err
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8").removeprefix("\ufeff")  # a BOM, as some Windows editors write
     except UnicodeDecodeError as err:
         raise ConfigError(f"{path}: not UTF-8 text.", hint="Save it as UTF-8.") from err
     try:
@@ -286,23 +296,58 @@ def _providers(table: Mapping[str, Any]) -> dict[str, ProviderSettings]:
     }
 
 
+def _layer_points(layer: str, path: Path, warnings: list[str]) -> list[Point]:
+    """A config file's validated points. A broken project file (bad TOML, a bad value) is a warning
+    and is left out whole; the user's own file stays strict (running without it could loosen what
+    they set)."""
+    found: list[str] = []
+    try:
+        points = _walk(read_toml(path) or {}, (), str(path), found)
+    except ConfigError as err:
+        if layer != "project":
+            raise
+        warnings.append(f"{err.message.rstrip('.')}; the file is ignored until it is fixed.")
+        return []
+    warnings.extend(found)
+    return points
+
+
+def _project_point(
+    point: Point, path: Path, data: dict[str, Any], trusted: bool, notes: tuple[list[str], list[str]]
+) -> bool:
+    """True when a project file's `point` applies; else one line in `notes` (warnings, untrusted)."""
+    warnings, untrusted = notes
+    dotted = ".".join(point[0])
+    if point[1].user_only:
+        warnings.append(f"{path}: {dotted} is ignored in a project's config (set it in your own config.toml)")
+        return False
+    if not trusted and trust.screen(point[0], point[2], data):
+        warnings.append(trust.ignored_line(path, dotted))
+        untrusted.append(f"{path}: {dotted}")
+        return False
+    return True
+
+
 def load_settings(
-    cwd: Path | None = None, env: Mapping[str, str] | None = None, flags: Mapping[str, Any] | None = None
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    flags: Mapping[str, Any] | None = None,
+    *,
+    trust_project: bool = False,
 ) -> Settings:
-    """Merge every layer into one validated `Settings` (ConfigError on invalid values)."""
+    """Merge every layer into one validated `Settings` (ConfigError on invalid values).
+    `trust_project` trusts the project for this run (`--trust-project`), as `auger trust` does."""
     env = os.environ if env is None else env
     cwd = (cwd or Path.cwd()).resolve()
     home, root = paths.auger_home(env), paths.project_root(cwd)
+    trusted = trust.is_trusted(home, root, once=trust_project)
     data, sources = _defaults()
     warnings: list[str] = []
+    untrusted: list[str] = []
     for layer, path in _config_files(home, root):
-        table = read_toml(path)
-        for point in _walk(table or {}, (), str(path), warnings):
-            if layer == "project" and point[1].user_only:
-                dotted, mine = ".".join(point[0]), user_config_path(home)
-                warnings.append(f"{path}: {dotted} is ignored in a project's config (set it in {mine})")
-                continue
-            _apply(data, sources, point, f"{layer} ({path})")
+        for point in _layer_points(layer, path, warnings):
+            if layer != "project" or _project_point(point, path, data, trusted, (warnings, untrusted)):
+                _apply(data, sources, point, f"{layer} ({path})")
     for point, label in [*_env_points(env), *_flag_points(flags or {})]:
         _apply(data, sources, point, label)
     return Settings(
@@ -319,34 +364,6 @@ def load_settings(
         data=data,
         sources=sources,
         warnings=list(dict.fromkeys(warnings)),
+        trusted=trusted,
+        untrusted=untrusted,
     )
-
-
-def write_atomic(path: Path, text: str, new_mode: int = 0o644) -> None:
-    """Write `text` to `path` through a temporary file and a rename (an existing file keeps its
-    mode; a new one gets `new_mode` less the umask, as any file a program creates)."""
-    folder = path.parent
-    tmp = folder / f".{path.name}.{os.urandom(6).hex()}.tmp"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else None
-        # the umask applies to a new file's mode; a copy of an existing file is private until chmod
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, new_mode if mode is None else 0o600)
-    except OSError as err:
-        raise ConfigError(
-            f"cannot write to {folder}: {err.strerror or err}.",
-            hint="Point AUGER_HOME at a writable folder.",
-        ) from err
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as err:
-        raise ConfigError(f"cannot write {path}: {err.strerror or err}") from err
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)

@@ -147,6 +147,14 @@ def test_parse_problems_are_reported() -> None:
     assert any("Nope" in p for p in problems) and any("prompt" in p for p in problems)
 
 
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-5", "0", '"30"'])
+def test_a_hook_timeout_that_is_no_finite_positive_number_is_the_default(text: str) -> None:
+    hook_json = '{"command": "true", "timeout": ' + text + "}"
+    data = json.loads('{"hooks": {"Stop": [{"hooks": [' + hook_json + "]}]}}")
+    [hook], _ = parse_hooks(data, "test")
+    assert hook.timeout == 60.0
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     home, root = tmp_path / "home", tmp_path / "proj"
@@ -170,7 +178,7 @@ def test_project_hooks_wait_for_trust(project: tuple[Path, Path, dict[str, str]]
     settings = load_settings(cwd=root, env=env)
     hooks, notices = load_hooks(settings)
     assert [h.command for h in hooks] == ["user"]
-    assert any("not run" in n and "--trust-project-hooks" in n for n in notices)
+    assert any("not run" in n and "--trust-project" in n for n in notices)
     hooks, _ = load_hooks(settings, trust_project=True)
     assert [h.command for h in hooks] == ["user", "project", "toml"]
     trust_project_hooks(settings)
@@ -180,7 +188,7 @@ def test_project_hooks_wait_for_trust(project: tuple[Path, Path, dict[str, str]]
         json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "changed"}]}]}})
     )
     hooks, notices = load_hooks(settings)
-    assert [h.command for h in hooks] == ["user"] and notices  # changed files need trust again
+    assert [h.command for h in hooks] == ["user", "changed", "toml"]  # trust is per project path
 
 
 def test_bad_hooks_file_is_a_notice_not_a_crash(project: tuple[Path, Path, dict[str, str]]) -> None:

@@ -419,10 +419,10 @@ def test_trust_store(tmp_path: Path) -> None:
     assert not store.is_trusted(root)  # --trust-project-mcp is for one run only
     store.trust(root)
     assert store.is_trusted(root) and load_mcp_servers(home=home, project_root=root, env={})[0].trusted
-    saved = json.loads((home / "trusted_projects.json").read_text())
-    assert list(saved) == [str(root.resolve())] and len(saved[str(root.resolve())]) == 64
+    saved = json.loads((home / "trust.json").read_text())["projects"]
+    assert list(saved) == [str(root.resolve())]  # one decision per project path (auger.trust)
     write_json(root / ".mcp.json", {"p": {"command": "something-else"}})
-    assert not store.is_trusted(root)  # changed file: ask again
+    assert store.is_trusted(root)
     user = write_json(home / "mcp.json", {"mine": {"command": "y"}})
     assert user.exists() and load_mcp_servers(home=home, project_root=root, env={})[0].trusted  # user's own
 
@@ -435,7 +435,7 @@ async def test_untrusted_project_server_not_started_until_trusted(tmp_path: Path
     try:
         await manager.start()
         proj = status_of(manager, "proj")
-        assert proj["status"] == "untrusted" and "--trust-project-mcp" in proj["error"]
+        assert proj["status"] == "untrusted" and "--trust-project" in proj["error"]
         assert manager.tools() == []
         await manager.trust_project(TrustStore(home))
         assert status_of(manager, "proj")["status"] == "connected"

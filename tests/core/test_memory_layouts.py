@@ -54,6 +54,9 @@ def test_claude_places_and_the_folders_down_to_the_working_directory(
 
 def test_imports_are_followed_and_confined(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     settings = make(tmp_path, monkeypatch)
+    settings.trusted = (
+        True  # an untrusted project's imports stop at the project (tests/e2e/test_trust_e2e.py)
+    )
     root = settings.project_root
     write(tmp_path / "prefs.md", "PREFS from home")  # HOME is tmp_path
     write(root / "docs" / "testing.md", "TESTING: run `make test`\nsee @../docs/style.md")

@@ -444,7 +444,9 @@ def test_add_rule_round_trip(tmp_path: Path) -> None:
     add_rule(settings, "allow", rule, scope="project")  # idempotent
     assert tomllib.loads(path.read_text())["permissions"]["allow"] == [rule]
     add_rule(settings, "allow", "read_file(docs/**)", scope="user")
-    reloaded = load_settings(cwd=project, env=env)
+    untrusted = load_settings(cwd=project, env=env)  # a project's allow rules wait for trust
+    assert untrusted.data["permissions"]["allow"] == ["read_file(docs/**)"]
+    reloaded = load_settings(cwd=project, env=env, trust_project=True)
     assert reloaded.data["permissions"]["allow"] == ["read_file(docs/**)", rule]
     eng = PermissionEngine.from_settings(reloaded)
     got = eng.evaluate("execute", call, mode="manual", gated=True)

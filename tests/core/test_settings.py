@@ -48,6 +48,8 @@ def project_file(root: Path, text: str) -> Path:
 
 
 def load(project: Path, env: dict[str, str], **kw: Any) -> Settings:
+    """Settings of a project the user trusts (what an untrusted one may set: tests/core/test_trust.py)."""
+    kw.setdefault("trust_project", True)
     return load_settings(cwd=project / "src", env=env, **kw)
 
 
@@ -258,9 +260,9 @@ def test_flags_override_and_are_validated(project: Path, env: dict[str, str]) ->
     ],
 )
 def test_malformed_toml_names_file_and_line(
-    project: Path, env: dict[str, str], text: str, where: str
+    project: Path, env: dict[str, str], home: Path, text: str, where: str
 ) -> None:
-    path = project_file(project, text)
+    path = user_file(home, text)  # a project's broken file is a warning (tests/core/test_trust.py)
     with pytest.raises(ConfigError) as exc:
         load(project, env)
     msg = str(exc.value)
@@ -291,8 +293,10 @@ def test_bad_enum_names_file_key_and_allowed_values(project: Path, env: dict[str
         ("[mcp]\ncall_timeout = 0", "mcp.call_timeout = 0 must be greater than 0"),
     ],
 )
-def test_wrong_types_are_config_errors(project: Path, env: dict[str, str], text: str, fragment: str) -> None:
-    path = project_file(project, text + "\n")
+def test_wrong_types_are_config_errors(
+    project: Path, env: dict[str, str], home: Path, text: str, fragment: str
+) -> None:
+    path = user_file(home, text + "\n")
     with pytest.raises(ConfigError) as exc:
         load(project, env)
     assert str(exc.value).startswith(f"{path}: {fragment}")
@@ -311,8 +315,8 @@ def test_unreadable_file_is_named(project: Path, env: dict[str, str], home: Path
         load(project, env)
 
 
-def test_non_utf8_file_is_named(project: Path, env: dict[str, str]) -> None:
-    path = project / ".auger" / "config.toml"
+def test_non_utf8_file_is_named(project: Path, env: dict[str, str], home: Path) -> None:
+    path = home / "config.toml"
     path.parent.mkdir()
     path.write_bytes(b'model = "\xff"\n')
     with pytest.raises(ConfigError, match=re.escape(f"{path}: not UTF-8")):

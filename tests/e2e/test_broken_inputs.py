@@ -81,7 +81,7 @@ def test_an_untrusted_project_mcp_file_is_only_read_for_its_server_names(auger_e
     assert "mcp__good__add" not in _tools(request)  # nothing started
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert len(lines) == 1, stderr  # the trust notice, no complaint about entries it did not parse
-    assert "Not started: good, odd, env" in lines[0] and "--trust-project-mcp" in lines[0]
+    assert "Not started: good, odd, env" in lines[0] and "--trust-project" in lines[0]
     trusted_stderr, request = _run(auger_env, "--trust-project-mcp")
     assert "mcp__good__add" in _tools(request)
     assert any("'odd'" in line for line in _warnings_about(trusted_stderr, path))
@@ -106,7 +106,7 @@ def test_untrusted_project_hooks_are_not_parsed(auger_env: AugerEnv) -> None:
     path.write_bytes(BINARY)
     stderr, _ = _run(auger_env)
     [notice] = _warnings_about(stderr, path)
-    assert "were not run" in notice and "auger hooks trust" in notice  # the trust notice only
+    assert "were not run" in notice and "auger trust" in notice  # the trust notice only
     assert "not UTF-8" not in stderr
     trusted, _ = _run(auger_env, "--trust-project-hooks")
     assert any("not UTF-8" in line for line in _warnings_about(trusted, path))

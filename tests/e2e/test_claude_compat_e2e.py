@@ -63,7 +63,7 @@ def test_claude_settings_permissions_decide_headless(auger_env: AugerEnv) -> Non
     auger_env.llm.add(
         call("execute", command="echo allowed-ran"), call("execute", command="rm -rf build"), "ok"
     )
-    _, events = run(auger_env, "--mode", "manual")
+    _, events = run(auger_env, "--mode", "manual", "--trust-project")  # its allow list needs trust
     first, second = finished(events)
     assert first["status"] == "success" and "allowed-ran" in first["output"]  # allowed, not asked
     assert second["status"] == "rejected" and 'deny rule "Bash(rm -rf:*)"' in second["output"]
@@ -187,6 +187,6 @@ def test_project_claude_hooks_wait_for_trust(auger_env: AugerEnv) -> None:
     auger_env.llm.add("one", "two")
     proc = auger_env.run("-n", "hi")
     assert proc.returncode == 0 and not marker.exists()
-    assert "settings.local.json" in proc.stderr and "auger hooks trust" in proc.stderr
+    assert "settings.local.json" in proc.stderr and "auger trust" in proc.stderr
     assert auger_env.run("-n", "hi", "--trust-project-hooks").returncode == 0
     assert marker.exists()

@@ -58,6 +58,7 @@ def group(command: str, matcher: str = "", timeout: float | None = None) -> list
 
 def test_allow_rule_runs_without_asking_in_manual_mode(auger_env: AugerEnv) -> None:
     project_config(auger_env, '[permissions]\nallow = ["execute(ls *)", "execute(echo *)"]\n')
+    assert auger_env.run("trust").returncode == 0  # a project's allow rules apply once it is trusted
     auger_env.llm.add(call("execute", command="ls -a && echo allowed-ran"), {"text": "ok"})
     proc = auger_env.run("-n", "list", *STREAM, "--mode", "manual")
     assert proc.returncode == 0, proc.stderr
@@ -249,7 +250,7 @@ def test_project_hooks_run_only_when_trusted(auger_env: AugerEnv) -> None:
     proc = auger_env.run("-n", "hi")
     assert proc.returncode == 0, proc.stderr
     assert not marker.exists()
-    assert "--trust-project-hooks" in proc.stderr
+    assert "--trust-project" in proc.stderr
     proc = auger_env.run("-n", "hi", "--trust-project-hooks")
     assert proc.returncode == 0, proc.stderr
     assert marker.exists()
@@ -260,7 +261,7 @@ def test_project_hooks_run_only_when_trusted(auger_env: AugerEnv) -> None:
     auger_env.llm.add({"text": "three"})
     proc = auger_env.run("-n", "hi")
     assert proc.returncode == 0, proc.stderr
-    assert marker.exists() and "--trust-project-hooks" not in proc.stderr
+    assert marker.exists() and "--trust-project" not in proc.stderr
 
 
 # --- bounded runs ---------------------------------------------------------------------------------------

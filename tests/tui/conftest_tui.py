@@ -40,10 +40,13 @@ class Tui:
         return load_settings(cwd=self.env.project, env=self.env.env, flags=flags)
 
     def app(self, *, thread_id: str | None = None, factory: Any = None, **flags: Any) -> AugerApp:
+        from auger.cli.trust import project_wants
+
         return make_app(
             self.settings(**flags),
             factory or local(LocalOptions(use_mcp=False)),
             thread_id=thread_id,
+            project_wants=project_wants,  # as `auger` does (not over --connect)
         )
 
     def last_user_text(self, index: int = -1) -> str:

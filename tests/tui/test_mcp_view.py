@@ -30,7 +30,10 @@ async def test_project_servers_wait_for_trust_then_start(tui: Tui) -> None:
     tui.llm.add({"text": "hello"})
     app = tui.app(factory=local())
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, lambda: app.session is not None or app.state.error is not None)
+        from auger.tui.screens.choice import ChoiceScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))  # the trust question first
+        await pilot.press("2")  # not now
         await ready(pilot)
         assert _status(app) == {"calc": "untrusted"}
         await turn(pilot, "hi")  # the first turn tells the user how to trust them

@@ -1,6 +1,6 @@
-"""SVG snapshots (pytest-textual-snapshot) of the main screen, an approval, the model picker and
-the thread picker. Deterministic: fixed terminal size, fixed token counts (`prompt_tokens`),
-fixed thread ids and durations, the test's own HOME (so the cwd shows as ~/project).
+"""SVG snapshots (pytest-textual-snapshot) of the main screen, an approval, the model picker, the
+thread picker and the trust question. Deterministic: fixed terminal size, fixed token counts
+(`prompt_tokens`), fixed thread ids and durations, the test's own HOME (so the cwd shows as ~/project).
 
 Update after an intended visual change: pytest tests/tui/test_snapshots.py --snapshot-update
 """
@@ -184,3 +184,19 @@ def test_an_mcp_servers_form(tui: Tui, still: None, snap_compare: Any) -> None:
         await wait_for(pilot, lambda: form.query_one("#field-age").has_class("-invalid"))
 
     assert snap_compare(app, terminal_size=(100, 50), run_before=run_before)
+
+
+def test_trust_question(tui: Tui, still: None, snap_compare: Any) -> None:
+    (tui.env.project / ".auger").mkdir()
+    (tui.env.project / ".auger" / "config.toml").write_text(
+        'mode = "yolo"\n[permissions]\nallow = ["execute(*)"]\n'
+    )
+    (tui.env.project / ".mcp.json").write_text('{"mcpServers": {"helper": {"command": "helper-server"}}}')
+    app = tui.app()
+
+    async def run_before(pilot: Any) -> None:
+        from auger.tui.screens.choice import ChoiceScreen
+
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChoiceScreen))
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

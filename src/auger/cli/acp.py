@@ -40,8 +40,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-mcp", action="store_true", help="do not start MCP servers (the editor's included)")
     p.add_argument("--mcp-config", metavar="FILE", action="append", default=[], help="extra MCP servers file")
-    p.add_argument("--trust-project-mcp", action="store_true", help="start this project's MCP servers")
-    p.add_argument("--trust-project-hooks", action="store_true", help="run this project's hooks")
+    p.add_argument(
+        "--trust-project",
+        "--trust-project-mcp",
+        "--trust-project-hooks",
+        dest="trust_project",
+        action="store_true",
+        help="trust this project for this run: its settings, MCP servers and hooks (see: auger trust)",
+    )
     p.add_argument("--connect", metavar="URL", help="run the sessions on an `auger serve` server")
     p.add_argument("--token", metavar="TOKEN", help="bearer token for --connect")
     return p
@@ -68,7 +74,7 @@ def _settings_loader(args: Any) -> Any:
         from auger.settings import load_settings
 
         flags = {"mode": args.mode, "model": args.model, "sandbox.enabled": args.sandbox}  # None: not given
-        settings = load_settings(cwd, flags=flags)
+        settings = load_settings(cwd, flags=flags, trust_project=args.trust_project)
         for warning in settings.warnings:
             if warning not in warned:
                 warned.add(warning)

@@ -42,8 +42,8 @@ def options_from_args(args: Any, *, headless: bool = False) -> LocalOptions:
     return LocalOptions(
         not args.no_mcp,
         tuple(args.mcp_config or ()),
-        args.trust_project_mcp,
-        args.trust_project_hooks,
+        args.trust_project,
+        args.trust_project,
         headless,
     )
 

@@ -25,7 +25,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "list, search, show, rename, fork, rewind, diff, delete and prune threads",
     ),
     "mcp": ("auger.cli.mcp", "MCP servers: list, get, add, remove"),
-    "hooks": ("auger.cli.hooks", "list lifecycle hooks, trust this project's hooks"),
+    "hooks": ("auger.cli.hooks", "list lifecycle hooks"),
+    "trust": ("auger.cli.trust", "trust this project (its settings, MCP servers, hooks), or --forget it"),
     "serve": ("auger.cli.serve", "serve the agent over HTTP"),
     "acp": ("auger.cli.acp", "run as an Agent Client Protocol agent on stdio (editors)"),
 }
@@ -88,10 +89,12 @@ def build_parser() -> Any:
     p.add_argument("--no-mcp", action="store_true", help="do not start MCP servers")
     p.add_argument("--mcp-config", metavar="FILE", action="append", default=[], help="extra MCP servers file")
     p.add_argument(
-        "--trust-project-mcp", action="store_true", help="let headless start this project's MCP servers"
-    )
-    p.add_argument(
-        "--trust-project-hooks", action="store_true", help="run this project's hooks (see: auger hooks)"
+        "--trust-project",
+        "--trust-project-mcp",
+        "--trust-project-hooks",
+        dest="trust_project",
+        action="store_true",
+        help="trust this project for this run: its settings, MCP servers and hooks (see: auger trust)",
     )
     p.add_argument(
         "--allowed-tools",
@@ -127,8 +130,7 @@ NO_ARGS: dict[str, Any] = {
     "sandbox": None,
     "no_mcp": False,
     "mcp_config": [],
-    "trust_project_mcp": False,
-    "trust_project_hooks": False,
+    "trust_project": False,
     "allowed_tools": [],
     "disallowed_tools": [],
     "connect": None,
@@ -180,7 +182,7 @@ def _main(argv: Sequence[str]) -> int:
     from auger.logsetup import setup_logging
     from auger.settings import load_settings
 
-    settings = load_settings(flags=flags_from_args(args))
+    settings = load_settings(flags=flags_from_args(args), trust_project=args.trust_project)
     setup_logging(settings.home)
     for warning in settings.warnings:
         print(f"auger: warning: {warning}", file=sys.stderr)

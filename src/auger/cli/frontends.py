@@ -18,13 +18,26 @@ def tui(settings: Settings, args: Any, factory: SessionFactory) -> int:
 
     if not sys.stdout.isatty():
         raise UsageError("The TUI needs a terminal.", hint='Use auger -n "task" for a headless run.')
-    app = make_app(settings, factory, thread_id=args.resume or None, first_run=not args.connect)
+    local = not args.connect  # over --connect the server's config, its trust, count
+    app = make_app(
+        settings,
+        factory,
+        thread_id=args.resume or None,
+        first_run=local,
+        project_wants=_wants if local else None,
+    )
     code = app.run()
     hint = app.resume_hint()
     if hint:
         where = f"auger --connect {args.connect} " if args.connect else "auger "
         print(f"Resume this conversation with: {hint.replace('auger ', where, 1)}")
     return int(code or 0)
+
+
+def _wants(settings: Settings) -> list[str]:
+    from auger.cli.trust import project_wants
+
+    return project_wants(settings)
 
 
 def headless(settings: Settings, args: Any, factory: SessionFactory) -> int:

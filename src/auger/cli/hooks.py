@@ -1,5 +1,5 @@
 """`auger hooks list [--json] | trust`: show the hooks auger would run here (and whether this
-project's hooks are trusted), or remember that you trust this project's current hook files."""
+project's hooks are trusted), or trust this project (`auger trust`: one decision for all of it)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     listing = sub.add_parser("list", help="every hook that would run here, with its source")
     listing.add_argument("--json", action="store_true", help="print a JSON array")
-    sub.add_parser("trust", help="trust this project's hook files as they are now")
+    sub.add_parser("trust", help="trust this project (as `auger trust` does: hooks, MCP servers, settings)")
     return parser
 
 
@@ -59,7 +59,7 @@ def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | No
         print(json.dumps(rows, indent=2))
     else:
         for row in rows:
-            flag = "" if row["trusted"] else "  [not trusted: run `auger hooks trust`]"
+            flag = "" if row["trusted"] else "  [not trusted: run `auger trust`]"
             matcher = f" ({row['matcher']})" if row["matcher"] else ""
             print(f"{row['event']}{matcher}: {row['command']}  # {row['source']}{flag}")
         if not rows:

@@ -184,9 +184,9 @@ def _add(args: argparse.Namespace, settings: Any, base: Path, env: Mapping[str, 
     path = scope_file(args.scope, settings.home, settings.project_root)
     add_server(path, args.name, entry, replace=args.force)
     print(f"Added MCP server '{args.name}' to {path}.")
-    if args.scope == "project":
+    if args.scope == "project" and not settings.trusted:
         print(
-            "The project's .mcp.json changed: trust it again (/mcp trust, or --trust-project-mcp) to run it."
+            "The project is not trusted: `auger trust` (or --trust-project for one run) starts its servers."
         )
     return 0
 

@@ -47,7 +47,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-m", "--model", metavar="SPEC", help="default model as PROVIDER:MODEL")
     p.add_argument("--no-mcp", action="store_true", help="do not start MCP servers")
     p.add_argument("--mcp-config", metavar="FILE", action="append", default=[], help="extra MCP servers file")
-    p.add_argument("--trust-project-mcp", action="store_true", help="start this project's MCP servers")
+    p.add_argument(
+        "--trust-project",
+        "--trust-project-mcp",
+        "--trust-project-hooks",
+        dest="trust_project",
+        action="store_true",
+        help="trust this project for this run: its settings, MCP servers and hooks (see: auger trust)",
+    )
     return p
 
 
@@ -99,7 +106,8 @@ def run(argv: Sequence[str]) -> int:
     from auger.logsetup import setup_logging
     from auger.settings import load_settings
 
-    settings = load_settings(flags={"mode": args.mode, "model": args.model})  # None: not given
+    flags = {"mode": args.mode, "model": args.model}  # None: not given
+    settings = load_settings(flags=flags, trust_project=args.trust_project)
     setup_logging(settings.home)
     for warning in settings.warnings:
         print(f"auger: warning: {warning}", file=sys.stderr)
@@ -114,7 +122,7 @@ async def _serve(settings: Any, sock: socket.socket, token: str, generated: bool
 
     mcp = None
     if not args.no_mcp:
-        mcp = await start_mcp(settings, extra=args.mcp_config, trust_project=args.trust_project_mcp)
+        mcp = await start_mcp(settings, extra=args.mcp_config, trust_project=args.trust_project)
     async with open_runtime(settings, mcp=mcp) as runtime:
         pool = ThreadPool(runtime, settings.mode)
         await pool.purge_ephemeral()

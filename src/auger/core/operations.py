@@ -210,6 +210,8 @@ class AgentInfo:
     mode: str
     model: str | None
     project: str | None = None  # the agent's project folder, on its machine
+    sandbox: bool | None = None  # shell and file tools run in the sandbox (None: not told)
+    trust: str | None = None  # whether the project is trusted (`auger.trust`), one line
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from auger.core import operations as ops
 from auger.core.agent.context import MODES
 from auger.core.forms import FormField, check_form, form_fields
 from auger.core.operations import (
+    AgentInfo,
     Catalogue,
     Compacted,
     ModelChoice,
@@ -50,6 +51,7 @@ __all__ = [
     "MODES",
     "PLAN_MODE",
     "PLAN_TOOL",  # present_plan: its approval (decided_by "plan") accepts a plan
+    "AgentInfo",
     "AgentPort",
     "ApprovalPolicy",
     "Catalogue",
@@ -150,6 +152,10 @@ class AgentPort(Protocol):
     def give_way_to(self, keys: KeysFirst | None) -> None:
         """Let a front end's keys go first: while `keys.waiting()`, the agent's work in this
         event loop waits (briefly). A remote session's agent runs elsewhere: nothing to do."""
+
+    async def agent_info(self) -> AgentInfo:
+        """Version, default mode and model, project, sandbox and project trust, where the agent runs."""
+        return await self.call(ops.AGENT_INFO, ops.NoArgs())
 
     async def catalogue(self) -> Catalogue:
         return await self.call(ops.CATALOGUE, ops.NoArgs())

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from auger.tui.prompt.completer import CompletionSet
     from auger.tui.prompt.files import FileIndex
     from auger.tui.prompt.inputs import InputController
+    from auger.tui.screens.trust import Wants
     from auger.tui.turn import TurnView
     from auger.tui.widgets.approval import ApprovalPrompt
     from auger.tui.widgets.input_form import InputForm
@@ -76,6 +77,7 @@ class AugerApp(AppBase):
         *,
         thread_id: str | None = None,
         first_run: bool = True,
+        project_wants: Wants | None = None,
     ) -> None:
         super().__init__()
         pace_of(self)  # now: the driver's input thread reads it
@@ -83,6 +85,7 @@ class AugerApp(AppBase):
         self.session_factory = session_factory
         self.resume_id = thread_id
         self.first_run = first_run  # no model configured here: ask for one (not with --connect)
+        self.project_wants = project_wants  # asks before the agent is built when it finds something
         self.session: AgentPort | None = None
         self.state: TuiState[UserMessage] = TuiState(self.phase_changed)
         self.facts = Facts()
@@ -165,6 +168,25 @@ class AugerApp(AppBase):
         for name in LATER:
             importlib.import_module(name)
         self.inputs  # noqa: B018 - registers the slash commands
+        from auger.tui.screens.trust import trust_question
+
+        wants = self.project_wants  # None over --connect: the server's project, its trust
+        question = trust_question(self.settings, wants) if wants is not None else None
+        if question is None:
+            self._trust_answered(None)
+        else:  # nothing of the project (servers, hooks) runs before the answer
+            self.push_screen(question, self._trust_answered)
+
+    def _trust_answered(self, answer: str | None) -> None:
+        """Boot, after the trust question if there was one (its settings' warnings then)."""
+        if answer == "trust":
+            from auger.tui.screens.trust import trusted_settings
+
+            try:
+                self.settings = trusted_settings(self.settings)
+                self.notice(f"Trusted {self.settings.project_root}: its settings, servers and hooks apply.")
+            except AugerError as exc:
+                self.notice(f"Could not trust the project: {exc}", "error")
         for warning in self.settings.warnings:
             self.notice(warning, "warning")
         self.boot()

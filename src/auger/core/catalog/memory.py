@@ -151,7 +151,10 @@ def read_with_imports(path: Path, settings: Settings) -> tuple[str | None, list[
     warnings = [read.warning] if read.warning else []
     if read.text is None:
         return None, warnings
-    roots = [Path(settings.project_root), Path.home(), Path(settings.home)]  # where imports may lead
+    root = Path(settings.project_root)
+    roots = [root, Path.home(), Path(settings.home)]  # where imports may lead
+    if not settings.trusted and path.resolve().is_relative_to(root.resolve()):
+        roots = [root]  # an untrusted project's memory may not pull in the user's files (~/.ssh/...)
     text, problems = with_imports(read.text, path, roots)
     return text, warnings + problems
 

@@ -7,7 +7,8 @@ followed up to `MAX_DEPTH` (5) hops. `@` inside a code span or a fenced block is
 nor is one preceded by a word character (`user@example.com`).
 
 Refused, each with a warning naming the importing file and what to do (the rest still loads): a
-file outside the project and the home folder (also through a symlink), an import loop, one
+file outside the project and the home folder (also through a symlink; outside the project alone
+while an untrusted project's memory file imports it, `auger.trust`), an import loop, one
 past the depth limit, a missing file when the name looks like a path (`@docs/x.md`; a bare
 `@word` that names no file is a mention, not an import), and binary or unreadable files.
 """
@@ -55,6 +56,14 @@ def _allowed(path: Path, roots: list[Path]) -> bool:
     return any(real.is_relative_to(r.resolve()) for r in roots)
 
 
+def _where(roots: list[Path]) -> str:
+    if len(roots) > 1:
+        return "the project and your home folder"
+    from auger.trust import HOW
+
+    return f"the project, which is not trusted ({HOW})"
+
+
 def expand(text: str, path: Path, roots: list[Path], found: Imports | None = None, depth: int = 0) -> Imports:
     """The imports of the memory file `path` (whose text is `text`), recursively."""
     from auger.core.catalog.memory import read_memory_file  # memory imports this module
@@ -72,9 +81,7 @@ def expand(text: str, path: Path, roots: list[Path], found: Imports | None = Non
                 )
             continue
         if not _allowed(target, roots):
-            found.warnings.append(
-                f"memory file {path}: @{name} is outside the project and your home folder; not imported"
-            )
+            found.warnings.append(f"memory file {path}: @{name} is outside {_where(roots)}; not imported")
             continue
         real = target.resolve()
         if real in chain:

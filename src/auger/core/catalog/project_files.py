@@ -10,6 +10,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from auger.paths import GIT_SAFE
+
 MAX_FILES = 50_000
 MAX_INLINE_BYTES = 64 * 1024
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache"})
@@ -22,7 +24,7 @@ def project_files(root: Path) -> list[str]:
     if (root / ".git").exists():
         try:
             out = subprocess.run(
-                ["git", "ls-files", "-co", "--exclude-standard"],
+                ["git", *GIT_SAFE, "ls-files", "-co", "--exclude-standard"],
                 cwd=root,
                 capture_output=True,
                 text=True,

@@ -12,28 +12,24 @@ Strings in `command`, `args`, `env`, `cwd`, `url` and `headers` expand `${VAR}` 
 A broken user or project file (unreadable, not UTF-8, invalid JSON) or entry is skipped with one
 warning naming it (and the line); the agent runs without it. A `--mcp-config` file, which the
 user named, is strict (exit 2). An untrusted project `.mcp.json` is read only for its server
-names (for the trust prompt): its entries are parsed once the user trusts it.
+names (for the trust prompt): its entries are parsed once the user trusts the project (`auger.trust`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import os
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from auger.errors import ConfigError
-from auger.settings import project_config_path, write_atomic
+from auger.trust import HOW, ProjectTrust
 
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
-TRUST_FILE = "trusted_projects.json"
 _HTTP_TYPES = {"http": "http", "streamable_http": "http", "streamable-http": "http", "sse": "sse"}
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -57,54 +53,13 @@ class McpServerConfig:
     error: str | None = None  # a per-server problem found while reading (e.g. an unset ${VAR})
 
 
-class TrustStore:
-    """`$AUGER_HOME/trusted_projects.json`: project root -> sha256 of the project's `.mcp.json`."""
-
-    def __init__(self, home: Path) -> None:
-        self.path = Path(home) / TRUST_FILE
-
-    def _read(self) -> dict[str, str]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-
-    @staticmethod
-    def _digest(root: Path) -> str | None:
-        """sha256 of the project's `.mcp.json`; when the project's `.auger/config.toml` also defines
-        `[mcp.servers]`, that file's bytes are hashed in too (it can start programs just the same)."""
-        digest, found = hashlib.sha256(), False
-        with contextlib.suppress(OSError):
-            digest.update((Path(root) / PROJECT_FILE).read_bytes())
-            found = True
-        with contextlib.suppress(OSError, ValueError):
-            raw = project_config_path(Path(root)).read_bytes()
-            mcp = tomllib.loads(raw.decode("utf-8")).get("mcp")
-            if isinstance(mcp, dict) and mcp.get("servers"):
-                digest.update(b"\0.auger/config.toml\0" + raw)
-                found = True
-        return digest.hexdigest() if found else None
-
-    def is_trusted(self, root: Path) -> bool:
-        """True when the project's current `.mcp.json` is exactly the one the user approved."""
-        digest = self._digest(root)
-        return digest is not None and self._read().get(str(Path(root).resolve())) == digest
-
-    def trust(self, root: Path) -> None:
-        """Approve the project's current `.mcp.json` (asked again whenever the file changes)."""
-        digest = self._digest(root)
-        if digest is None:
-            return
-        data = self._read()
-        data[str(Path(root).resolve())] = digest
-        write_atomic(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+TrustStore = ProjectTrust  # the manager's name for the one project decision (`auger.trust`)
 
 
 def untrusted_hint(root: Path | None) -> str:
     return (
         f"Project MCP servers from {root / PROJECT_FILE if root else PROJECT_FILE} are not started until "
-        "you trust them: run /mcp trust in the TUI (remembered), or pass --trust-project-mcp headless."
+        f"you trust the project: {HOW} (/mcp trust in the TUI does it too)."
     )
 
 
@@ -354,6 +309,6 @@ def servers_from_settings(
         config_sources={n: settings.sources.get(f"mcp.servers.{n}", "") for n in servers},
         extra=extra,
         env=env,
-        trust_project=trust_project,
+        trust_project=trust_project or settings.trusted,  # --trust-project, or trusted
         problems=problems,
     )

@@ -7,7 +7,8 @@
 Their `hooks` join auger's hooks (`auger.core.safety.hook_config`; the project's two files run only once
 the user trusts them, like `.auger/hooks.json`) and their `permissions.allow|ask|deny` lists join
 `[permissions]` (`auger.core.safety.permissions`), in Claude Code's rule syntax (`Bash(git status:*)`,
-`Read(./src/**)`, see `auger.core.safety.rules`). Other keys (`env`, `model`, ...) are
+`Read(./src/**)`, see `auger.core.safety.rules`; a project's `allow` only once the project is
+trusted, `auger.trust`). Other keys (`env`, `model`, ...) are
 Claude Code's own and ignored. A file that is not JSON, not an object, or holds a rule auger cannot
 read is a warning naming the file and what to fix; the rest of it (and every other file) still loads.
 """
@@ -72,10 +73,14 @@ def read_settings(project_root: Path | str) -> list[ClaudeSettings]:
     return [f for f in found if f is not None]
 
 
-def permission_rules(files: list[ClaudeSettings]) -> tuple[dict[str, list[str]], list[str]]:
+def permission_rules(
+    files: list[ClaudeSettings], *, trusted: bool = True
+) -> tuple[dict[str, list[str]], list[str]]:
     """(`{allow|ask|deny: [rule, ...]}`, warnings) from the files' `permissions` tables; a rule that
-    does not parse is left out with a warning naming the file and the rule."""
+    does not parse is left out with a warning naming the file and the rule. The `allow` lists of an
+    untrusted project's files are left out too (`auger.trust`): they would loosen approvals."""
     from auger.core.safety.rules import RuleError, parse_rule
+    from auger.trust import ignored_line
 
     rules: dict[str, list[str]] = {kind: [] for kind in KINDS}
     warnings: list[str] = []
@@ -91,6 +96,9 @@ def permission_rules(files: list[ClaudeSettings]) -> tuple[dict[str, list[str]],
             if not isinstance(items, list):
                 warnings.append(f"{file.path}: permissions.{kind} must be a list of rules; it is ignored")
                 continue
+            if kind == "allow" and items and not trusted and file.scope != "user":
+                warnings.append(ignored_line(file.path, "permissions.allow"))
+                continue
             for item in items:
                 try:
                     parse_rule(str(item))
@@ -101,7 +109,7 @@ def permission_rules(files: list[ClaudeSettings]) -> tuple[dict[str, list[str]],
     return rules, warnings
 
 
-def load_warnings(project_root: Path | str) -> list[str]:
+def load_warnings(project_root: Path | str, *, trusted: bool = True) -> list[str]:
     """Problems of the Claude settings files (shown once, on the first turn)."""
     files = read_settings(project_root)
-    return [*(f.problem for f in files if f.problem), *permission_rules(files)[1]]
+    return [*(f.problem for f in files if f.problem), *permission_rules(files, trusted=trusted)[1]]

@@ -4,8 +4,8 @@ Sources, all run (user first): `$AUGER_HOME/hooks.json`, `[hooks]` in the user c
 `~/.claude/settings.json`, `<project>/.auger/hooks.json`, `[hooks]` in the project config,
 `<project>/.claude/settings.json` and `settings.local.json` (Claude Code's files,
 `auger.core.safety.claude_settings`: only their `hooks` key). Project hooks run only once the
-user trusts them (like project MCP servers: `HookTrustStore`, asked again when the files change;
-`--trust-project-hooks` trusts them for one headless run). The format is Claude Code's:
+user trusts the project (`auger.trust`: one decision for its hooks, MCP servers and settings;
+`--trust-project`, alias `--trust-project-hooks`, trusts it for one run). The format is Claude Code's:
 
     {"hooks": {"PreToolUse": [{"matcher": "execute|write_file",
                                "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]}}
@@ -20,8 +20,6 @@ Running them is `auger.core.safety.hook_runner.HookRunner`.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import re
 import tomllib
@@ -30,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from auger.core.mcp.config import TrustStore
 from auger.core.safety.claude_settings import ClaudeSettings, read_settings, settings_paths
 from auger.core.safety.claude_tools import claude_names
+from auger.trust import HOW, ProjectTrust
 
 EVENTS = (
     "SessionStart",
@@ -51,7 +49,6 @@ EVENTS = (
     "Notification",  # waiting for an approval, a turn finished (auger.core.session.lifecycle)
 )
 HOOKS_FILE = "hooks.json"
-TRUST_FILE = "trusted_hooks.json"
 DEFAULT_TIMEOUT = 60.0
 
 
@@ -130,7 +127,9 @@ def _command(hook: Any, event: str, source: str, problems: list[str]) -> str | N
 
 def _timeout(hook: Mapping[str, Any]) -> float:
     value = hook.get("timeout")
-    return float(value) if isinstance(value, int | float) and value > 0 else DEFAULT_TIMEOUT
+    if isinstance(value, int | float) and 0 < value < float("inf"):  # nan compares false
+        return float(value)
+    return DEFAULT_TIMEOUT
 
 
 def _read_json(path: Path) -> tuple[Any, str | None]:
@@ -199,30 +198,6 @@ def _project_sources(root: Path, home: Path) -> list[tuple[str, Any, str | None]
     return out
 
 
-class HookTrustStore(TrustStore):
-    """`$AUGER_HOME/trusted_hooks.json`: project root -> sha256 of its hook definitions."""
-
-    def __init__(self, home: Path) -> None:
-        super().__init__(home)
-        self.path = Path(home) / TRUST_FILE
-
-    @staticmethod
-    def _digest(root: Path) -> str | None:
-        digest, found = hashlib.sha256(), False
-        with contextlib.suppress(OSError):
-            digest.update((Path(root) / ".auger" / HOOKS_FILE).read_bytes())
-            found = True
-        _, raw = _toml_hooks(Path(root) / ".auger" / "config.toml")
-        if raw is not None:
-            digest.update(b"\0.auger/config.toml\0" + raw)
-            found = True
-        for file in _claude_files(Path(root), project=True):
-            hooks = json.dumps(file.data["hooks"], sort_keys=True).encode()  # other keys may change
-            digest.update(f"\0{file.path.name}\0".encode() + hooks)
-            found = True
-        return digest.hexdigest() if found else None
-
-
 def untrusted_project_hooks(settings: Any) -> list[str]:
     """The project's hook sources that are not trusted yet (empty when none or trusted). The
     project's hooks.json is not parsed for this: that it has bytes, and their hash, is enough."""
@@ -230,14 +205,14 @@ def untrusted_project_hooks(settings: Any) -> list[str]:
     toml = _project_toml(settings.project_root, settings.home)
     sources = [*([str(path)] if path else []), *([toml[0]] if toml else [])]
     sources += [str(f.path) for f in _claude_files(Path(settings.project_root), project=True)]
-    if not sources or HookTrustStore(settings.home).is_trusted(settings.project_root):
+    if not sources or settings.trusted or ProjectTrust(settings.home).is_trusted(settings.project_root):
         return []
     return sources
 
 
 def trust_project_hooks(settings: Any) -> None:
-    """Remember that the user trusts the project's current hook definitions."""
-    HookTrustStore(settings.home).trust(settings.project_root)
+    """Remember that the user trusts the project (`auger.trust`: its hooks and everything else)."""
+    ProjectTrust(settings.home).trust(settings.project_root)
 
 
 def load_hooks(settings: Any, *, trust_project: bool = False) -> tuple[list[HookCommand], list[str]]:
@@ -265,6 +240,6 @@ def load_hooks(settings: Any, *, trust_project: bool = False) -> tuple[list[Hook
     if untrusted:
         notices.append(
             f"Project hooks in {', '.join(untrusted)} were not run: they run commands on this machine. "
-            "Review them, then trust them with `auger hooks trust` (or --trust-project-hooks for one run)."
+            f"Review them, then {HOW}."
         )
     return hooks, notices

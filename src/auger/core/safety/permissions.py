@@ -145,7 +145,9 @@ class PermissionEngine:
         from auger.core.safety.claude_settings import permission_rules, read_settings
 
         table = settings.data.get("permissions") or {}
-        claude, _ = permission_rules(read_settings(settings.project_root))  # warnings: first turn
+        claude, _ = permission_rules(
+            read_settings(settings.project_root), trusted=settings.trusted
+        )  # warned later
         return cls(
             *([*(table.get(kind) or ()), *claude[kind]] for kind in KINDS),
             root=settings.project_root,

@@ -53,9 +53,13 @@ def live(session: Session, thread_id: str) -> LiveThread:
 @implements(ops.AGENT_INFO)
 async def agent_info(session: Session, request: ops.NoArgs) -> ops.AgentInfo:
     from auger import __version__
+    from auger.trust import status_line
 
     settings = session.runtime.settings
-    return ops.AgentInfo(__version__, PROTOCOL, settings.mode, settings.model, session.project)
+    sandbox, trust = bool(settings.get("sandbox.enabled")), status_line(settings)
+    return ops.AgentInfo(
+        __version__, PROTOCOL, settings.mode, settings.model, session.project, sandbox, trust
+    )
 
 
 @implements(ops.CATALOGUE)
@@ -101,7 +105,10 @@ async def mcp_trust(session: Session, request: ops.NoArgs) -> ops.Text:
     from auger.core.mcp.config import TrustStore
 
     await manager.trust_project(TrustStore(session.runtime.settings.home))
-    return ops.Text("Trusted this project's MCP servers (remembered until its .mcp.json changes).")
+    return ops.Text(
+        "Trusted this project (remembered for its folder): its MCP servers start now; "
+        "its hooks and settings apply from the next start."
+    )
 
 
 @implements(ops.MCP_RESTART)

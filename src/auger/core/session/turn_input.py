@@ -118,6 +118,6 @@ def load_warnings(settings: Settings) -> list[str]:
         *discover_skills(settings).warnings,
         *discover_subagents(settings).warnings,
         *memory_warnings(settings),
-        *claude_warnings(settings.project_root),
+        *claude_warnings(settings.project_root, trusted=settings.trusted),
         *list_commands(settings).warnings,
     ]

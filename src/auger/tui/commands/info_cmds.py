@@ -1,4 +1,4 @@
-"""Read-only commands: /help, /skills, /agents, /memory, /tools, /mcp."""
+"""Read-only commands: /help, /status, /skills, /agents, /memory, /tools, /mcp."""
 
 from __future__ import annotations
 
@@ -55,6 +55,22 @@ async def help_cmd(ctx: CommandContext, arg: str) -> None:
     ]
     keys = md_table(["Key", "What it does"], [[k, v] for k, v in KEYS_HELP])
     await ctx.write(md_table(["Command", "What it does"], rows) + "\n\n" + keys)
+
+
+@command("status", "Model, provider, approval mode, sandbox and project trust")
+async def status_cmd(ctx: CommandContext, arg: str) -> None:
+    info = await ctx.agent.agent_info()
+    model = ctx.agent.model_spec or info.model or "(none)"
+    sandbox = "unknown" if info.sandbox is None else "on" if info.sandbox else "off"
+    rows = [
+        ["Model", md_code(model)],
+        ["Provider", model.split(":", 1)[0] if ":" in model else "(default)"],
+        ["Mode", ctx.settings.mode],  # the front end's: it goes with each turn
+        ["Sandbox", sandbox],
+        ["Project", info.project or "(not told)"],
+        ["Trust", _cell(info.trust or "(not told)")],
+    ]
+    await ctx.write(md_table(["", ""], rows))
 
 
 @command("skills", "Skills you can invoke as /<skill-name> args")
