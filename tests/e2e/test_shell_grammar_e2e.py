@@ -30,6 +30,7 @@ def outcome(env: AugerEnv, proc: Any) -> tuple[list[str], list[str]]:
 
 def test_an_allow_rule_does_not_run_what_hides_inside_or_behind_it(auger_env: AugerEnv) -> None:
     project_config(auger_env, '[permissions]\nallow = ["execute(echo *)"]\n')
+    assert auger_env.run("trust").returncode == 0  # a project's allow rules apply once trusted
     victim = auger_env.project / "victim"
     victim.write_text("keep")
     hidden = ['echo "$(( 1 + $(rm -f victim; echo 1) ))"', "echo rm -f victim | bash"]
