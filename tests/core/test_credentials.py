@@ -46,6 +46,19 @@ from auger.core.safety.redaction import Redactor, StreamRedactor, credentials_in
         ("https://x.blob.core.windows.net/c?sv=1&sig=AbCdEf0123456789%3D", None),
         ("export OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz", "export OPENAI_API_KEY=[redacted]"),
         ("aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "aws_access_key_id = [redacted]"),
+        (
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_access_key = [redacted]",
+        ),
+        ('{"api_token": "tok-12345678abc"}', '{"api_token": "[redacted]"}'),
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAB3\n-----END OPENSSH PRIVATE KEY-----",
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n[redacted]\n-----END OPENSSH PRIVATE KEY-----",
+        ),
+        ("-----BEGIN PRIVATE KEY-----\nMIIEvQ cut off", "-----BEGIN PRIVATE KEY-----\n[redacted]"),
+        ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlX2hlcmU.", "jwt [redacted]."),
+        ("stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc ok", "stripe [redacted] ok"),
+        ("SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", "[redacted]"),
     ],
 )
 def test_credentials_are_redacted(text: str, expected: str | None) -> None:
@@ -78,6 +91,10 @@ def test_credentials_are_redacted(text: str, expected: str | None) -> None:
         "the bearer of bad news",
         "https://example.com/search?q=token&page=2",
         "sk-short",
+        '"total_tokens": 12345678',
+        "token = get_token()",
+        "password = user_password",
+        "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----",
     ],
 )
 def test_references_templates_and_prose_are_left_as_written(text: str) -> None:

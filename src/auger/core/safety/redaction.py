@@ -95,11 +95,13 @@ class Redactor:
         return value
 
     def message(self, msg: Any) -> Any:
-        """A LangChain message with its content (and tool-call args) redacted; same id."""
+        """A LangChain message with its content, tool-call args and artifact (an MCP result's
+        `structured_content`) redacted; same id."""
         update: dict[str, Any] = {}
-        content = self.value(msg.content)
-        if content != msg.content:
-            update["content"] = content
+        for field in ("content", "artifact"):
+            old = getattr(msg, field, None)
+            if (new := self.value(old)) != old:
+                update[field] = new
         calls = getattr(msg, "tool_calls", None)
         if calls:
             new_calls = [{**c, "args": self.value(c.get("args") or {})} for c in calls]
