@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from auger.core.safety import credentials
+from auger.core.text import map_event, map_strings
 
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 MIN_SECRET_LEN = 8
@@ -86,13 +87,7 @@ class Redactor:
 
     def value(self, value: Any) -> Any:
         """`value` with every string inside it redacted (dicts, lists and tuples are copied)."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {k: self.value(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return type(value)(self.value(v) for v in value)
-        return value
+        return map_strings(value, self.text)
 
     def message(self, msg: Any) -> Any:
         """A LangChain message with its content, tool-call args and artifact (an MCP result's
@@ -111,15 +106,7 @@ class Redactor:
 
     def event(self, event: Any) -> Any:
         """An IR event (frozen dataclass) with its wire fields redacted."""
-        changes = {}
-        for f in dataclasses.fields(event):
-            if not f.metadata.get("wire", True):
-                continue
-            old = getattr(event, f.name)
-            new = self.value(old)
-            if new != old:
-                changes[f.name] = new
-        return dataclasses.replace(event, **changes) if changes else event
+        return map_event(event, self.text)
 
 
 def secrets_in_env(env: Mapping[str, str]) -> dict[str, str]:
