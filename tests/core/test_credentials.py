@@ -117,7 +117,12 @@ def test_credentials_inside_a_variable_become_known_secrets() -> None:
 _TEXT = (
     "Connect with postgres://admin:S3cr3tPassw0rd@db:5432/app, then\n"
     "curl -H 'Authorization: Bearer abcdefgh12345678XYZ' https://api.example.com/v1?api_key=k3y-0123456789 "
-    'and {"X-Api-Key": "0123456789abcdefABCD"} - done; key sk-test-0123456789abcdef.'
+    'and {"X-Api-Key": "0123456789abcdefABCD"} - done; key sk-test-0123456789abcdef.\n'
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+    "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk\n3yJIoJqfZfPL9dHwWYYA\n"
+    "-----END EC PRIVATE KEY-----\n"
+    "a JWT eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlX2hlcmU and a stripe "
+    "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
 )
 
 
@@ -139,6 +144,11 @@ def test_a_stream_cut_anywhere_redacts_the_same(cuts: list[int]) -> None:
         "k3y-0123456789",
         "0123456789abcdefABCD",
         "sk-test",
+        "wJalrXUtnFEMI",
+        "MHcCAQEEIBkg4LVWM9nuwNSk",
+        "3yJIoJqfZfPL9dHwWYYA",
+        "c2lnbmF0dXJlX2hlcmU",
+        "4eC39HqLyjWDarjtT1zdp7dc",
     ):
         assert secret not in joined
 

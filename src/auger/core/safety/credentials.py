@@ -29,12 +29,14 @@ from typing import NamedTuple
 
 PLACEHOLDER = "[redacted]"
 _URL_PASSWORD = "a password in a URL"
+_PRIVATE_KEY = "a private key"
 _MIN_VALUE = 8
 _VALUE = r"[^\s\"'`,;<>(){}\[\]]+"  # a header or query value: up to a quote, space or separator
 _HEADERS = (
     r"x-api-key|api-key|apikey|x-auth-token|x-access-token|private-token|x-goog-api-key"
     r"|x-amz-security-token|x-vault-token|ocp-apim-subscription-key|x-figma-token"
 )
+_SECRET_WORDS = r"secret|token|passw(?:or)?d|api_?key|access_?key|private_?key"  # in a name given a value
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         _URL_PASSWORD,
@@ -63,16 +65,16 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
-        "a private key",
+        _PRIVATE_KEY,  # from `PRIVATE`: the BEGIN may have streamed before (a stream holds from there)
         re.compile(
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----\s*(?P<secret>.+?)\s*(?=-----END |\Z)",
+            r"PRIVATE KEY(?: BLOCK)?-----\s*(?P<secret>.+?)\s*(?=-----END |\Z)",
             re.DOTALL,
         ),
     ),
     (
         "a secret assignment",
         re.compile(
-            r"(?:secret|token|passw(?:or)?d|api_?key|access_?key|private_?key)\w*[\"']?\s*(?::=|=>|:|=)\s*[\"']?"
+            rf"(?:{_SECRET_WORDS})\w*[\"']?\s*(?::=|=>|:|=)\s*[\"']?"
             r"(?P<secret>(?=[^\s\"'`,;<>(){}\[\]]*[A-Za-z])[^\s\"'`,;<>(){}\[\]]*\d[^\s\"'`,;<>(){}\[\]]*)(?=$|[\s\"'`,;])",
             re.IGNORECASE,
         ),
@@ -86,8 +88,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 _SCHEMES = frozenset({"bearer", "token", "basic", "digest", "bot", "apikey", "sso-key"})
-# after these a credential may still follow in a later word (`Authorization: Bearer` then the token)
-HEADER_HINT = re.compile(rf"authorization|bearer|{_HEADERS}", re.IGNORECASE)
+# after these a credential may still follow in a later word (`Authorization: Bearer` then the token,
+# `secret_key =` then its value, a PEM header then its body)
+HEADER_HINT = re.compile(rf"authorization|bearer|{_HEADERS}|{_SECRET_WORDS}|PRIVATE", re.IGNORECASE)
 
 
 def _is_reference(value: str) -> bool:
@@ -95,8 +98,10 @@ def _is_reference(value: str) -> bool:
 
 
 def _counts(kind: str, value: str) -> bool:
-    """A URL's password counts at any length; a header or query value from 8 characters (shorter
-    ones are words in prose and code: `Authorization: none`, `f"Bearer {token}"`)."""
+    """A URL's password and a private key count at any length; a header or query value from 8
+    characters (shorter ones are words in prose and code: `Authorization: none`, `f"Bearer {token}"`)."""
+    if kind == _PRIVATE_KEY:
+        return True
     return not _is_reference(value) and (kind == _URL_PASSWORD or len(value) >= _MIN_VALUE)
 
 

@@ -161,9 +161,9 @@ class StreamRedactor:
         out = [e for k in list(self._held) if k != key for e in self._release(k)]
         _, raw = self._held.pop(key, (event, ""))
         raw += event.text
-        cut = min(max(len(raw) - (self.redactor.longest - 1), 0), _open_tail(raw))
+        cut = min(_word_start(raw, len(raw) - (self.redactor.longest - 1)), _open_tail(raw))
         for start, end in sorted(self.redactor.spans(raw)):
-            if start < cut < end:
+            if start < cut and (cut < end or end == len(raw)):  # one up to the end may go on
                 cut = start
         if cut:
             out.append(dataclasses.replace(event, text=self.redactor.text(raw[:cut])))
@@ -181,6 +181,14 @@ class StreamRedactor:
 
 _WORD_START = re.compile(r"(?:^|(?<=\s))\S")
 _HOLD_CAP = 2048  # a "word" longer than this is released anyway
+
+
+def _word_start(raw: str, at: int) -> int:
+    """Where the word holding `at` starts (a held tail is whole words: a shape's context stays in it)."""
+    if at <= 0:
+        return 0
+    base = max(at - _HOLD_CAP, 0)
+    return max(raw.rfind(c, base, at) for c in " \t\n") + 1 or base
 
 
 def _open_tail(raw: str) -> int:
