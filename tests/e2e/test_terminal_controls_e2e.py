@@ -35,7 +35,15 @@ def test_model_and_tool_text_never_drive_the_terminal(auger_env: AugerEnv) -> No
     listed = json.loads(auger_env.run("threads", "list", "--json").stdout)
     show = _raw(auger_env, "threads", "show", listed[0]["id"])
     assert show.returncode == 0, show.stderr
-    for name, data in (("-n", proc.stdout), ("-n stderr", proc.stderr), ("threads show", show.stdout)):
+    found = _raw(auger_env, "threads", "list", "--search", "pwned")
+    assert b"pwned" in found.stdout, found
+    outputs = {
+        "-n": proc.stdout,
+        "-n stderr": proc.stderr,
+        "threads show": show.stdout,
+        "search": found.stdout,
+    }
+    for name, data in outputs.items():
         assert not OBEYED.findall(data), (name, OBEYED.findall(data))
     said = "title␛]0;pwned␇ clear␛[2J clip␛]52;c;cm0gLXJmIH4=␇ cr␍over csi␛[31m red"
     assert said in proc.stdout.decode()
