@@ -125,3 +125,16 @@ def test_keys_typed_as_an_approval_appears_do_not_answer_it(auger_env: AugerEnv,
     screen = tmux.wait(lambda s: "Wrote it." in s)
     assert (auger_env.project / "a.py").read_text() == "x = 1\n"
     assert f"│ {typed} " in screen.split("Wrote it.")[-1]  # still in the prompt, below the reply
+
+
+def test_model_text_cannot_retitle_or_clear_the_terminal(auger_env: AugerEnv, tmux: Tmux) -> None:
+    """A reply carrying OSC/CSI sequences is shown, not obeyed: the terminal's title stays, the
+    sequences read as control pictures."""
+    auger_env.llm.add({"text": "Title\x1b]2;pwned\x1b\\ and\x1b]0;pwned2\x07 done: all\x9b2J clear."})
+    tmux.wait(lambda s: "Ask anything" in s)
+    title = tmux("display-message", "-p", "-t", tmux.name, "#{pane_title}")
+    tmux.type("hello")
+    screen = tmux.wait(lambda s: "clear." in s)
+    assert "Title␛]2;pwned␛\\ and␛]0;pwned2␇ done: all␛[2J clear." in screen
+    assert tmux("display-message", "-p", "-t", tmux.name, "#{pane_title}") == title
+    assert "\x1b]" not in tmux("capture-pane", "-p", "-e", "-t", tmux.name)
