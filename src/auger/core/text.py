@@ -5,13 +5,11 @@ Python strings can hold lone surrogates — bytes that were not UTF-8 decoded wi
 JSON. They cannot be encoded as UTF-8, so one of them in a prompt or a tool result makes every
 later provider request of the thread fail. `clean_text` replaces each with U+FFFD.
 
-Text from a model, a tool or an MCP server must not drive the terminal it is shown on (set the
-window title, clear the screen, write the clipboard with OSC 52). `visible` shows each control
-character as a Unicode control picture (`␛`, `␇`, `␍`) instead: one cell wide like the character
-it stands for, it cannot be mistaken for text the model wrote (as caret notation `^[` can), and
-the reader still sees that a sequence was there. Every front end that writes model or tool text
-to a terminal applies it (the TUI, headless text output, `threads show` and exports); stored
-text and JSON output keep the characters as they came. Standard library only.
+Text from a model, a tool or an MCP server must not drive a terminal (retitle it, clear it, write
+the clipboard with OSC 52): `visible` shows each control character as its Unicode control picture
+(`␛`, `␇`), one cell like the character and never mistaken for typed text (as caret `^[` can be).
+Every sink that writes such text to a terminal applies it; stored text and JSON keep it as it came.
+Standard library only.
 """
 
 from __future__ import annotations
