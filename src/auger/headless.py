@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from auger.core import events as ev
 from auger.core.port import PLAN_TOOL, TurnOptions, headless_policy
+from auger.core.text import visible
 
 if TYPE_CHECKING:
     from auger.core.port import AgentPort, SessionFactory
@@ -64,7 +65,7 @@ class Printer:
             for key in self.usage:
                 self.usage[key] += int(data.get(key) or 0)
         if isinstance(event, ev.Error) or (isinstance(event, ev.Notice) and event.level == "warning"):
-            self.err.write(f"auger: {event.message}\n")  # one line on stderr, whatever the format
+            self.err.write(f"auger: {visible(event.message)}\n")  # one line on stderr, whatever the format
         if self.fmt == "stream-json":
             self.out.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
             self.out.flush()
@@ -78,7 +79,7 @@ class Printer:
             self.out.write("\n")
 
     def _text(self, text: str) -> None:
-        self.out.write(text)
+        self.out.write(visible(text))  # the model's text never drives the terminal
         self.out.flush()
         self._ended_line = text.endswith("\n")
 

@@ -46,6 +46,19 @@ from auger.core.safety.redaction import Redactor, StreamRedactor, credentials_in
         ("https://x.blob.core.windows.net/c?sv=1&sig=AbCdEf0123456789%3D", None),
         ("export OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz", "export OPENAI_API_KEY=[redacted]"),
         ("aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "aws_access_key_id = [redacted]"),
+        (
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_access_key = [redacted]",
+        ),
+        ('{"api_token": "tok-12345678abc"}', '{"api_token": "[redacted]"}'),
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAB3\n-----END OPENSSH PRIVATE KEY-----",
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n[redacted]\n-----END OPENSSH PRIVATE KEY-----",
+        ),
+        ("-----BEGIN PRIVATE KEY-----\nMIIEvQ cut off", "-----BEGIN PRIVATE KEY-----\n[redacted]"),
+        ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlX2hlcmU.", "jwt [redacted]."),
+        ("stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc ok", "stripe [redacted] ok"),
+        ("SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", "[redacted]"),
     ],
 )
 def test_credentials_are_redacted(text: str, expected: str | None) -> None:
@@ -78,6 +91,10 @@ def test_credentials_are_redacted(text: str, expected: str | None) -> None:
         "the bearer of bad news",
         "https://example.com/search?q=token&page=2",
         "sk-short",
+        '"total_tokens": 12345678',
+        "token = get_token()",
+        "password = user_password",
+        "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----",
     ],
 )
 def test_references_templates_and_prose_are_left_as_written(text: str) -> None:
@@ -100,7 +117,12 @@ def test_credentials_inside_a_variable_become_known_secrets() -> None:
 _TEXT = (
     "Connect with postgres://admin:S3cr3tPassw0rd@db:5432/app, then\n"
     "curl -H 'Authorization: Bearer abcdefgh12345678XYZ' https://api.example.com/v1?api_key=k3y-0123456789 "
-    'and {"X-Api-Key": "0123456789abcdefABCD"} - done; key sk-test-0123456789abcdef.'
+    'and {"X-Api-Key": "0123456789abcdefABCD"} - done; key sk-test-0123456789abcdef.\n'
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+    "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk\n3yJIoJqfZfPL9dHwWYYA\n"
+    "-----END EC PRIVATE KEY-----\n"
+    "a JWT eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlX2hlcmU and a stripe "
+    "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
 )
 
 
@@ -122,6 +144,11 @@ def test_a_stream_cut_anywhere_redacts_the_same(cuts: list[int]) -> None:
         "k3y-0123456789",
         "0123456789abcdefABCD",
         "sk-test",
+        "wJalrXUtnFEMI",
+        "MHcCAQEEIBkg4LVWM9nuwNSk",
+        "3yJIoJqfZfPL9dHwWYYA",
+        "c2lnbmF0dXJlX2hlcmU",
+        "4eC39HqLyjWDarjtT1zdp7dc",
     ):
         assert secret not in joined
 

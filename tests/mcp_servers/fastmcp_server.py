@@ -45,6 +45,11 @@ def build(name: str, port: int = 8000) -> FastMCP:
         return text
 
     @server.tool()
+    def echo_json(text: str) -> dict[str, str]:
+        """Return the text as a JSON object (MCP `structuredContent` too)."""
+        return {"echo": text}
+
+    @server.tool()
     async def slow(seconds: float) -> str:
         """Sleep for `seconds`, then answer."""
         await asyncio.sleep(seconds)

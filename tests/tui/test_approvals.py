@@ -152,3 +152,30 @@ async def test_two_approvals_of_one_step_the_status_follows_each(tui: Tui) -> No
         assert replies(app)[-1] == "Wrote both."
         assert (tui.env.project / "src" / "b.py").read_text() == "y = 2\n"
         assert app.status.activity == "" and app.state.ready
+
+
+async def test_keys_typed_as_the_approval_appears_stay_in_the_prompt(tui: Tui) -> None:
+    """The user types the next thought, one key per 100 ms, while the approval appears: the `a` of
+    "about" does not always-allow the write, the prompt keeps every letter; then `y` answers it."""
+    tui.llm.add(WRITE, {"text": "Wrote it."})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "write a.py")
+        text, first_seen = "about the parser", None  # the key typed when the approval was first there
+        for i, key in enumerate(text):
+            if first_seen is None and app.transcript.query(ApprovalPrompt):
+                first_seen = i
+            await pilot.press(key)
+            await pilot.pause(0.1)  # the pace of typing, not a wait for anything
+        assert first_seen is not None and first_seen < len(text) - 5
+        assert not (tui.env.project / "a.py").exists()
+        assert app.prompt.text == text
+        prompt = app.transcript.query_one(ApprovalPrompt)
+        assert not prompt.resolved
+        await wait_for(pilot, lambda: prompt.has_focus)  # the user stopped typing: now it takes keys
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        assert (tui.env.project / "a.py").read_text() == "x = 1\n"
+        assert app.transcript.query_one(ToolRow).status == "success"
+        assert app.prompt.text == "about the parser" and app.focused is app.prompt

@@ -99,3 +99,42 @@ def test_connect_from_a_client_without_config(auger_env: AugerEnv, tmp_path: Pat
     finally:
         assert server.stop() == 0
     assert not list((client / "auger-home").glob("config.toml"))
+
+
+def test_keys_typed_as_an_approval_appears_do_not_answer_it(auger_env: AugerEnv, tmux: Tmux) -> None:
+    """In a real terminal, the next thought typed one key per 100 ms while the approval appears
+    stays in the prompt, every letter; the approval is answered only by a key after typing stopped."""
+    write = {"file_path": "/a.py", "content": "x = 1\n"}
+    auger_env.llm.add({"tool_calls": [{"name": "write_file", "args": write}]}, {"text": "Wrote it."})
+    tmux.wait(lambda s: "Ask anything" in s)
+    tmux.type("write a.py")
+    sentence, typed, seen_at = "about the parser and then the lexer and its tests", "", None
+    for key in sentence:  # until 6 keys after the approval was on screen
+        if seen_at is None and "Allow write_file" in tmux.screen():
+            seen_at = len(typed)
+        if seen_at is not None and len(typed) >= seen_at + 6:
+            break
+        tmux("send-keys", "-t", tmux.name, "-l", key)
+        typed += key
+        time.sleep(0.1)  # the pace of typing, not a wait for anything
+    screen = tmux.wait(lambda s: f"│ {typed} " in s and "Allow write_file" in s)
+    assert seen_at is not None, screen
+    assert not (auger_env.project / "a.py").exists()
+    tmux.wait(lambda s: "keys go to your prompt" not in s)  # typing stopped: the approval takes keys
+    tmux("send-keys", "-t", tmux.name, "y")
+    screen = tmux.wait(lambda s: "Wrote it." in s)
+    assert (auger_env.project / "a.py").read_text() == "x = 1\n"
+    assert f"│ {typed} " in screen.split("Wrote it.")[-1]  # still in the prompt, below the reply
+
+
+def test_model_text_cannot_retitle_or_clear_the_terminal(auger_env: AugerEnv, tmux: Tmux) -> None:
+    """A reply carrying OSC/CSI sequences is shown, not obeyed: the terminal's title stays, the
+    sequences read as control pictures."""
+    auger_env.llm.add({"text": "Title\x1b]2;pwned\x1b\\ and\x1b]0;pwned2\x07 done: all\x9b2J clear."})
+    tmux.wait(lambda s: "Ask anything" in s)
+    title = tmux("display-message", "-p", "-t", tmux.name, "#{pane_title}")
+    tmux.type("hello")
+    screen = tmux.wait(lambda s: "clear." in s)
+    assert "Title␛]2;pwned␛\\ and␛]0;pwned2␇ done: all␛[2J clear." in screen
+    assert tmux("display-message", "-p", "-t", tmux.name, "#{pane_title}") == title
+    assert "\x1b]" not in tmux("capture-pane", "-p", "-e", "-t", tmux.name)

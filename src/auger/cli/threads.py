@@ -22,7 +22,7 @@ from auger import paths
 from auger.cli import rewind as rewind_cmd
 from auger.core.backends.mounts import artifacts_dir
 from auger.core.rewind.records import sizes as snapshot_sizes
-from auger.core.text import counted, size_text
+from auger.core.text import counted, size_text, visible
 from auger.core.threads.backend import ThreadDatabase, database_at
 from auger.core.threads.lease import ThreadBusyError
 from auger.core.threads.store import ThreadInfo, ThreadStore, parse_age
@@ -108,12 +108,12 @@ def _database(env: Mapping[str, str], cwd: Path) -> ThreadDatabase:
 
 
 def _highlighted(snippet: str) -> str:
-    """Search hits in bold on a terminal; plain words in a pipe (no markup either way)."""
-    from auger.core.threads.search import marked_snippet
+    """Search hits in bold on a terminal; plain words in a pipe; control characters as pictures."""
+    from auger.core.threads.search import snippet_parts
 
-    if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
-        return marked_snippet(snippet, "\x1b[1m", "\x1b[22m")
-    return marked_snippet(snippet, "", "")
+    bold = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    on, off = ("\x1b[1m", "\x1b[22m") if bold else ("", "")
+    return "".join(f"{on}{visible(t)}{off}" if hit else visible(t) for t, hit in snippet_parts(snippet))
 
 
 def _list(store: ThreadStore, args: argparse.Namespace, cwd: Path) -> int:
@@ -145,7 +145,7 @@ def _print_list(
         fork = f"  (fork of {t.parent_id[:8]} @{t.fork_turn})" if t.parent_id else ""
         snap = f"  [{size_text(sizes[t.id], 'B')} snapshots]" if sizes.get(t.id) else ""
         msgs = "msg " if t.message_count == 1 else "msgs"
-        title, when = t.title or "Untitled", datetime.fromtimestamp(t.updated_at)  # local time
+        title, when = visible(t.title or "Untitled"), datetime.fromtimestamp(t.updated_at)  # local time
         print(f"{t.id[:12]}  {when:%Y-%m-%d %H:%M}  {t.message_count:>4} {msgs}  {title}{fork}{snap}")
         if all_projects:
             print(f"{'':14}{t.cwd}")

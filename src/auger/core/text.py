@@ -4,14 +4,21 @@ Python strings can hold lone surrogates — bytes that were not UTF-8 decoded wi
 `surrogateescape` (file names, `sys.argv`, stdin under a C locale) or `\\ud800` escapes in some
 JSON. They cannot be encoded as UTF-8, so one of them in a prompt or a tool result makes every
 later provider request of the thread fail. `clean_text` replaces each with U+FFFD.
+
+Text from a model, a tool or an MCP server must not drive a terminal (retitle it, clear it, write
+the clipboard with OSC 52): `visible` shows each control character as its Unicode control picture
+(`␛`, `␇`), one cell like the character and never mistaken for typed text (as caret `^[` can be).
+Every sink that writes such text to a terminal applies it; stored text and JSON keep it as it came.
 Standard library only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -38,6 +45,48 @@ def clean_block(block: Any) -> Any:
         text = clean_text(block["text"])
         return block if text is block["text"] else {**block, "text": text}
     return block
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 but \\n and \\t, DEL, C1
+_Event = TypeVar("_Event")
+
+
+def _picture(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # ␀ … ␟
+    return "\u2421" if code == 0x7F else "\u241b" + chr(code - 0x40)  # ␡; C1 as ␛ and its 7-bit twin
+
+
+def visible(text: str) -> str:
+    """`text` that cannot drive a terminal: newline and tab kept, a CRLF line end a newline, every
+    other control character its control picture (ESC `␛`, BEL `␇`, a bare CR `␍`, DEL `␡`), and
+    an 8-bit C1 control `␛` with its 7-bit twin (CSI `\\x9b` is `␛[`)."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(_picture, text.replace("\r\n", "\n"))
+
+
+def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
+    """`value` with `fn` applied to every string inside it (dicts, lists and tuples are copied)."""
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, dict):
+        return {k: map_strings(v, fn) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(map_strings(v, fn) for v in value)
+    return value
+
+
+def map_event(event: _Event, fn: Callable[[str], str]) -> _Event:
+    """An IR event (a frozen dataclass) with `fn` applied to the strings of its wire fields."""
+    changes = {}
+    for f in dataclasses.fields(event):  # type: ignore[arg-type]
+        if f.metadata.get("wire", True):
+            old = getattr(event, f.name)
+            if (new := map_strings(old, fn)) != old:
+                changes[f.name] = new
+    return dataclasses.replace(event, **changes) if changes else event  # type: ignore[type-var]
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from auger.core import events as ev
 from auger.core.port import counted
+from auger.core.text import map_event, visible
 from auger.tui.widgets.messages import AssistantMessage, Notice, UserMessage
 from auger.tui.widgets.tool_row import ToolRow
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 def blocks(events: list[ev.Event], root: Path, limit: int) -> list[Widget]:
     out: list[Widget] = []
     rows: dict[str, ToolRow] = {}
-    for event in events:
+    for event in (map_event(e, visible) for e in events):  # saved text never drives the terminal
         if isinstance(event, ev.TurnStarted):
             out.append(UserMessage(event.prompt))
         elif isinstance(event, ev.TextDelta) and event.parent_id is None:

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from auger.core import events as ev
+from auger.core.text import map_event, visible
 from auger.tui.rewind_text import changes_line
 from auger.tui.widgets.approval import ApprovalPrompt
 from auger.tui.widgets.messages import AssistantMessage, ChangesLine, Notice, Reasoning, UserMessage
@@ -64,7 +65,7 @@ class TurnView:
     async def handle(self, event: ev.Event) -> None:
         handler = self._handlers.get(type(event))
         if handler is not None:
-            await handler(event)
+            await handler(map_event(event, visible))  # model and tool text never drives the terminal
 
     async def _started(self, event: ev.TurnStarted) -> None:
         shown = self.shown() if self.shown else None

@@ -28,6 +28,7 @@ from auger.core.mcp.form_clock import TIMED_OUT, FormClock, held
 from auger.core.mcp.names import safe, tool_name
 from auger.core.mcp.prompts import McpPrompt, McpPromptError
 from auger.core.mcp.server_requests import elicitation_callback, sampling_callback
+from auger.core.safety.redaction import credentials_in_env, default_redactor, secrets_in_env
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -175,6 +176,8 @@ class McpManager:
         await asyncio.gather(*(self._stop(s) for s in self._servers.values()))
 
     def _launch(self, srv: _Server) -> None:
+        own = {**srv.config.env, **srv.config.headers}  # its secrets never come back in its results
+        default_redactor().add([*secrets_in_env(own).items(), *credentials_in_env(own)])
         srv.status, srv.error, srv.tools = "starting", None, []
         srv.prompts, srv.resources, srv.templates = [], [], []
         srv.stop, srv.ready, srv.down = asyncio.Event(), asyncio.Event(), asyncio.Event()

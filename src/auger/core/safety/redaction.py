@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from auger.core.safety import credentials
+from auger.core.text import map_event, map_strings
 
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 MIN_SECRET_LEN = 8
@@ -86,20 +87,16 @@ class Redactor:
 
     def value(self, value: Any) -> Any:
         """`value` with every string inside it redacted (dicts, lists and tuples are copied)."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {k: self.value(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return type(value)(self.value(v) for v in value)
-        return value
+        return map_strings(value, self.text)
 
     def message(self, msg: Any) -> Any:
-        """A LangChain message with its content (and tool-call args) redacted; same id."""
+        """A LangChain message with its content, tool-call args and artifact (an MCP result's
+        `structured_content`) redacted; same id."""
         update: dict[str, Any] = {}
-        content = self.value(msg.content)
-        if content != msg.content:
-            update["content"] = content
+        for field in ("content", "artifact"):
+            old = getattr(msg, field, None)
+            if (new := self.value(old)) != old:
+                update[field] = new
         calls = getattr(msg, "tool_calls", None)
         if calls:
             new_calls = [{**c, "args": self.value(c.get("args") or {})} for c in calls]
@@ -109,15 +106,7 @@ class Redactor:
 
     def event(self, event: Any) -> Any:
         """An IR event (frozen dataclass) with its wire fields redacted."""
-        changes = {}
-        for f in dataclasses.fields(event):
-            if not f.metadata.get("wire", True):
-                continue
-            old = getattr(event, f.name)
-            new = self.value(old)
-            if new != old:
-                changes[f.name] = new
-        return dataclasses.replace(event, **changes) if changes else event
+        return map_event(event, self.text)
 
 
 def secrets_in_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -172,9 +161,9 @@ class StreamRedactor:
         out = [e for k in list(self._held) if k != key for e in self._release(k)]
         _, raw = self._held.pop(key, (event, ""))
         raw += event.text
-        cut = min(max(len(raw) - (self.redactor.longest - 1), 0), _open_tail(raw))
+        cut = min(_word_start(raw, len(raw) - (self.redactor.longest - 1)), _open_tail(raw))
         for start, end in sorted(self.redactor.spans(raw)):
-            if start < cut < end:
+            if start < cut and (cut < end or end == len(raw)):  # one up to the end may go on
                 cut = start
         if cut:
             out.append(dataclasses.replace(event, text=self.redactor.text(raw[:cut])))
@@ -192,6 +181,14 @@ class StreamRedactor:
 
 _WORD_START = re.compile(r"(?:^|(?<=\s))\S")
 _HOLD_CAP = 2048  # a "word" longer than this is released anyway
+
+
+def _word_start(raw: str, at: int) -> int:
+    """Where the word holding `at` starts (a held tail is whole words: a shape's context stays in it)."""
+    if at <= 0:
+        return 0
+    base = max(at - _HOLD_CAP, 0)
+    return max(raw.rfind(c, base, at) for c in " \t\n") + 1 or base
 
 
 def _open_tail(raw: str) -> int:

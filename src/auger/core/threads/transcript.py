@@ -1,6 +1,7 @@
 """A thread's conversation as a readable transcript: plain text (for the terminal, `auger threads
 show`) or Markdown (to share or save, `/export`). Written from the IR events of
-`auger.core.threads.history.to_events`, the same events the TUI draws; imports nothing heavy."""
+`auger.core.threads.history.to_events`, the same events the TUI draws; imports nothing heavy.
+Control characters show as pictures (`auger.core.text.visible`): a transcript cannot drive a terminal."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 from collections.abc import Sequence
 
 from auger.core import events as ev
-from auger.core.text import counted
+from auger.core.text import counted, visible
 from auger.core.threads.store import ThreadInfo, iso
 
 TEXT_TOOL_LINES = 12
@@ -45,7 +46,7 @@ def render_text(events: Sequence[ev.Event], info: ThreadInfo | None = None, thre
         elif isinstance(event, ev.ToolCallFinished):
             body = _clip(event.output, TEXT_TOOL_LINES).splitlines() or [""]
             out += [f"  ← {event.name}: {body[0]}", *("    " + b for b in body[1:]), ""]
-    return "\n".join(out).rstrip() + "\n"
+    return visible("\n".join(out).rstrip() + "\n")
 
 
 def render_markdown(events: Sequence[ev.Event], info: ThreadInfo | None = None, thread_id: str = "") -> str:
@@ -66,4 +67,4 @@ def render_markdown(events: Sequence[ev.Event], info: ThreadInfo | None = None, 
         elif isinstance(event, ev.ToolCallFinished):
             body = _clip(event.output, MARKDOWN_TOOL_LINES)
             out += [f"**Result** `{event.name}`", "", "````text", body, "````", ""]
-    return "\n".join(out).rstrip() + "\n"
+    return visible("\n".join(out).rstrip() + "\n")

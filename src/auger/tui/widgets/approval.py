@@ -1,9 +1,14 @@
 """An approval asked inline in the transcript: `y` approve, `n` reject (then an optional message to
 the agent), `a` always allow the offered rule in this thread, `A` allow and save it to the project (`p`) or
-user (`u`) config, Esc reject."""
+user (`u`) config, Esc reject.
+
+It takes the keys only once nobody has typed for `GRACE` s: keys typed before it could be seen (the
+`a` of "about" in the next thought) go on into the prompt, never answer it.
+"""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -16,10 +21,13 @@ from textual.widgets import Input, Static
 from auger.core.events import ApprovalDecision, ApprovalRequested
 from auger.tui import format as fmt
 from auger.tui.diffs import tool_diff
+from auger.tui.typing_pace import pace_of
 from auger.tui.widgets.tool_row import call_view
 
 HINT = "y approve · n/Esc reject · a always allow {rule} in this thread · A and save it"
+TYPING = "(you are typing: keys go to your prompt) "
 SAVE_HINT = "Save allow rule {rule} to: p project config (.auger/config.toml) · u user config · Esc back"
+GRACE = 1.0  # s without a key before an approval takes the keys
 SCOPE_WORDS = {"project": "saved to the project config", "user": "saved to the user config"}
 
 
@@ -54,11 +62,29 @@ class ApprovalPrompt(Vertical, can_focus=True):
         yield call_view(req.name, req.args, tool_diff(req.name, req.args, self.project_root), max_lines=40)
         if req.description and not req.description.startswith("Tool execution requires approval"):
             yield Static(req.description, markup=False, classes="why")
-        yield Static(HINT.format(rule=self.rule), markup=False, classes="hint")
+        yield Static(self.hint, markup=False, classes="hint")
         yield Input(placeholder="Tell the agent why (Enter to reject, Esc for no message)", classes="reason")
 
     def on_mount(self) -> None:
-        self.focus()
+        self._take_keys()
+
+    def _take_keys(self) -> None:
+        """Focus this prompt once no key has come for `GRACE` s; until then keys go where they went."""
+        if self.resolved:
+            return
+        pace = pace_of(self.app)
+        quiet = time.monotonic() - max(pace.last_key_at, pace.arrived_at)
+        if quiet < GRACE:
+            self.query_one(".hint", Static).update(TYPING + self.hint)
+            self.set_timer(GRACE - quiet, self._take_keys)
+        else:
+            self.query_one(".hint", Static).update(self.hint)
+            self.focus()
+
+    @property
+    def hint(self) -> str:
+        """The keys this prompt answers to."""
+        return HINT.format(rule=self.rule)
 
     @property
     def rule(self) -> str:
@@ -113,7 +139,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
     def action_reject(self) -> None:
         if self.choosing_scope:  # Esc backs out of the scope question, it does not reject
             self.choosing_scope = False
-            self.query_one(".hint", Static).update(HINT.format(rule=self.rule))
+            self.query_one(".hint", Static).update(self.hint)
             return
         self.resolve(ApprovalDecision("reject"))
 

@@ -38,8 +38,12 @@ class PlanApproval(ApprovalPrompt, inherit_bindings=False):
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("Plan ready: accept it, or keep planning?", markup=False, classes="title")
         yield MarkdownLines([Chunk((self.plan.strip() or "(an empty plan)") + "\n")], classes="plan")
-        yield Static(HINT, markup=False, classes="hint")
+        yield Static(self.hint, markup=False, classes="hint")
         yield Input(placeholder="What should change in the plan? (Enter to send)", classes="reason")
+
+    @property
+    def hint(self) -> str:
+        return HINT
 
     @property
     def plan(self) -> str:
