@@ -155,13 +155,9 @@ def failure(db: ThreadDatabase, exc: BaseException, thread_id: str) -> ThreadErr
             hint=f"Check that the PostgreSQL server is running and reachable, {resume}",
         )
     if "locked" in reason:
-        from auger.core.threads.checkpoints.checkpointer import BUSY_TIMEOUT_MS
+        from auger.core.threads.checkpoints.checkpointer import locked_error
 
-        return ThreadError(
-            f"The thread database {db.path} is locked by another program: auger waited "
-            f"{BUSY_TIMEOUT_MS // 1000} s, then stopped the turn; its last step is not saved.",
-            hint=f"Close what holds it (e.g. a sqlite3 shell inside a transaction), {resume}",
-        )
+        return locked_error(db.path, ", then stopped the turn; its last step is not saved", resume)
     return ThreadError(
         f"The thread database {db.path} failed during the turn ({reason}); the turn stopped.",
         hint=f"Check the disk (space, permissions), {resume}",
