@@ -48,7 +48,8 @@ Faults (for the turn-fault tests; each works on both wire formats):
     After the headers, an SSE comment (``: keep-alive``) every ``keepalive_every`` seconds
     (default 0.5) for ``s`` seconds — a slow server processing the prompt — then the answer.
 ``"html": true`` (this and the next two: chat completions only)
-    ``200`` with an HTML page (``Content-Type: text/html``): a base_url that is a web site or a login page.
+    ``200`` with an HTML page (``Content-Type: text/html``): a base_url that is a web site or a login
+    page; ``"html": 502``: that status (a proxy's error page).
 ``"redirect": url``
     ``302`` to ``url`` (relative to the server, e.g. ``"/login"``); a GET of any path then gets the HTML page.
 ``"drip": s``
@@ -358,8 +359,8 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(0.05)
 
     # ---- routes -----------------------------------------------------------------------
-    def _send_html(self) -> None:
-        self.send_response(200)
+    def _send_html(self, status: int = 200) -> None:
+        self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(HTML_PAGE)))
         self.end_headers()
@@ -434,7 +435,7 @@ class Handler(BaseHTTPRequestHandler):
             status, message = int(resp["error"]), resp.get("message") or "scripted error"
             self._send_error(status, message, resp.get("retry_after"))
         elif resp.get("html"):
-            self._send_html()
+            self._send_html(200 if resp["html"] is True else int(resp["html"]))
         elif resp.get("redirect"):
             self._send_json(302, {}, {"Location": resp["redirect"]})
         elif resp.get("drip"):

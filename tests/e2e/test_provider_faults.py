@@ -30,6 +30,13 @@ def test_an_html_page_is_not_an_openai_compatible_api(auger_env: AugerEnv) -> No
     assert [m.type for m in stored_messages(auger_env, result["thread_id"])] == ["human"]
 
 
+def test_an_html_error_page_is_a_status_error_and_retried(auger_env: AugerEnv) -> None:
+    auger_env.llm.add({"html": 502}, {"text": "second time lucky"})  # a proxy in front of the API
+    proc = auger_env.run("-n", "hello?")
+    assert proc.returncode == 0 and proc.stdout.strip() == "second time lucky", proc.stderr
+    assert len(auger_env.llm.requests) == 2
+
+
 def test_a_redirect_names_where_it_leads(auger_env: AugerEnv) -> None:
     auger_env.llm.add({"redirect": "/login?next=/v1/chat/completions"})
     proc = auger_env.run("-n", "hello?")

@@ -8,14 +8,12 @@ response headers `max_retries` times (2 by default); the error says "Request tim
 naming the setting; and an HTML page (a web site, a login page a 302 led to) is parsed as an
 empty stream ("No generations found in stream").
 
-`TimeoutClient.send` turns any httpx2 timeout — before the headers or while the body streams —
-and a streamed body that completes no line (an SSE event or keep-alive comment) within
-`request_timeout` into `ProviderFault`, which names the provider and the setting; a reply that is
-an HTML page, or the end of a redirect that turned the POST into a GET, into one naming the URL.
-Neither SDK retries it (openai retries only httpx2 errors; anthropic, which retries whatever its
-client raises, gets a subclass that is one of its own errors, which it passes through unretried),
-and it is a langchain `ModelError` with `is_retryable = False`, so `Runnable.with_retry` (the
-summarisation call) does not either. Refused connections, 429 and 5xx are still retried by the
+`TimeoutClient.send` turns any httpx2 timeout, and a streamed body that completes no line (an
+SSE event or keep-alive comment) within `request_timeout`, into `ProviderFault` naming the
+provider and the setting; an HTML page, or a redirect that turned the POST into a GET, into one
+naming the URL. Neither SDK retries it (openai retries only httpx2 errors; anthropic gets a
+subclass of its own errors, which it passes through), nor does `Runnable.with_retry` (a langchain
+`ModelError`, `is_retryable = False`). 429, 5xx and refused connections are still retried by the
 SDK, at most `max_retries` times.
 """
 
@@ -115,10 +113,11 @@ class TimeoutClient(httpx2.AsyncClient):
         return response
 
     def _check_api(self, request: httpx2.Request, response: httpx2.Response) -> None:
-        """A redirect that made the POST a GET, or an HTML page, is not the API: say so, naming
-        the URL (and where it redirects)."""
+        """A redirect that made the POST a GET, or an HTML page as a success, is not the API: say
+        so, naming the URL (and where it redirects). An HTML error page (a proxy's 502) is the
+        SDK's: a status error, retried."""
         moved = next((r for r in response.history if r.status_code in (301, 302, 303)), None)
-        html = "html" in response.headers.get("content-type", "")
+        html = response.is_success and "html" in response.headers.get("content-type", "")
         if request.method != "POST" or not (html or moved):
             return
         url = moved.request.url if moved else request.url

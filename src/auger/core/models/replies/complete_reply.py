@@ -28,6 +28,7 @@ call really uses, whatever the provider.
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -138,12 +139,8 @@ def _answer_invalid(response: Any, message: AIMessage, bad: dict[str, tuple[str,
 
 def _told_already(messages: list[AnyMessage]) -> bool:
     """The model's last reply was answered with INVALID_ARGS (this call is its second try)."""
-    tail = []
-    for msg in reversed(messages):
-        if not isinstance(msg, ToolMessage):
-            break
-        tail.append(msg)
-    return any(isinstance(m.content, str) and m.content.startswith(INVALID_ARGS) for m in tail)
+    tail = itertools.takewhile(lambda m: isinstance(m, ToolMessage), reversed(messages))
+    return any(str(m.content).startswith(INVALID_ARGS) for m in tail)
 
 
 def _reply(response: Any) -> AIMessage | None:
