@@ -112,7 +112,8 @@ class Turn:
             put(ev.Error(f"Stopped after too many steps (max_turns={self.max_turns}).", "turn_limit"))
         except Exception as exc:
             reason = "error"
-            held = await self._failed(exc) and held  # the database failed: nothing to index
+            # False: the database failed, nothing is indexed (the next turn reads the whole history)
+            held = await self._failed(exc) and held
         session.pending.clear()
         session.inputs.cancel_all()  # a form still open when the turn ends: the server hears `cancel`
         for event in await self.rewind.finish() if self.rewind else []:  # the "after" snapshot: FilesChanged
