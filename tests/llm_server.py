@@ -47,6 +47,15 @@ Faults (for the turn-fault tests; each works on both wire formats):
 ``"keepalive": s``
     After the headers, an SSE comment (``: keep-alive``) every ``keepalive_every`` seconds
     (default 0.5) for ``s`` seconds — a slow server processing the prompt — then the answer.
+``"html": true`` (this and the next two: chat completions only)
+    ``200`` with an HTML page (``Content-Type: text/html``): a base_url that is a web site or a login
+    page; ``"html": 502``: that status (a proxy's error page).
+``"redirect": url``
+    ``302`` to ``url`` (relative to the server, e.g. ``"/login"``); a GET of any path then gets the HTML page.
+``"drip": s``
+    ``200`` and the SSE headers, then one byte of an endless SSE comment every ``s`` seconds.
+``"before": callable``
+    Called (in-process only) before the answer: e.g. lock the thread database mid-turn.
 
 Optional keys on any response: ``"delay": s`` (sleep before answering), ``"repeat": true`` (never consumed),
 ``"finish_reason": "length"`` (override), ``"prompt_tokens": N`` (override usage), and
@@ -97,6 +106,9 @@ except ImportError:  # imported as a module of another package layout: make test
 
 Response = dict[str, Any]
 EXHAUSTED = "(script exhausted)"
+HTML_PAGE = (
+    b"<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body><h1>Sign in</h1></body></html>\n"
+)
 DEFAULT_MODELS = ["scripted-model"]
 CHUNK_CHARS = 8
 WORDS_PER_CHUNK = 4
@@ -104,7 +116,8 @@ WORDS_PER_CHUNK = 4
 KNOWN_KEYS = {
     "text", "reasoning", "tool_calls", "text_tokens", "rate", "error", "message", "retry_after",
     "garbage", "delay", "hang", "repeat", "finish_reason", "prompt_tokens", "when", "exhausted",
-    "cut", "stall", "keepalive", "keepalive_every", "chunk_chars", "at_once",
+    "cut", "stall", "keepalive", "keepalive_every", "chunk_chars", "at_once", "html", "redirect", "drip",
+    "before",
 }
 # fmt: on
 WHEN_KEYS = {"model", "last_user_contains", "system_contains"}
@@ -346,8 +359,23 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(0.05)
 
     # ---- routes -----------------------------------------------------------------------
+    def _send_html(self, status: int = 200) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(HTML_PAGE)))
+        self.end_headers()
+        self.wfile.write(HTML_PAGE)
+
+    def _drip(self, seconds: float) -> None:
+        """SSE headers, then one byte of a comment every ``seconds`` until the client goes away."""
+        self._start_stream()
+        while not self.server.stopping.wait(seconds):
+            self._chunk(b":")
+
     def do_GET(self) -> None:
         if self.path.rstrip("/") != "/v1/models":
+            if self.path.startswith("/login"):
+                return self._send_html()
             return self._send_error(404, f"Unknown path {self.path}")
         if self._authorized():
             data = [
@@ -375,6 +403,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.server.script.record(body, {"error": 401, "auth": True})
         self.server.script.bodies.append(raw)
         resp = self.server.script.take(body)
+        if resp.get("before"):
+            resp["before"]()
         if resp.get("delay"):
             self.server.stopping.wait(float(resp["delay"]))
         if resp.get("hang"):
@@ -399,18 +429,31 @@ class Handler(BaseHTTPRequestHandler):
         return None
 
     # ---- answering --------------------------------------------------------------------
-    def _answer(self, body: dict[str, Any], resp: Response, request_bytes: int) -> None:
-        stream = bool(body.get("stream"))
+    def _faulty(self, resp: Response, stream: bool) -> bool:
+        """Answer a scripted error or a reply that is not the API; False if ``resp`` is none of them."""
         if "error" in resp:
-            return self._send_error(
-                int(resp["error"]), resp.get("message") or "scripted error", resp.get("retry_after")
-            )
-        if resp.get("garbage"):
-            if not stream:
-                return self._send_json(200, b"this is {not json")
+            status, message = int(resp["error"]), resp.get("message") or "scripted error"
+            self._send_error(status, message, resp.get("retry_after"))
+        elif resp.get("html"):
+            self._send_html(200 if resp["html"] is True else int(resp["html"]))
+        elif resp.get("redirect"):
+            self._send_json(302, {}, {"Location": resp["redirect"]})
+        elif resp.get("drip"):
+            self._drip(float(resp["drip"]))
+        elif resp.get("garbage") and not stream:
+            self._send_json(200, b"this is {not json")
+        elif resp.get("garbage"):
             self._start_stream()
             self._sse('{"id": "chatcmpl-garbage", "choices": [{"delta": {this is not json')
-            return self._end_stream()
+            self._end_stream()
+        else:
+            return False
+        return True
+
+    def _answer(self, body: dict[str, Any], resp: Response, request_bytes: int) -> None:
+        stream = bool(body.get("stream"))
+        if self._faulty(resp, stream):
+            return None
         calls = _tool_calls(resp)
         finish = resp.get("finish_reason") or ("tool_calls" if calls else "stop")
         usage = _usage(resp, calls, request_bytes)

@@ -78,8 +78,8 @@ KEYS: tuple[Key, ...] = (
         "request_timeout",
         "float",
         DEFAULT_REQUEST_TIMEOUT,
-        "Seconds without any bytes from the model provider before a request is given up "
-        "(per attempt; keep-alives count as bytes; a timeout is not retried).",
+        "Seconds without a complete line from the model provider before a request is given up "
+        "(per attempt; SSE keep-alive comments count; a timeout is not retried).",
         env="AUGER_REQUEST_TIMEOUT",
         positive=True,
     ),
@@ -149,7 +149,8 @@ KEYS: tuple[Key, ...] = (
         "providers.*.request_timeout",
         "float",
         None,
-        "Seconds without bytes before a request to this provider is given up (unset = request_timeout).",
+        "Seconds without a complete line before a request to this provider is given up "
+        "(unset = request_timeout).",
         nullable=True,
         positive=True,
     ),

@@ -76,3 +76,18 @@ def test_a_line_that_is_no_json_rpc_message_is_answered_and_the_agent_keeps_serv
     assert served["result"]["agentInfo"]["name"] == "auger", served
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
     assert "no JSON-RPC message" in (auger_env.home / "logs" / "auger.log").read_text()
+
+
+def test_lines_nested_too_deep_get_a_parse_error_and_the_agent_keeps_serving(auger_env: AugerEnv) -> None:
+    """100,000 `[` (or `{"a":`) overflow Python's parser: before the handshake, after it, and
+    inside a message object, each is answered with JSON-RPC's parse error; nothing stops."""
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+    deep_array = "[" * 100_000 + "]" * 100_000
+    deep_object = '{"jsonrpc": "2.0", "id": 9, "params": ' + '{"a":' * 100_000 + "1" + "}" * 100_001
+    lines = [deep_array, json.dumps(init), deep_array, deep_object, json.dumps({**init, "id": 2})]
+    proc = auger_env.run("acp", input="\n".join(lines) + "\n")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    replies = [json.loads(line) for line in proc.stdout.splitlines()]
+    errors = [r["error"] for r in replies if r.get("id") is None]
+    assert [e["code"] for e in errors] == [-32700] * 3 and "more than 100 levels deep" in errors[0]["message"]
+    assert [r["result"]["agentInfo"]["name"] for r in replies if r.get("id") in (1, 2)] == ["auger"] * 2

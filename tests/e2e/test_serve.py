@@ -257,6 +257,8 @@ def test_malformed_requests_get_clear_4xx_and_the_server_keeps_serving(server: S
         ("POST", "/threads", json.dumps({"mode": "reckless"}).encode(), 400, "Unknown mode"),
         ("GET", "/threads?limit=zero", None, 400, "limit"),
         ("POST", "/chat/stream", b'{"messages": "' + b"x" * (2 << 20) + b'"}', 413, "limit"),
+        ("POST", "/chat/stream", b"[" * 100_000 + b"]" * 100_000, 400, "more than 100 levels deep"),
+        ("POST", "/threads", b'{"mode": ' + b'{"a": ' * 100_000 + b"1" + b"}" * 100_001, 400, "levels deep"),
         ("GET", "/no/such/endpoint", None, 404, "No endpoint"),
         ("PUT", "/chat/stream", b"{}", 405, "not allowed"),
     ]

@@ -104,15 +104,31 @@ def test_a_stream_cut_mid_text_is_an_error_and_the_text_is_kept(auger_env: Auger
     assert stored[-1].type == "ai" and stored[-1].text.startswith("The answer is forty\n\n[interrupted")
 
 
-def test_tool_call_arguments_that_are_not_complete_json_do_not_run(auger_env: AugerEnv) -> None:
+def test_tool_call_arguments_that_are_not_json_are_sent_back_to_the_model(auger_env: AugerEnv) -> None:
     marker = _marker(auger_env)
-    # the server says the call is finished, but the JSON lacks its closing brace
-    auger_env.llm.add({"tool_calls": [{"name": "execute", "args": '{"command": "rm -rf keep"'}]})
+    # the model says the call is finished, but its JSON lacks the closing brace: its mistake
+    broken = '{"command": "rm -rf keep"'
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "execute", "args": broken, "id": "call_bad"}]},
+        {"tool_calls": [{"name": "execute", "args": {"command": "echo fixed > fixed.txt"}}]},
+        {"text": "Done properly this time."},
+    )
+    code, result, err = _run(auger_env, "clean up")
+    assert code == 0 and result["text"] == "Done properly this time.", err
+    assert marker.exists() and (auger_env.project / "fixed.txt").read_text() == "fixed\n"
+    told = [m for m in auger_env.llm.requests[1]["messages"] if m.get("tool_call_id") == "call_bad"]
+    assert len(told) == 1 and "not a JSON object; it was not run" in told[0]["content"]
+    assert broken in told[0]["content"]  # what it sent, to correct
+
+
+def test_arguments_broken_again_after_the_model_was_told_end_the_turn(auger_env: AugerEnv) -> None:
+    marker = _marker(auger_env)
+    bad = {"tool_calls": [{"name": "execute", "args": '{"command": rm -rf keep}'}]}
+    auger_env.llm.add(bad, bad, {"text": "never asked"})
     proc = auger_env.run("-n", "clean up", "--mode", "yolo")
-    assert_clean_error(proc, 1, "the arguments of the call to 'execute' are not complete JSON", NOT_RUN)
-    assert marker.exists() and len(auger_env.llm.requests) == 1
-    tid = json.loads(auger_env.run("threads", "list", "--json").stdout)[0]["id"]
-    assert_no_tool_call(stored_messages(auger_env, tid))
+    assert_clean_error(proc, 1, "the model sent invalid tool-call arguments to 'execute' again")
+    assert "connection" not in proc.stderr
+    assert marker.exists() and len(auger_env.llm.requests) == 2
 
 
 def test_complete_anthropic_tool_calls_still_run(auger_env: AugerEnv) -> None:

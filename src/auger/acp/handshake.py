@@ -21,6 +21,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from auger.core.bounded_json import loads
+
 PROTOCOL_VERSION = 1  # the ACP version auger speaks (agent-client-protocol 0.12: schema v1)
 MAX_LINE = 50 * 1024 * 1024  # a first line longer than this is not an initialize request
 
@@ -58,8 +60,8 @@ def read_initialize(fd: int = 0) -> Handshake:
         buf += chunk
     line, sep, rest = buf.partition(b"\n")
     try:
-        message = json.loads(line)
-    except ValueError:
+        message = loads(line)
+    except ValueError:  # incl. too deep: answered by auger.acp.stdin_guard
         return Handshake(rest=buf)
     if not isinstance(message, dict) or message.get("method") != "initialize" or "id" not in message:
         return Handshake(rest=buf)

@@ -1,8 +1,9 @@
 """Lines on `auger acp`'s stdin that are JSON but no JSON-RPC message object (`[]`, a batch, `1`,
-`"x"`, `null`): the ACP library raises on them and the agent dies (or, on `null`, stops serving).
-`guard` passes every other line on to the library unchanged; each of these is answered with
-JSON-RPC's "Invalid Request" error (id null) and a log line, and the agent keeps serving. Lines
-that are not JSON at all are the library's: it logs and skips them.
+`"x"`, `null`), or that nest too deep to parse (auger.core.bounded_json): the ACP library raises
+on them and the agent dies (or, on `null`, stops serving). `guard` passes every other line on to
+the library unchanged; each of these is answered with JSON-RPC's "Invalid Request" (or "Parse
+error") error (id null) and a log line, and the agent keeps serving. Lines that are not JSON at
+all are the library's: it logs and skips them.
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from typing import Any
+
+from auger.core.bounded_json import TooDeep, check_depth
 
 log = logging.getLogger("auger.acp")
-INVALID_REQUEST = -32600
+INVALID_REQUEST, PARSE_ERROR = -32600, -32700
 
 
 def guard(
@@ -27,12 +31,8 @@ def guard(
 async def _pump(raw: asyncio.StreamReader, out: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
         while line := await _line(raw):
-            if _invalid(line):
+            if error := _refusal(line):
                 log.warning("ignored a line on stdin that is no JSON-RPC message: %.200r", line)
-                error = {
-                    "code": INVALID_REQUEST,
-                    "message": "Invalid Request: a JSON-RPC message is a JSON object",
-                }
                 writer.write(json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode() + b"\n")
             else:
                 out.feed_data(line)
@@ -56,13 +56,17 @@ async def _line(reader: asyncio.StreamReader) -> bytes:
             return b"".join(chunks)
 
 
-def _invalid(line: bytes) -> bool:
-    """JSON that is not an object (an object, a blank line or not JSON at all: False)."""
+def _refusal(line: bytes) -> dict[str, Any] | None:
+    """The error for a line that is no JSON-RPC message; None for an object, a blank line or a
+    line that is not JSON at all."""
     text = line.strip()
-    if not text or text.startswith(b"{"):
-        return False
     try:
+        check_depth(text)
+        if not text or text.startswith(b"{"):
+            return None
         json.loads(text)
+    except TooDeep as exc:
+        return {"code": PARSE_ERROR, "message": f"Parse error: {exc}"}
     except ValueError:
-        return False
-    return True
+        return None
+    return {"code": INVALID_REQUEST, "message": "Invalid Request: a JSON-RPC message is a JSON object"}

@@ -6,13 +6,13 @@ Every client mistake is an `ApiError(status, message)`; the app turns it into
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from auger.core import operations
+from auger.core.bounded_json import TooDeep, loads
 from auger.core.operations import kind_of
 
 if TYPE_CHECKING:
@@ -34,7 +34,8 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
 
 
 async def read_json(request: Request, limit: int = MAX_BODY, *, optional: bool = False) -> dict[str, Any]:
-    """The body as a JSON object; 413 past `limit` bytes, 400 when it is not a JSON object."""
+    """The body as a JSON object; 413 past `limit` bytes, 400 when it is not a JSON object or
+    nests too deep (auger.core.bounded_json)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise ApiError(413, f"Request body is {declared} bytes; the limit is {limit} bytes.")
@@ -51,8 +52,10 @@ async def read_json(request: Request, limit: int = MAX_BODY, *, optional: bool =
             return {}
         raise ApiError(400, "Request body is empty; send a JSON object.")
     try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = loads(raw)
+    except TooDeep as exc:
+        raise ApiError(400, f"Request body is refused: its {exc}.") from None
+    except ValueError as exc:  # a UnicodeDecodeError too
         raise ApiError(400, f"Request body is not valid JSON: {exc}.") from None
     if not isinstance(data, dict):
         raise ApiError(400, f"Request body must be a JSON object, not {kind_of(data)}.")

@@ -16,13 +16,13 @@ import anthropic
 from langchain_anthropic import ChatAnthropic
 from pydantic import Field
 
-from auger.core.models.provider_http import RequestTimeout, TimeoutClient
+from auger.core.models.provider_http import ProviderFault, TimeoutClient
 from auger.core.models.replies.merged_stream import MergedStream
 from auger.core.models.requests.tool_schemas import CachedToolBinding
 
 
-class AnthropicRequestTimeout(RequestTimeout, anthropic.AnthropicError):
-    """A RequestTimeout the anthropic SDK passes through: it wraps (and retries) any other
+class AnthropicFault(ProviderFault, anthropic.AnthropicError):
+    """A ProviderFault the anthropic SDK passes through: it wraps (and retries) any other
     exception its HTTP client raises, but not its own `AnthropicError`s."""
 
 
@@ -37,6 +37,6 @@ class ChatAnthropicTimed(CachedToolBinding, MergedStream, ChatAnthropic):
         provider, seconds, setting = self.auger_timeout
         proxy = {"proxy": self.anthropic_proxy} if self.anthropic_proxy else {}
         client = TimeoutClient(
-            provider, seconds, setting, kind=AnthropicRequestTimeout, base_url=params["base_url"], **proxy
+            provider, seconds, setting, kind=AnthropicFault, base_url=params["base_url"], **proxy
         )
         return anthropic.AsyncClient(**params, timeout=seconds, http_client=client)

@@ -32,7 +32,7 @@ def _chain(exc: BaseException) -> list[BaseException]:
 def describe_error(exc: BaseException, spec: str | None, settings: Settings | None = None) -> str:
     from auger.errors import AugerError
 
-    if isinstance(exc, AugerError):  # ours (RequestTimeout, IncompleteReplyError) say it already
+    if isinstance(exc, AugerError):  # ours (ProviderFault, IncompleteReplyError) say it already
         return str(exc)
     provider = (spec or "").partition(":")[0]
     cfg = settings.providers.get(provider) if settings is not None else None

@@ -171,7 +171,7 @@ def _require_module(provider: Provider) -> None:
 def resolve_request_timeout(
     ms: ModelSpec, params: dict[str, Any], default: float | None
 ) -> tuple[float, str]:
-    """Seconds without bytes before a request to `ms`'s provider is given up, and the setting that
+    """Seconds without a complete line before a request to `ms`'s provider is given up, and the setting that
     says so: `[providers.NAME] request_timeout` (popped from `params`), else the top-level one."""
     own = params.pop("request_timeout", None)
     legacy = params.pop("timeout", None)  # the client's own name for it, passed through before

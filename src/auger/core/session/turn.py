@@ -34,6 +34,7 @@ from auger.core.session.stream import StreamTranslator, call_key
 from auger.core.session.token_relay import TokenRelay
 from auger.core.session.turn_input import allowed_tools, refuse_images, turn_model, user_message, with_images
 from auger.core.text import clean_text
+from auger.core.threads.backend import failure
 from auger.errors import AugerError, ProviderError
 
 if TYPE_CHECKING:
@@ -109,15 +110,10 @@ class Turn:
         except GraphRecursionError:
             reason = "turn_limit"
             put(ev.Error(f"Stopped after too many steps (max_turns={self.max_turns}).", "turn_limit"))
-        except AugerError as exc:  # incl. a reply that did not finish, a request_timeout
+        except Exception as exc:
             reason = "error"
-            await self._cut_short(BROKEN_OFF)
-            put(ev.Error(str(exc), "provider" if isinstance(exc, ProviderError) else type(exc).__name__))
-        except Exception as exc:  # provider/network failures: one clear line, traceback to the log
-            log.exception("turn failed")
-            reason = "error"
-            await self._cut_short(BROKEN_OFF)
-            put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
+            # False: the database failed, nothing is indexed (the next turn reads the whole history)
+            held = await self._failed(exc) and held
         session.pending.clear()
         session.inputs.cancel_all()  # a form still open when the turn ends: the server hears `cancel`
         for event in await self.rewind.finish() if self.rewind else []:  # the "after" snapshot: FilesChanged
@@ -133,6 +129,24 @@ class Turn:
             await session.turn_ended(added, settled=reason == "done")
         await session.release_thread()  # before TurnEnded: the next turn may start at once
         self._finish(ev.TurnEnded(reason, session.thread_id, self.translator.final_text))
+
+    async def _failed(self, exc: Exception) -> bool:
+        """One Error line: ours (a reply that did not finish, a request_timeout) say it already;
+        the thread database's names it (the turn's text and index are not written to it then);
+        anything else is the provider's or the network's (`describe_error`; the traceback to the
+        log). False: it was the thread database's."""
+        session, stored = self.session, None
+        if not isinstance(exc, AugerError):
+            log.error("turn failed", exc_info=exc)
+            stored = failure(session.runtime.threads.database, exc, session.thread_id)
+        if stored is None:
+            await self._cut_short(BROKEN_OFF)
+        exc = stored or exc
+        if isinstance(exc, AugerError):
+            self.put(ev.Error(str(exc), "provider" if isinstance(exc, ProviderError) else type(exc).__name__))
+        else:
+            self.put(ev.Error(describe_error(exc, session.model_spec, session.runtime.settings), "provider"))
+        return stored is None
 
     async def _cut_short(self, mark: str) -> None:
         """A turn cut short: keep the answer streamed so far in the thread (and count it as added

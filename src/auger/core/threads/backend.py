@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from auger.errors import ConfigError
+from auger.errors import ConfigError, ThreadError
 
 if TYPE_CHECKING:
     from auger.core.threads.checkpoints.collapse import Marks, SeedCheck
@@ -137,3 +137,28 @@ def open_backend(db: ThreadDatabase) -> ThreadBackend:
     from auger.core.threads.sqlite import SqliteBackend
 
     return SqliteBackend.open(db.path)
+
+
+def failure(db: ThreadDatabase, exc: BaseException, thread_id: str) -> ThreadError | None:
+    """The ThreadError for `exc` when it is the thread database failing under a turn (SQLite
+    locked past the busy timeout, PostgreSQL gone); None for any other error."""
+    if type(exc).__module__.partition(".")[0] not in ("sqlite3", "psycopg", "psycopg_pool"):
+        return None
+    resume = f"then resume the thread (auger -r {thread_id})." if thread_id else "then try again."
+    reason = " ".join(str(exc).split())[:300] or type(exc).__name__
+    if db.postgres:
+        from auger.core.threads.postgres.db import shown_url
+
+        return ThreadError(
+            f"The thread database {shown_url(db.url)} failed during the turn ({reason}); the turn "
+            "stopped and its last step may not be saved.",
+            hint=f"Check that the PostgreSQL server is running and reachable, {resume}",
+        )
+    if "locked" in reason:
+        from auger.core.threads.checkpoints.checkpointer import locked_error
+
+        return locked_error(db.path, ", then stopped the turn; its last step is not saved", resume)
+    return ThreadError(
+        f"The thread database {db.path} failed during the turn ({reason}); the turn stopped.",
+        hint=f"Check the disk (space, permissions), {resume}",
+    )

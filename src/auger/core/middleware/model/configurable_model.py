@@ -10,8 +10,9 @@ spec (the context's params still apply). Every AI message a call produces is tag
 effective spec in `response_metadata["auger_model_spec"]`, so the checkpointed history records
 which model wrote what (ResumeStateMiddleware reads it; provider_history relies on it).
 
-Every call is also where a reply that did not finish (a cut stream, tool-call arguments that
-are not complete JSON) is refused before it enters the thread: `auger.core.models.replies.complete_reply`.
+Every call is also where a reply that did not finish (a cut stream) is refused before it enters
+the thread, and tool-call arguments that are not JSON are sent back to the model:
+`auger.core.models.replies.complete_reply`.
 """
 
 from __future__ import annotations
@@ -86,12 +87,12 @@ class ConfigurableModelMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
     ) -> ModelResponse:
         call, spec, streamed = self._prepare(request)
-        response = ensure_complete(handler(call), streamed, spec)
+        response = ensure_complete(handler(call), streamed, spec, request.messages)
         return tag_response(response, spec)  # type: ignore[no-any-return]
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelResponse:
         call, spec, streamed = self._prepare(request, share_loop=True)
-        response = ensure_complete(await handler(call), streamed, spec)
+        response = ensure_complete(await handler(call), streamed, spec, request.messages)
         return tag_response(response, spec)  # type: ignore[no-any-return]

@@ -60,8 +60,19 @@ def check_db_path(path: Path) -> None:
         )
 
 
+def locked_error(path: Path, then: str = "", retry: str = "then try again.") -> ThreadError:
+    """The ThreadError for `path` locked past the busy timeout (`then`: what auger did next)."""
+    return ThreadError(
+        f"The thread database {path} is locked by another program: auger waited "
+        f"{BUSY_TIMEOUT_MS // 1000} s{then}.",
+        hint=f"Close what holds it (e.g. a sqlite3 shell inside a transaction), {retry}",
+    )
+
+
 def database_error(path: Path, exc: sqlite3.DatabaseError) -> ThreadError:
     """The ThreadError for an SQLite error met while opening `path`."""
+    if is_locked(exc):
+        return locked_error(path)
     if "not a database" in str(exc) or isinstance(exc, sqlite3.DataError):
         return ThreadError(
             f"{path} is not an SQLite database (corrupt or foreign file); auger will not overwrite it.",
