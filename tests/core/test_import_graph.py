@@ -13,7 +13,9 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 FRONT_ENDS = ("auger.tui", "auger.headless", "auger.server", "auger.remote", "auger.cli", "auger.hosted")
-PORT = ("auger.core.port", "auger.core.events")  # what the TUI and headless use of the core
+# what the TUI and headless use of the core: the port, its events, and the text helpers the port
+# itself uses (control pictures, counts; a leaf: the standard library only, checked below)
+PORT = ("auger.core.port", "auger.core.events", "auger.core.text")
 
 
 def _modules() -> dict[str, Path]:
@@ -137,6 +139,11 @@ def _outside_port(target: str) -> bool:
     if not target.startswith("auger.core") or target == "auger.core":
         return False
     return target not in PORT and target.rsplit(".", 1)[0] not in PORT
+
+
+def test_the_ports_text_helpers_are_a_leaf() -> None:
+    path = _modules()["auger.core.text"]
+    assert [t for t in _imported("auger.core.text", path, everywhere=True) if t.startswith("auger")] == []
 
 
 def test_the_tui_and_headless_use_only_the_port_of_the_core() -> None:
