@@ -64,7 +64,7 @@ def test_add_an_http_server_to_the_project(tmp_path: Path, capsys: pytest.Captur
         "https://x/mcp",
     ]
     assert mcp_cmd.run(argv, cwd=root, env=env) == 0
-    assert "trust it again" in capsys.readouterr().out
+    assert "The project is not trusted: `auger trust`" in capsys.readouterr().out
     assert (root / ".mcp.json").stat().st_mode & 0o777 == 0o600  # a new file: headers hold secrets
     assert servers(root / ".mcp.json") == {
         "api": {"type": "http", "url": "https://x/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}

@@ -41,6 +41,10 @@ def hosted_context(permissions: Any, hooks: Any) -> type[AugerContext]:
 
     @dataclass
     class HostedContext(AugerContext):
+        # deepagents' reference to the agent that started this run as its async subagent (it
+        # sends it in `configurable`, which the server passes on as context)
+        deepagents_parent: dict[str, str] | None = None
+
         def __post_init__(self) -> None:
             if self.permissions is None:
                 self.permissions = permissions
