@@ -41,10 +41,10 @@ def test_timeout_kills_the_whole_group_and_says_so(tmp_path: Path) -> None:
     assert _wait_gone(int((tmp_path / "child.pid").read_text()))
 
 
-def test_output_is_formatted_like_the_sdk(tmp_path: Path) -> None:
+def test_output_is_stdout_and_stderr_in_the_order_printed(tmp_path: Path) -> None:
     shell = LocalShell(root_dir=tmp_path, virtual_mode=True, inherit_env=True, timeout=10)
-    result = shell.execute("echo out; echo err >&2; exit 3")
-    assert result.output == "out\n\n[stderr] err\n\nExit code: 3"
+    result = shell.execute("echo out; echo err >&2; echo out2; exit 3")
+    assert result.output == "out\nerr\nout2\n\nExit code: 3"
     assert shell.execute("true").output == "<no output>"
 
 

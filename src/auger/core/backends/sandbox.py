@@ -42,9 +42,10 @@ from deepagents.backends.protocol import (
 from deepagents.backends.sandbox import BaseSandbox
 from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, slice_read_response
 
-from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, Outcome, collect, sandbox_env
+from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, sandbox_env
 from auger.core.backends.sandbox_hide import BwrapHide
 from auger.core.backends.spawn import kill_group, started
+from auger.core.backends.spill import Outcome, SpillTo, Window, collect, response
 
 _EDIT_TMP_PREFIX = "/tmp/.deepagents_edit_"  # BaseSandbox.edit uploads big payloads here, then reads them
 _DOWNLOAD_CAP = 64 * 1024 * 1024
@@ -90,12 +91,15 @@ class BubblewrapSandbox(BaseSandbox):
         max_output_bytes: int = 100_000,
         hide: Iterable[str] = (),
         expose: Sequence[str] = (),
+        spill_to: SpillTo | None = None,
+        lines: int | None = None,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
         self.root = os.path.realpath(root_dir)
         self.network = network
         self._timeout, self._cap = timeout, max_output_bytes
+        self.spill_to, self.lines = spill_to, lines
         self._env = sandbox_env()
         self._bwrap = shutil.which("bwrap") or "bwrap"
         self._id = f"bwrap-{uuid.uuid4().hex[:8]}"
@@ -142,7 +146,7 @@ class BubblewrapSandbox(BaseSandbox):
         with tempfile.TemporaryFile() as stdin:
             stdin.write(data)
             stdin.seek(0)
-            return collect(self._spawn(command, stdin), self._timeout, cap or self._cap)
+            return collect(self._spawn(command, stdin), self._timeout, Window(cap or self._cap))
 
     def _start(self, command: str, timeout: int | None) -> tuple[int, subprocess.Popen[bytes] | str]:
         limit = timeout if timeout is not None else self._timeout
@@ -153,19 +157,15 @@ class BubblewrapSandbox(BaseSandbox):
         except OSError as exc:
             return limit, f"Error: cannot start bubblewrap ({exc}). {MISSING_BWRAP}"
 
-    def _response(self, out: Outcome, limit: int) -> ExecuteResponse:
-        text = out.data.decode("utf-8", errors="replace")
-        if out.truncated:
-            text += f"\n\n... Output truncated at {self._cap} bytes."
-        if out.timed_out:
-            text += ("\n" if text else "") + f"Error: Command timed out after {limit} seconds and was killed."
-        return ExecuteResponse(output=text, exit_code=out.exit_code, truncated=out.truncated)
+    def _window(self) -> Window:
+        half = self._cap // 2
+        return Window(self._cap - half, half, self.spill_to, self.lines)
 
     def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
         limit, proc = self._start(command, timeout)
         if isinstance(proc, str):
             return ExecuteResponse(output=proc, exit_code=1)
-        return self._response(collect(proc, limit, self._cap), limit)
+        return response(collect(proc, limit, self._window()), limit)
 
     async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
         def stop(started_: tuple[int, subprocess.Popen[bytes] | str]) -> None:
@@ -176,11 +176,11 @@ class BubblewrapSandbox(BaseSandbox):
         if isinstance(proc, str):
             return ExecuteResponse(output=proc, exit_code=1)
         try:
-            out = await asyncio.to_thread(collect, proc, limit, self._cap)
+            out = await asyncio.to_thread(collect, proc, limit, self._window())
         except asyncio.CancelledError:
             kill_group(proc)  # a cancelled turn stops the command; the reader thread then sees EOF
             raise
-        return self._response(out, limit)
+        return response(out, limit)
 
     # -- virtual paths ---------------------------------------------------------------------------
     def real_path(self, path: str) -> str:

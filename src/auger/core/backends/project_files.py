@@ -1,0 +1,100 @@
+"""The file-tool half shared by auger's host backends (the project's and the mounts').
+
+deepagents' `FilesystemBackend.read` reads the whole file to return one page: a 2 GB file costs
+gigabytes. `read_page` streams the file and keeps only the requested lines (each line at most
+`LINE_BYTES`, the page at most `PAGE_BYTES`); binary files (images, PDFs) over `BINARY_CAP` are
+refused. `ProjectFiles` adds it to a backend, and refuses every operation once the folder the
+backend is rooted at is gone: a write would otherwise recreate a deleted project folder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from deepagents.backends import FilesystemBackend
+from deepagents.backends.protocol import FileData, ReadResult
+from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, normalize_read_bounds
+
+LINE_BYTES = 20_000  # a longer line is cut (the read_file tool shows at most ~80 KB per page anyway)
+PAGE_BYTES = 400_000
+BINARY_CAP = 32 * 1024 * 1024
+
+
+def _lines(f: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
+    """Each line (at most LINE_BYTES of it) and whether it was cut; the rest of a long line is skipped."""
+    while line := f.readline(LINE_BYTES):
+        cut = len(line) >= LINE_BYTES and not line.endswith(b"\n")
+        while cut and (more := f.readline(LINE_BYTES)) and not more.endswith(b"\n"):
+            pass
+        yield line, cut
+
+
+def _text(line: bytes, cut: bool) -> str:
+    if not cut:
+        return line.decode("utf-8")
+    return line.rstrip(b"\n").decode("utf-8", errors="ignore") + f" … [line cut at {LINE_BYTES} bytes]\n"
+
+
+def read_page(fs: FilesystemBackend, file_path: str, offset: int, limit: int) -> ReadResult:
+    """`limit` lines from line `offset` of a text file, reading no more of it than that needs."""
+    offset, limit = normalize_read_bounds(offset, limit)
+    try:
+        path = fs._resolve_path(file_path)
+        if not path.is_file():
+            return ReadResult(error=f"File '{file_path}' not found")
+        if _get_backend_read_file_type(file_path) != "text":
+            if path.stat().st_size > BINARY_CAP:
+                return ReadResult(error=f"Error reading file '{file_path}': over {BINARY_CAP} bytes")
+            return FilesystemBackend.read(fs, file_path, offset, limit)
+        if limit == 0:
+            return ReadResult(file_data=FileData(content="", encoding="utf-8"), no_lines_requested=True)
+        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as f:
+            page, count, more = _page(_lines(f), offset, limit)
+    except (OSError, RuntimeError, UnicodeDecodeError, ValueError) as exc:
+        return ReadResult(error=f"Error reading file '{file_path}': {exc}")
+    return _result(page, count, more, offset)
+
+
+def _result(page: list[str], count: int, more: bool, offset: int) -> ReadResult:
+    text = "".join(page).replace("\r\n", "\n").replace("\r", "\n")
+    if offset == 0 and not more and (empty := check_empty_content(text)):
+        return ReadResult(file_data=FileData(content=empty, encoding="utf-8"))
+    if not page:
+        return ReadResult(error=f"Line offset {offset} exceeds file length ({count} lines)")
+    end = offset + len(page)
+    return ReadResult(
+        file_data=FileData(content=text, encoding="utf-8"),
+        total_lines=None if more else end,
+        start_line=offset + 1,
+        end_line=end,
+        next_offset=end if more else None,
+    )
+
+
+def _page(lines: Iterator[tuple[bytes, bool]], offset: int, limit: int) -> tuple[list[str], int, bool]:
+    """The page's lines, the number of lines seen, and whether more follow."""
+    page: list[str] = []
+    size = count = 0
+    for count, (line, cut) in enumerate(lines, start=1):
+        if count <= offset:
+            continue
+        if len(page) >= limit or (page and size + len(line) > PAGE_BYTES):
+            return page, count, True
+        page.append(_text(line, cut))
+        size += len(line)
+    return page, count, False
+
+
+class ProjectFiles(FilesystemBackend):
+    """Paged reads, and every path refused once the backend's folder no longer exists."""
+
+    def _resolve_path(self, key: str) -> Path:
+        if not Path(self.cwd).is_dir():
+            raise FileNotFoundError(f"the folder {self.cwd} no longer exists (deleted or moved?)")
+        return super()._resolve_path(key)
+
+    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        return read_page(self, file_path, offset, limit)
