@@ -20,22 +20,35 @@ from deepagents.backends.utils import _get_backend_read_file_type, check_empty_c
 
 LINE_BYTES = 20_000  # a longer line is cut (the read_file tool shows at most ~80 KB per page anyway)
 PAGE_BYTES = 400_000
+SKIP_BYTES = 64 * 1024 * 1024
 BINARY_CAP = 32 * 1024 * 1024
 
 
-def _lines(f: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
-    """Each line (at most LINE_BYTES of it) and whether it was cut; the rest of a long line is skipped."""
+def _lines(f: IO[bytes]) -> Iterator[tuple[bytes, str]]:
+    """Each line (at most LINE_BYTES of it) and a note when it was cut. The rest of a long line is
+    skipped; a line longer than SKIP_BYTES ends the reading there (a 2 GB file of one line)."""
     while line := f.readline(LINE_BYTES):
-        cut = len(line) >= LINE_BYTES and not line.endswith(b"\n")
-        while cut and (more := f.readline(LINE_BYTES)) and not more.endswith(b"\n"):
-            pass
-        yield line, cut
+        if len(line) < LINE_BYTES or line.endswith(b"\n"):
+            yield line, ""
+            continue
+        for _ in range(SKIP_BYTES >> 20):
+            if not (more := f.read(1 << 20)) or (end := more.find(b"\n")) >= 0:
+                break
+        else:
+            yield (
+                line,
+                f"line cut at {LINE_BYTES} bytes; not read past {SKIP_BYTES >> 20} MB of it",
+            )
+            return
+        if more and end >= 0:
+            f.seek(end + 1 - len(more), os.SEEK_CUR)
+        yield line, f"line cut at {LINE_BYTES} bytes"
 
 
-def _text(line: bytes, cut: bool) -> str:
-    if not cut:
+def _text(line: bytes, note: str) -> str:
+    if not note:
         return line.decode("utf-8")
-    return line.rstrip(b"\n").decode("utf-8", errors="ignore") + f" … [line cut at {LINE_BYTES} bytes]\n"
+    return line.rstrip(b"\n").decode("utf-8", errors="ignore") + f" … [{note}]\n"
 
 
 def read_page(fs: FilesystemBackend, file_path: str, offset: int, limit: int) -> ReadResult:
@@ -74,16 +87,16 @@ def _result(page: list[str], count: int, more: bool, offset: int) -> ReadResult:
     )
 
 
-def _page(lines: Iterator[tuple[bytes, bool]], offset: int, limit: int) -> tuple[list[str], int, bool]:
+def _page(lines: Iterator[tuple[bytes, str]], offset: int, limit: int) -> tuple[list[str], int, bool]:
     """The page's lines, the number of lines seen, and whether more follow."""
     page: list[str] = []
     size = count = 0
-    for count, (line, cut) in enumerate(lines, start=1):
+    for count, (line, note) in enumerate(lines, start=1):
         if count <= offset:
             continue
         if len(page) >= limit or (page and size + len(line) > PAGE_BYTES):
             return page, count, True
-        page.append(_text(line, cut))
+        page.append(_text(line, note))
         size += len(line)
     return page, count, False
 

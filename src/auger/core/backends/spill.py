@@ -27,7 +27,7 @@ from deepagents.backends.protocol import ExecuteResponse
 from auger.core.backends.spawn import kill_group
 
 log = logging.getLogger(__name__)
-SPILL_CAP = 256 * 1024 * 1024  # bytes of one command's output kept on disk
+SPILL_CAP = 10 * 1024 * 1024  # bytes of output kept on disk: grep (without ripgrep) skips larger files
 SPILL_DAYS = 7  # spill files older than this are removed when a new one is made
 SPILL_FOLDER = "command_output"
 
