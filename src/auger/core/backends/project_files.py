@@ -3,8 +3,9 @@
 deepagents' `FilesystemBackend.read` reads the whole file to return one page: a 2 GB file costs
 gigabytes. `read_page` streams the file and keeps only the requested lines (each line at most
 `LINE_BYTES`, the page at most `PAGE_BYTES`); binary files (images, PDFs) over `BINARY_CAP` are
-refused. `ProjectFiles` adds it to a backend, and refuses every operation once the folder the
-backend is rooted at is gone: a write would otherwise recreate a deleted project folder.
+refused. `ProjectFiles` adds it to a backend, lists an entry it cannot follow (a symlink loop) as
+a link instead of failing the listing, and refuses every operation once the folder the backend is
+rooted at is gone: a write would otherwise recreate a deleted project folder.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import IO
 
 from deepagents.backends import FilesystemBackend
-from deepagents.backends.protocol import FileData, ReadResult
+from deepagents.backends.protocol import FileData, FileInfo, LsResult, ReadResult
 from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, normalize_read_bounds
 
 LINE_BYTES = 20_000  # a longer line is cut (the read_file tool shows at most ~80 KB per page anyway)
@@ -111,3 +112,23 @@ class ProjectFiles(FilesystemBackend):
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         return read_page(self, file_path, offset, limit)
+
+    def ls(self, path: str) -> LsResult:
+        """deepagents' listing, but an entry it cannot stat (a symlink loop) is listed as what it
+        is instead of failing the whole listing."""
+        result = super().ls(path)
+        if result.entries is None or not result.error or "aborted" in result.error:
+            return result
+        folder = self._resolve_path(path)
+        listed = {str(e.get("path", "")).rstrip("/") for e in result.entries}
+        extra: list[FileInfo] = []
+        for child in folder.iterdir():
+            vpath = "/" + child.relative_to(self.cwd).as_posix()
+            if vpath not in listed:
+                what = (
+                    f"-> {os.readlink(child)} (a link that cannot be followed)"
+                    if child.is_symlink()
+                    else "(unreadable)"
+                )
+                extra.append(FileInfo(path=f"{vpath} {what}", is_dir=False, size=0))
+        return LsResult(entries=sorted([*result.entries, *extra], key=lambda e: e["path"]))

@@ -11,6 +11,7 @@ A spill that cannot be written (disk full) is one line in the message; the trace
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -80,17 +81,28 @@ class Window:
             self._file.write(data[: SPILL_CAP - self.spilled])
             self.spilled += min(len(data), SPILL_CAP - self.spilled)
         except OSError as exc:
-            where = str(self.spill or self.spill_to.folder)  # type: ignore[union-attr]
-            self.spill_error = f"{where}: {'disk full' if exc.errno == errno.ENOSPC else exc.strerror}"
-            log.warning("command output not saved to %s", where, exc_info=True)
-            self.close()
+            self._fail(exc)
+
+    def _fail(self, exc: OSError) -> None:
+        """One line for the message, the traceback to the log; a partial file on a full disk only
+        keeps it full, so it goes."""
+        where = str(self.spill or self.spill_to.folder)  # type: ignore[union-attr]
+        self.spill_error = f"{where}: {'disk full' if exc.errno == errno.ENOSPC else exc.strerror}"
+        log.warning("command output not saved to %s", where, exc_info=True)
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
+        if self.spill is not None:
+            with contextlib.suppress(OSError):
+                self.spill.unlink()
 
     def close(self) -> None:
         if self._file is not None:
             try:
                 self._file.close()
             except OSError as exc:  # the last buffered bytes did not fit either
-                self.spill_error = self.spill_error or f"{self.spill}: {exc.strerror}"
+                self._fail(exc)
             self._file = None
 
     @property
