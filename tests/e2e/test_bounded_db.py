@@ -1,5 +1,5 @@
-"""Byte caps before the thread database: a 10 MB MCP tool result (FastMCP sends it twice, as text
-and as `structuredContent`) does not add 21 MB to threads.db."""
+"""Byte caps before the thread database: a prompt over the cap is refused, and a 10 MB MCP tool
+result (FastMCP sends it twice, as text and as `structuredContent`) does not add 21 MB to threads.db."""
 
 from __future__ import annotations
 
@@ -28,3 +28,14 @@ def test_a_10_mb_mcp_result_adds_far_less_to_the_thread_database(auger_env: Auge
     assert "/~artifacts/large_tool_results/" in message and "0123456789abcdef" in message
     [saved] = (auger_env.home / "artifacts" / "large_tool_results").iterdir()
     assert saved.stat().st_size >= 10_000_000  # the whole text, on disk for read_file
+
+
+def test_a_prompt_over_the_cap_is_refused_before_the_thread_database(auger_env: AugerEnv) -> None:
+    prompt = "explain this log\n" + "x" * (5 * 1024 * 1024)
+    proc = auger_env.run("-n", input=prompt)
+    assert proc.returncode == 2
+    assert "over the 4194304 byte limit" in proc.stderr and "Save it to a file" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not auger_env.llm.requests
+    db = auger_env.home / "threads.db"
+    assert not db.exists() or db.stat().st_size < 1_000_000
