@@ -40,7 +40,7 @@ async def started(start: Callable[[], P], stop: Callable[[P], None]) -> P:
         raise
 
 
-def kill_group(proc: subprocess.Popen[Any]) -> None:
+def kill_group(proc: subprocess.Popen[Any] | asyncio.subprocess.Process) -> None:
     """SIGKILL the process group `proc` leads (started with `start_new_session=True`)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
