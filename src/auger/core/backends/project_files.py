@@ -22,6 +22,7 @@ from deepagents.backends.utils import _get_backend_read_file_type, check_empty_c
 LINE_BYTES = 20_000  # a longer line is cut (the read_file tool shows at most ~80 KB per page anyway)
 PAGE_BYTES = 400_000
 SKIP_BYTES = 64 * 1024 * 1024
+BLANK_CHECK = 64 * 1024  # a file this small that is only whitespace reads as empty
 BINARY_CAP = 32 * 1024 * 1024
 
 
@@ -63,8 +64,12 @@ def read_page(fs: FilesystemBackend, file_path: str, offset: int, limit: int) ->
             if path.stat().st_size > BINARY_CAP:
                 return ReadResult(error=f"Error reading file '{file_path}': over {BINARY_CAP} bytes")
             return FilesystemBackend.read(fs, file_path, offset, limit)
-        if limit == 0:
-            return ReadResult(file_data=FileData(content="", encoding="utf-8"), no_lines_requested=True)
+        blank = path.stat().st_size <= BLANK_CHECK and not path.read_bytes().strip()  # as the SDK: any window
+        if blank or limit == 0:
+            text = (check_empty_content("") or "") if blank else ""
+            return ReadResult(
+                file_data=FileData(content=text, encoding="utf-8"), no_lines_requested=not blank
+            )
         with open(os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as f:
             page, count, more = _page(_lines(f), offset, limit)
     except (OSError, RuntimeError, UnicodeDecodeError, ValueError) as exc:
@@ -74,8 +79,6 @@ def read_page(fs: FilesystemBackend, file_path: str, offset: int, limit: int) ->
 
 def _result(page: list[str], count: int, more: bool, offset: int) -> ReadResult:
     text = "".join(page).replace("\r\n", "\n").replace("\r", "\n")
-    if offset == 0 and not more and (empty := check_empty_content(text)):
-        return ReadResult(file_data=FileData(content=empty, encoding="utf-8"))
     if not page:
         return ReadResult(error=f"Line offset {offset} exceeds file length ({count} lines)")
     end = offset + len(page)
