@@ -60,3 +60,20 @@ async def test_cancelled_command_is_killed(tmp_path: Path) -> None:
     with contextlib.suppress(asyncio.CancelledError):
         await task
     assert _wait_gone(int(pid_file.read_text()))
+
+
+def test_output_over_the_line_limit_keeps_both_ends_and_saves_the_whole(tmp_path: Path) -> None:
+    from auger.core.backends.spill import SpillTo
+
+    spill = SpillTo(tmp_path / "spill", "/~artifacts/command_output/")
+    shell = LocalShell(root_dir=tmp_path, virtual_mode=True, timeout=10, lines=10, spill_to=spill)
+    head, cut, tail = shell.execute("seq 1 100").output.split("\n\n")
+    assert head == "1\n2\n3\n4\n5" and tail == "96\n97\n98\n99\n100\n"
+    [saved] = (tmp_path / "spill").iterdir()
+    where = f"/~artifacts/command_output/{saved.name}"
+    assert cut == f"... [266 bytes cut; full output (292 bytes) at {where} (read_file or grep it)] ..."
+    assert saved.read_text() == "".join(f"{n}\n" for n in range(1, 101))
+    assert shell.execute("seq 1 10").output == "".join(
+        f"{n}\n" for n in range(1, 11)
+    )  # within the limit: all
+    assert len(list((tmp_path / "spill").iterdir())) == 1
