@@ -90,6 +90,37 @@ def test_a_full_disk_is_one_line_naming_the_path(auger_env: AugerEnv) -> None:
     assert "No space left on device" in logs  # the traceback is in the log
 
 
+def test_a_full_disk_under_auger_home_is_one_line_per_problem(auger_env: AugerEnv, tmp_path: Path) -> None:
+    """AUGER_HOME (thread database, logs) on a 400 KB tmpfs; a 500 KB tool call fills it."""
+    saved = tmp_path / "config.toml"
+    saved.write_text((auger_env.home / "config.toml").read_text())
+    auger_env.llm.add(
+        {"tool_calls": [{"name": "write_file", "args": {"file_path": "/a.txt", "content": "x" * 500_000}}]},
+        {"text": "done"},
+    )
+    home = auger_env.home
+    mount = (
+        f'mount -t tmpfs -o size=400k tmpfs "{home}" && cp "{saved}" "{home}/config.toml" && exec "$0" "$@"'
+    )
+    argv = ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", mount, AUGER]
+    proc = subprocess.run(
+        [*argv, "-n", "write it", "--mode", "yolo"],
+        capture_output=True,
+        text=True,
+        cwd=auger_env.project,
+        env=auger_env.env,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr, proc.stderr[:3000]
+    assert proc.stderr.splitlines() == [
+        f"auger: cannot write the log file {home}/logs/auger.log (disk full); logging stopped",
+        f"auger: the thread database in {home}: disk full. Free some space; the thread keeps what was saved"
+        " before.",
+    ]
+
+
 def test_git_commit_without_message_fails_at_once(auger_env: AugerEnv) -> None:
     config = auger_env.home / "config.toml"
     config.write_text("shell_timeout = 30\n" + config.read_text())
