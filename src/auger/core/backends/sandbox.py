@@ -45,7 +45,7 @@ from deepagents.backends.utils import _get_backend_read_file_type, check_empty_c
 from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, sandbox_env
 from auger.core.backends.sandbox_hide import BwrapHide
 from auger.core.backends.spawn import kill_group, started
-from auger.core.backends.spill import Outcome, SpillTo, Window, collect, response
+from auger.core.backends.spill import SpillTo, Window, collect, response
 
 _EDIT_TMP_PREFIX = "/tmp/.deepagents_edit_"  # BaseSandbox.edit uploads big payloads here, then reads them
 _DOWNLOAD_CAP = 64 * 1024 * 1024
@@ -142,7 +142,7 @@ class BubblewrapSandbox(BaseSandbox):
             start_new_session=True,
         )
 
-    def _run(self, command: list[str], *, data: bytes = b"", cap: int | None = None) -> Outcome:
+    def _run(self, command: list[str], *, data: bytes = b"", cap: int | None = None) -> Window:
         with tempfile.TemporaryFile() as stdin:
             stdin.write(data)
             stdin.seek(0)

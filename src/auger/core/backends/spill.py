@@ -43,7 +43,8 @@ class SpillTo:
 
 @dataclass
 class Window:
-    """The first `head` and last `tail` bytes of a stream; the whole stream to a spill file."""
+    """The first `head` and last `tail` bytes of a stream, the whole stream to a spill file, and
+    (after `collect`) how the command ended."""
 
     head_cap: int
     tail_cap: int = 0
@@ -55,6 +56,8 @@ class Window:
     spill: Path | None = None
     spilled: int = 0
     spill_error: str | None = None
+    exit_code: int = 0
+    timed_out: bool = False
     _file: IO[bytes] | None = None
 
     def add(self, chunk: bytes) -> None:
@@ -154,23 +157,9 @@ def _open_spill(to: SpillTo) -> IO[bytes]:
     return (to.folder / name).open("xb")
 
 
-@dataclass
-class Outcome:
-    window: Window
-    exit_code: int
-    timed_out: bool = False
-
-    @property
-    def data(self) -> bytes:
-        return self.window.data
-
-    @property
-    def truncated(self) -> bool:
-        return self.window.truncated
-
-
-def collect(proc: subprocess.Popen[bytes], timeout: float, window: Window) -> Outcome:
-    """Read `proc`'s stdout into `window` until it closes or `timeout`; kill the group on a timeout."""
+def collect(proc: subprocess.Popen[bytes], timeout: float, window: Window) -> Window:
+    """Read `proc`'s stdout into `window` until it closes or `timeout` (then the group is killed);
+    `window` with the exit code (124 on a timeout)."""
     assert proc.stdout is not None
     deadline, fd = time.monotonic() + timeout, proc.stdout.fileno()
     timed_out = False
@@ -194,13 +183,14 @@ def collect(proc: subprocess.Popen[bytes], timeout: float, window: Window) -> Ou
             kill_group(proc)
             proc.wait()
         proc.stdout.close()
-    return Outcome(window, 124 if timed_out else proc.returncode, timed_out)
+    window.exit_code, window.timed_out = (124 if timed_out else proc.returncode), timed_out
+    return window
 
 
-def response(out: Outcome, limit: float, empty: str = "") -> ExecuteResponse:
+def response(out: Window, limit: float, empty: str = "") -> ExecuteResponse:
     """The `execute` tool's result: the output window, then the timeout or the exit code
     (`empty`: the text of no output at all; the SDK's parsers of sandbox output expect "")."""
-    text = out.window.text()
+    text = out.text()
     if out.timed_out:
         text += ("\n" if text else "") + f"Error: Command timed out after {limit:g} seconds and was killed."
     elif out.exit_code != 0:
