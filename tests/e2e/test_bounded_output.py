@@ -9,6 +9,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import AUGER, AugerEnv
 
 MAX_RSS_KB = 200 * 1024
@@ -33,8 +35,10 @@ def _tool_messages(auger_env: AugerEnv) -> list[str]:
     return [str(m["content"]) for m in auger_env.llm.requests[-1]["messages"] if m["role"] == "tool"]
 
 
+@pytest.mark.parametrize("where", ["local", "sandbox"])
 def test_yes_until_the_timeout_keeps_memory_small_and_shows_head_tail_and_the_spill(
     auger_env: AugerEnv,
+    where: str,
 ) -> None:
     config = auger_env.home / "config.toml"
     config.write_text("shell_output_bytes = 4000\n" + config.read_text())  # top level, before [providers]
@@ -42,7 +46,7 @@ def test_yes_until_the_timeout_keeps_memory_small_and_shows_head_tail_and_the_sp
         {"tool_calls": [{"name": "execute", "args": {"command": "echo first; yes", "timeout": 4}}]},
         {"text": "done"},
     )
-    result, peak = _run_peak(auger_env, "print forever")
+    result, peak = _run_peak(auger_env, "print forever", *(["--sandbox"] if where == "sandbox" else []))
     assert peak < MAX_RSS_KB, f"auger peaked at {peak} kB"
     [message] = _tool_messages(auger_env)
     head, cut, tail = re.split(r"\n\n\.\.\. \[(.*?)\] \.\.\.\n\n", message)
