@@ -75,7 +75,8 @@ def test_yes_until_the_timeout_keeps_memory_small_and_shows_head_tail_and_the_sp
     assert "1:first" in grep.replace(" ", ""), grep
 
 
-def test_read_file_of_a_2_gb_file_reads_only_its_page(auger_env: AugerEnv) -> None:
+@pytest.mark.parametrize("where", ["local", "sandbox"])
+def test_read_file_of_a_2_gb_file_reads_only_its_page(auger_env: AugerEnv, where: str) -> None:
     with (auger_env.project / "big.log").open("wb") as f:
         f.write(b"line one\nline two\n")
         f.truncate(2 * 1024**3)  # sparse: 2 GB of NUL bytes after the two lines, no disk used
@@ -83,7 +84,7 @@ def test_read_file_of_a_2_gb_file_reads_only_its_page(auger_env: AugerEnv) -> No
         {"tool_calls": [{"name": "read_file", "args": {"file_path": "/big.log", "offset": 0, "limit": 5}}]},
         {"text": "read it"},
     )
-    _, peak = _run_peak(auger_env, "read big.log")
+    _, peak = _run_peak(auger_env, "read big.log", *(["--sandbox"] if where == "sandbox" else []))
     assert peak < MAX_RSS_KB, f"auger peaked at {peak} kB"
     [message] = _tool_messages(auger_env)
     assert "line one" in message and "line two" in message

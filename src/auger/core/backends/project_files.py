@@ -1,56 +1,25 @@
 """The file-tool half shared by auger's host backends (the project's and the mounts').
 
 deepagents' `FilesystemBackend.read` reads the whole file to return one page: a 2 GB file costs
-gigabytes. `read_page` streams the file and keeps only the requested lines (each line at most
-`LINE_BYTES`, the page at most `PAGE_BYTES`); binary files (images, PDFs) over `BINARY_CAP` are
-refused. `ProjectFiles` adds it to a backend, lists an entry it cannot follow (a symlink loop) as
-a link instead of failing the listing, and refuses every operation once the folder the backend is
-rooted at is gone: a write would otherwise recreate a deleted project folder.
+gigabytes. `read_page` keeps only the requested lines (`auger.core.backends.paging`); binary
+files (images, PDFs) over `BINARY_CAP` are refused. `ProjectFiles` adds it to a backend, lists an
+entry it cannot follow (a symlink loop) as a link instead of failing the listing, and refuses
+every operation once the folder the backend is rooted at is gone: a write would otherwise
+recreate a deleted project folder.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
 from deepagents.backends import FilesystemBackend
 from deepagents.backends.protocol import FileData, FileInfo, LsResult, ReadResult
 from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, normalize_read_bounds
 
-LINE_BYTES = 20_000  # a longer line is cut (the read_file tool shows at most ~80 KB per page anyway)
-PAGE_BYTES = 400_000
-SKIP_BYTES = 64 * 1024 * 1024
-BLANK_CHECK = 64 * 1024  # a file this small that is only whitespace reads as empty
+from auger.core.backends.paging import page
+
 BINARY_CAP = 32 * 1024 * 1024
-
-
-def _lines(f: IO[bytes]) -> Iterator[tuple[bytes, str]]:
-    """Each line (at most LINE_BYTES of it) and a note when it was cut. The rest of a long line is
-    skipped; a line longer than SKIP_BYTES ends the reading there (a 2 GB file of one line)."""
-    while line := f.readline(LINE_BYTES):
-        if len(line) < LINE_BYTES or line.endswith(b"\n"):
-            yield line, ""
-            continue
-        for _ in range(SKIP_BYTES >> 20):
-            if not (more := f.read(1 << 20)) or (end := more.find(b"\n")) >= 0:
-                break
-        else:
-            yield (
-                line,
-                f"line cut at {LINE_BYTES} bytes; not read past {SKIP_BYTES >> 20} MB of it",
-            )
-            return
-        if more and end >= 0:
-            f.seek(end + 1 - len(more), os.SEEK_CUR)
-        yield line, f"line cut at {LINE_BYTES} bytes"
-
-
-def _text(line: bytes, note: str) -> str:
-    if not note:
-        return line.decode("utf-8")
-    return line.rstrip(b"\n").decode("utf-8", errors="ignore") + f" … [{note}]\n"
 
 
 def read_page(fs: FilesystemBackend, file_path: str, offset: int, limit: int) -> ReadResult:
@@ -64,45 +33,29 @@ def read_page(fs: FilesystemBackend, file_path: str, offset: int, limit: int) ->
             if path.stat().st_size > BINARY_CAP:
                 return ReadResult(error=f"Error reading file '{file_path}': over {BINARY_CAP} bytes")
             return FilesystemBackend.read(fs, file_path, offset, limit)
-        blank = path.stat().st_size <= BLANK_CHECK and not path.read_bytes().strip()  # as the SDK: any window
-        if blank or limit == 0:
-            text = (check_empty_content("") or "") if blank else ""
-            return ReadResult(
-                file_data=FileData(content=text, encoding="utf-8"), no_lines_requested=not blank
-            )
-        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as f:
-            page, count, more = _page(_lines(f), offset, limit)
+        found = page(str(path), offset, max(limit, 1))
     except (OSError, RuntimeError, UnicodeDecodeError, ValueError) as exc:
         return ReadResult(error=f"Error reading file '{file_path}': {exc}")
-    return _result(page, count, more, offset)
+    return page_result(found, offset, limit)
 
 
-def _result(page: list[str], count: int, more: bool, offset: int) -> ReadResult:
-    text = "".join(page).replace("\r\n", "\n").replace("\r", "\n")
-    if not page:
-        return ReadResult(error=f"Line offset {offset} exceeds file length ({count} lines)")
-    end = offset + len(page)
+def page_result(found: tuple[list[str], int | None, bool, bool], offset: int, limit: int) -> ReadResult:
+    """The `ReadResult` of `auger.core.backends.paging.page`'s answer, as deepagents' backends give it."""
+    lines, total, more, blank = found
+    if blank or limit == 0:
+        text = (check_empty_content("") or "") if blank else ""
+        return ReadResult(file_data=FileData(content=text, encoding="utf-8"), no_lines_requested=not blank)
+    if not lines:
+        return ReadResult(error=f"Line offset {offset} exceeds file length ({total} lines)")
+    end = offset + len(lines)
+    text = "".join(lines).replace("\r\n", "\n").replace("\r", "\n")
     return ReadResult(
         file_data=FileData(content=text, encoding="utf-8"),
-        total_lines=None if more else end,
+        total_lines=total,
         start_line=offset + 1,
         end_line=end,
         next_offset=end if more else None,
     )
-
-
-def _page(lines: Iterator[tuple[bytes, str]], offset: int, limit: int) -> tuple[list[str], int, bool]:
-    """The page's lines, the number of lines seen, and whether more follow."""
-    page: list[str] = []
-    size = count = 0
-    for count, (line, note) in enumerate(lines, start=1):
-        if count <= offset:
-            continue
-        if len(page) >= limit or (page and size + len(line) > PAGE_BYTES):
-            return page, count, True
-        page.append(_text(line, note))
-        size += len(line)
-    return page, count, False
 
 
 class ProjectFiles(FilesystemBackend):

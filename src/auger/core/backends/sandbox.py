@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import json
 import os
 import shlex
@@ -40,9 +41,11 @@ from deepagents.backends.protocol import (
     WriteResult,
 )
 from deepagents.backends.sandbox import BaseSandbox
-from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, slice_read_response
+from deepagents.backends.utils import _get_backend_read_file_type, normalize_read_bounds
 
+from auger.core.backends import paging
 from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, sandbox_env
+from auger.core.backends.project_files import page_result
 from auger.core.backends.sandbox_hide import BwrapHide
 from auger.core.backends.spawn import kill_group, started
 from auger.core.backends.spill import SpillTo, Window, collect, response
@@ -219,27 +222,42 @@ class BubblewrapSandbox(BaseSandbox):
         return LsResult(entries=self._infos(data["entries"]))
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
-        """Fetch the file from inside the sandbox, then page it exactly like `FilesystemBackend.read`."""
+        """A text file's page read inside the sandbox by `auger.core.backends.paging` (only the page
+        is read); other files fetched whole, as `FilesystemBackend.read` gives them."""
         try:
-            self.real_path(file_path)
+            real = self.real_path(file_path)
         except ValueError as exc:
             return ReadResult(error=f"Error reading file '{file_path}': {exc}")
-        [response] = self.download_files([file_path])
-        if response.error in ("file_not_found", "is_directory"):
-            return ReadResult(error=f"File '{file_path}' not found")
-        if response.error or response.content is None:
-            return ReadResult(error=f"Error reading file '{file_path}': {response.error}")
         if _get_backend_read_file_type(file_path) != "text":
+            [response] = self.download_files([file_path])
+            if response.error or response.content is None:
+                missing = response.error in ("file_not_found", "is_directory")
+                return ReadResult(
+                    error=f"File '{file_path}' not found"
+                    if missing
+                    else f"Error reading file '{file_path}': {response.error}"
+                )
             return ReadResult(
                 file_data=FileData(content=base64.b64encode(response.content).decode(), encoding="base64")
             )
+        offset, limit = normalize_read_bounds(offset, limit)
+        out = self._run(
+            ["python3", "-c", _paging_source(), real, str(offset), str(max(limit, 1))], cap=_DOWNLOAD_CAP
+        )
         try:
-            content = response.content.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-        except UnicodeDecodeError as exc:
-            return ReadResult(error=f"Error reading file '{file_path}': {exc}")
-        empty = check_empty_content(content)
-        data = FileData(content=empty or content, encoding="utf-8")
-        return ReadResult(file_data=data) if empty else slice_read_response(data, offset, limit)
+            found = json.loads(out.data)
+        except ValueError:
+            return ReadResult(
+                error=f"Error reading file '{file_path}': {out.data.decode('utf-8', 'replace').strip()[:300]}"
+            )
+        if isinstance(found, dict):
+            missing = found["error"] == "not_found"
+            return ReadResult(
+                error=f"File '{file_path}' not found"
+                if missing
+                else f"Error reading file '{file_path}': {found['error']}"
+            )
+        return page_result(tuple(found), offset, limit)  # type: ignore[arg-type]
 
     def write(self, file_path: str, content: str) -> WriteResult:
         try:
@@ -334,6 +352,11 @@ class BubblewrapSandbox(BaseSandbox):
                 FileDownloadResponse(path=path, error="file too large" if out.truncated else error)
             )
         return responses
+
+
+@functools.cache
+def _paging_source() -> str:
+    return Path(paging.__file__).read_text(encoding="utf-8")
 
 
 def _in_thread(name: str) -> Any:
