@@ -117,8 +117,8 @@ async def run_turn(
     end = ev.TurnEnded("error", session.thread_id)
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGINT, session.cancel)
-        loop.add_signal_handler(signal.SIGTERM, session.cancel)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # Ctrl+C, kill, a closed terminal
+            loop.add_signal_handler(sig, session.cancel)
     printer.on_closed = session.cancel
     options = TurnOptions(settings.mode, approval=headless_policy)
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 
@@ -25,7 +26,7 @@ def setup_logging(home: Path) -> Path | None:
     path = logs_dir(home) / "auger.log"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+        handler: logging.Handler = _LogFile(path, encoding="utf-8")
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -38,6 +39,24 @@ def setup_logging(home: Path) -> Path | None:
     logging.captureWarnings(True)
     _current = path if isinstance(handler, logging.FileHandler) else None
     return _current
+
+
+class _LogFile(logging.FileHandler):
+    """A log file that cannot be written (a full disk) is one line on stderr, once, then quiet;
+    the logging module would print a traceback for every record."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        import errno
+        import sys
+
+        exc = sys.exc_info()[1]
+        why = "disk full" if isinstance(exc, OSError) and exc.errno == errno.ENOSPC else str(exc)
+        self.setLevel(logging.CRITICAL + 1)
+        with contextlib.suppress(OSError, ValueError):
+            print(
+                f"auger: cannot write the log file {self.baseFilename} ({why}); logging stopped",
+                file=sys.stderr,
+            )
 
 
 class _SecretFilter(logging.Filter):

@@ -92,6 +92,20 @@ KEYS: tuple[Key, ...] = (
         positive=True,
     ),
     Key(
+        "shell_output_bytes",
+        "int",
+        100_000,
+        "Bytes of a command's output the agent sees (head and tail; the rest is in a file it can read).",
+        positive=True,
+    ),
+    Key(
+        "shell_output_lines",
+        "int",
+        2000,
+        "Lines of a command's output the agent sees (half from each end).",
+        positive=True,
+    ),
+    Key(
         "database_url",
         "str",
         "",

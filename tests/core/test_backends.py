@@ -47,7 +47,7 @@ def test_local_shell_inherits_the_environment(tmp_path: Path, monkeypatch: pytes
 
 def test_shell_off_gives_a_filesystem_backend_without_execute(tmp_path: Path) -> None:
     backend = make_backend(_settings(tmp_path, shell=False))
-    assert type(backend) is FilesystemBackend
+    assert isinstance(backend, FilesystemBackend)
     assert not isinstance(backend, SandboxBackendProtocol)
     assert backend.cwd == tmp_path.resolve()
     assert backend.virtual_mode is True

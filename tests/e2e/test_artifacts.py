@@ -15,22 +15,30 @@ def _project_files(env: AugerEnv) -> list[str]:
     return sorted(p.relative_to(env.project).as_posix() for p in env.project.rglob("*"))
 
 
+def _whole_lines(env: AugerEnv) -> None:
+    """Command output limited by bytes only (its first and last 50 KB: a result big enough to offload)."""
+    config = env.home / "config.toml"
+    if not config.read_text().startswith("shell_output_lines"):
+        config.write_text("shell_output_lines = 1000000\n" + config.read_text())
+
+
 def test_a_large_tool_result_is_offloaded_outside_the_project_and_read_back(auger_env: AugerEnv) -> None:
     offloaded = "/~artifacts/large_tool_results/call_big"
+    _whole_lines(auger_env)
     auger_env.llm.add(
         {"tool_calls": [{"name": "execute", "id": "call_big", "args": {"command": "seq 1 60000"}}]},
-        {"tool_calls": [{"name": "read_file", "args": {"file_path": offloaded, "offset": 9999, "limit": 2}}]},
-        {"text": "Line 10000 says 10000."},
+        {"tool_calls": [{"name": "read_file", "args": {"file_path": offloaded, "offset": 999, "limit": 2}}]},
+        {"text": "Line 1000 says 1000."},
     )
     r = auger_env.run("-n", "count to 60000", "--mode", "yolo")
-    assert r.returncode == 0 and r.stdout.strip() == "Line 10000 says 10000.", r.stderr
+    assert r.returncode == 0 and r.stdout.strip() == "Line 1000 says 1000.", r.stderr
     assert _project_files(auger_env) == []  # no large_tool_results/ in the user's repo
     saved = auger_env.home / "artifacts" / "large_tool_results" / "call_big"
     assert saved.read_text().splitlines()[:3] == ["1", "2", "3"]
 
     tools = [str(m["content"]) for m in auger_env.llm.requests[-1]["messages"] if m["role"] == "tool"]
     assert offloaded in tools[0] and len(tools[0]) < 10_000  # the model got a preview and the path
-    assert "10000" in tools[1] and "10001" in tools[1] and "10002" not in tools[1]
+    assert "1000" in tools[1] and "1001" in tools[1] and "1002" not in tools[1]
 
     week_old = time.time() - 8 * 86400
     os.utime(saved, (week_old, week_old))
@@ -67,6 +75,7 @@ def test_the_configured_context_window_triggers_compaction(auger_env: AugerEnv) 
 
 
 def _offloading_thread(env: AugerEnv, name: str) -> str:
+    _whole_lines(env)
     env.llm.add(
         {"tool_calls": [{"name": "execute", "id": f"call_{name}", "args": {"command": "seq 1 60000"}}]},
         {"text": f"Thread {name} done."},

@@ -61,6 +61,11 @@ def build(name: str, port: int = 8000) -> FastMCP:
         return os.environ.get(name, "<unset>")
 
     @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    def big(size: int) -> str:
+        """`size` bytes of text (read-only)."""
+        return ("0123456789abcdef" * (size // 16 + 1))[:size]
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
     def pid() -> int:
         """The server's process id (read-only)."""
         return os.getpid()

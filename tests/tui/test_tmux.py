@@ -138,3 +138,62 @@ def test_model_text_cannot_retitle_or_clear_the_terminal(auger_env: AugerEnv, tm
     assert "Title␛]2;pwned␛\\ and␛]0;pwned2␇ done: all␛[2J clear." in screen
     assert tmux("display-message", "-p", "-t", tmux.name, "#{pane_title}") == title
     assert "\x1b]" not in tmux("capture-pane", "-p", "-e", "-t", tmux.name)
+
+
+LOOP = "sh -c 'echo $$ > loop.pid; while :; do date >> out; sleep 0.1; done'"
+
+
+def _grows(path: Path, seconds: float) -> bool:
+    before = path.stat().st_size
+    time.sleep(seconds)  # a measurement over time, not a synchronisation
+    return path.stat().st_size > before
+
+
+def _until(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)  # polling a file / a process: nothing can notify us
+
+
+def _alive(pid: int) -> bool:
+    with contextlib.suppress(FileNotFoundError):
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    return False
+
+
+@pytest.mark.parametrize("signal_name", ["SIGHUP", "SIGTERM"])
+def test_a_closed_terminal_or_sigterm_ends_the_agents_command(auger_env: AugerEnv, signal_name: str) -> None:
+    """Closing the terminal (tmux kill-session: SIGHUP) or a SIGTERM to the TUI cancels the turn
+    like Ctrl+C: the command's process group is killed, the terminal restored, the thread resumes."""
+    import signal
+    import sqlite3
+
+    auger_env.llm.add({"tool_calls": [{"name": "execute", "args": {"command": LOOP, "timeout": 600}}]})
+    out, loop_pid = auger_env.project / "out", auger_env.project / "loop.pid"
+    try:
+        with terminal(auger_env.env, auger_env.project, "--mode", "yolo") as term:
+            term.wait(lambda s: "Ask anything" in s)
+            term.type("loop forever")
+            _until(lambda: out.exists() and out.stat().st_size > 0, "the command to start")
+            shell = term("display", "-p", "-t", term.name, "#{pane_pid}").strip()
+            [auger] = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True).stdout.split()
+            if signal_name == "SIGTERM":
+                os.kill(int(auger), signal.SIGTERM)
+                screen = term.wait(lambda s: "AUGER-EXIT=" in s)
+                assert f"AUGER-EXIT={128 + signal.SIGTERM}" in screen
+                assert term("display", "-p", "-t", term.name, "#{alternate_on}").strip() == "0"  # restored
+            else:
+                term("kill-session", "-t", term.name)  # the terminal is gone: SIGHUP
+            _until(lambda: not _alive(int(auger)), "auger to exit")
+        assert not _grows(out, 1.0), "the command outlived auger"
+    finally:
+        with contextlib.suppress(ProcessLookupError, FileNotFoundError):
+            os.killpg(int(loop_pid.read_text()), signal.SIGKILL)
+    db = sqlite3.connect(auger_env.home / "threads.db")
+    [(thread,)] = db.execute("select distinct thread_id from checkpoints").fetchall()
+    db.close()
+    auger_env.llm.add({"text": "resumed"})
+    again = auger_env.run("-r", thread, "-n", "go on")
+    assert again.returncode == 0, again.stderr
+    assert "resumed" in again.stdout

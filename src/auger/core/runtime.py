@@ -86,6 +86,8 @@ async def open_runtime(
         saver, conn = await open_saver(db)
         stack.push_async_callback(conn.close)
         backend = make_backend(settings)
+        if callable(close := getattr(backend, "close", None)):
+            stack.callback(close)  # a sandbox's private /tmp (os._exit at the end skips finalizers)
         graph = create_cli_agent(
             settings,
             checkpointer=saver,

@@ -137,6 +137,7 @@ class AugerApp(AppBase):
 
     def on_mount(self) -> None:
         self.call_after_refresh(end_startup)  # the collector, off since `auger` started (gcpolicy.py)
+        self.catch_hangup()
         keymap = keymap_from_settings(self.settings.data)
         if keymap:
             self.set_keymap(keymap)

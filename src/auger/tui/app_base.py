@@ -91,6 +91,21 @@ class AppBase(App[int]):
             self.session.cancel()
         self.exit(0)
 
+    def catch_hangup(self) -> None:
+        """A closed terminal (SIGHUP) or a SIGTERM ends auger like /quit: the turn is cancelled
+        (its command's process group killed), the terminal restored, the thread left whole."""
+        import asyncio
+        import signal
+
+        def hang_up(sig: int) -> None:
+            if self.session is not None and self.busy:
+                self.session.cancel()
+            self.exit(128 + sig)
+
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGHUP, signal.SIGTERM) if not self.is_headless else ():  # not in run_test()
+            loop.add_signal_handler(sig, hang_up, sig)
+
     # -- output ----------------------------------------------------------------------------
     def notice(self, text: str, level: str = "info") -> None:
         from auger.tui.widgets.messages import Notice

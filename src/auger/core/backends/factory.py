@@ -2,8 +2,8 @@
 
 `[sandbox] enabled = true` -> a sandbox: bubblewrap (default) or `provider = "module.path:factory"`,
 a remote integration called as `factory(sandbox_table, project_root)`.
-Otherwise `shell = true` (default) -> `LocalShellBackend`, and `shell = false` -> `FilesystemBackend`
-(no `execute` tool). All of them take virtual paths rooted at the project.
+Otherwise `shell = true` (default) -> `LocalShell`, and `shell = false` -> `ProjectFiles` (no
+`execute` tool). All of them take virtual paths rooted at the project.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ def make_backend(settings: Settings) -> BackendProtocol:
             return BubblewrapSandbox(
                 root,
                 network=bool(table.get("network")),
-                timeout=settings.shell_timeout,
                 hide=hidden,
                 expose=exposed,
+                **output_limits(settings),
             )
         backend = _load_factory(provider)(table, root)
         if not hasattr(backend, "execute"):
@@ -51,10 +51,24 @@ def make_backend(settings: Settings) -> BackendProtocol:
     if settings.shell:
         from auger.core.backends.local_shell import LocalShell  # kills timed-out process groups
 
-        return LocalShell(root_dir=root, virtual_mode=True, inherit_env=True, timeout=settings.shell_timeout)
-    from deepagents.backends import FilesystemBackend
+        return LocalShell(root_dir=root, virtual_mode=True, inherit_env=True, **output_limits(settings))
+    from auger.core.backends.project_files import ProjectFiles
 
-    return FilesystemBackend(root_dir=root, virtual_mode=True)
+    return ProjectFiles(root_dir=root, virtual_mode=True)
+
+
+def output_limits(settings: Settings) -> dict[str, Any]:
+    """The shell backends' timeout, output window and spill folder, from `settings`."""
+    from auger.core.backends.mounts import ARTIFACTS_MOUNT, artifacts_dir
+    from auger.core.backends.spill import SPILL_FOLDER, SpillTo
+
+    spill = SpillTo(artifacts_dir(Path(settings.home)) / SPILL_FOLDER, f"{ARTIFACTS_MOUNT}{SPILL_FOLDER}/")
+    return {
+        "timeout": settings.shell_timeout,
+        "max_output_bytes": int(settings.data.get("shell_output_bytes", 100_000)),
+        "lines": int(settings.data.get("shell_output_lines", 2000)),
+        "spill_to": spill,
+    }
 
 
 def _load_factory(provider: str) -> Callable[[dict[str, Any], Path], Any]:

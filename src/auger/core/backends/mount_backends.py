@@ -1,7 +1,7 @@
 """The backends behind the user-folder mounts of `auger.core.backends.mounts` (imports deepagents).
 
-* `MountBackend` — a `FilesystemBackend` in virtual mode whose path errors (`..`, a symlink out
-  of the folder) come back as error results the model can read; deepagents' own backend raises
+* `MountBackend` — a `ProjectFiles` backend (paged reads) in virtual mode whose path errors (`..`,
+  a symlink out of the folder) come back as error results the model can read; deepagents' own backend raises
   ValueError there, which would end the whole turn.
 * `read_only=True` — shipped skills: writes, edits and deletes are refused.
 * `shared=...` — AUGER_HOME: only the named top-level entries (AGENTS.md, CLAUDE.md, skills/,
@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from deepagents.backends import CompositeBackend, FilesystemBackend
+from deepagents.backends import CompositeBackend
 from deepagents.backends.protocol import (
     DeleteResult,
     EditResult,
@@ -25,9 +25,10 @@ from deepagents.backends.protocol import (
     GlobResult,
     GrepResult,
     LsResult,
-    ReadResult,
     WriteResult,
 )
+
+from auger.core.backends.project_files import ProjectFiles
 
 R = TypeVar("R")
 
@@ -40,7 +41,7 @@ def _first(path: str) -> str:
     return path.strip("/").split("/", 1)[0]
 
 
-class MountBackend(FilesystemBackend):
+class MountBackend(ProjectFiles):
     def __init__(self, root: Path, *, read_only: bool = False, shared: Iterable[str] | None = None) -> None:
         super().__init__(root_dir=root, virtual_mode=True)
         self.read_only = read_only
@@ -75,9 +76,6 @@ class MountBackend(FilesystemBackend):
             return LsResult(error=str(exc))
         result.entries = [e for e in result.entries or [] if self._visible(str(e.get("path", "")))]
         return result
-
-    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
-        return self._guard(ReadResult, super().read, file_path, offset, limit)
 
     def grep(self, pattern: str, path: str | None = None, glob: str | None = None, **kw: Any) -> GrepResult:
         if self.shared is not None and _is_root(path):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import json
 import os
 import shlex
@@ -40,11 +41,14 @@ from deepagents.backends.protocol import (
     WriteResult,
 )
 from deepagents.backends.sandbox import BaseSandbox
-from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, slice_read_response
+from deepagents.backends.utils import _get_backend_read_file_type, normalize_read_bounds
 
-from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, Outcome, collect, sandbox_env
+from auger.core.backends import paging
+from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, sandbox_env
+from auger.core.backends.project_files import page_result
 from auger.core.backends.sandbox_hide import BwrapHide
 from auger.core.backends.spawn import kill_group, started
+from auger.core.backends.spill import SpillTo, Window, collect, response
 
 _EDIT_TMP_PREFIX = "/tmp/.deepagents_edit_"  # BaseSandbox.edit uploads big payloads here, then reads them
 _DOWNLOAD_CAP = 64 * 1024 * 1024
@@ -90,12 +94,15 @@ class BubblewrapSandbox(BaseSandbox):
         max_output_bytes: int = 100_000,
         hide: Iterable[str] = (),
         expose: Sequence[str] = (),
+        spill_to: SpillTo | None = None,
+        lines: int | None = None,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
         self.root = os.path.realpath(root_dir)
         self.network = network
         self._timeout, self._cap = timeout, max_output_bytes
+        self.spill_to, self.lines = spill_to, lines
         self._env = sandbox_env()
         self._bwrap = shutil.which("bwrap") or "bwrap"
         self._id = f"bwrap-{uuid.uuid4().hex[:8]}"
@@ -138,11 +145,11 @@ class BubblewrapSandbox(BaseSandbox):
             start_new_session=True,
         )
 
-    def _run(self, command: list[str], *, data: bytes = b"", cap: int | None = None) -> Outcome:
+    def _run(self, command: list[str], *, data: bytes = b"", cap: int | None = None) -> Window:
         with tempfile.TemporaryFile() as stdin:
             stdin.write(data)
             stdin.seek(0)
-            return collect(self._spawn(command, stdin), self._timeout, cap or self._cap)
+            return collect(self._spawn(command, stdin), self._timeout, Window(cap or self._cap))
 
     def _start(self, command: str, timeout: int | None) -> tuple[int, subprocess.Popen[bytes] | str]:
         limit = timeout if timeout is not None else self._timeout
@@ -153,19 +160,15 @@ class BubblewrapSandbox(BaseSandbox):
         except OSError as exc:
             return limit, f"Error: cannot start bubblewrap ({exc}). {MISSING_BWRAP}"
 
-    def _response(self, out: Outcome, limit: int) -> ExecuteResponse:
-        text = out.data.decode("utf-8", errors="replace")
-        if out.truncated:
-            text += f"\n\n... Output truncated at {self._cap} bytes."
-        if out.timed_out:
-            text += ("\n" if text else "") + f"Error: Command timed out after {limit} seconds and was killed."
-        return ExecuteResponse(output=text, exit_code=out.exit_code, truncated=out.truncated)
+    def _window(self) -> Window:
+        half = self._cap // 2
+        return Window(self._cap - half, half, self.spill_to, self.lines)
 
     def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
         limit, proc = self._start(command, timeout)
         if isinstance(proc, str):
             return ExecuteResponse(output=proc, exit_code=1)
-        return self._response(collect(proc, limit, self._cap), limit)
+        return response(collect(proc, limit, self._window()), limit)
 
     async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
         def stop(started_: tuple[int, subprocess.Popen[bytes] | str]) -> None:
@@ -176,11 +179,11 @@ class BubblewrapSandbox(BaseSandbox):
         if isinstance(proc, str):
             return ExecuteResponse(output=proc, exit_code=1)
         try:
-            out = await asyncio.to_thread(collect, proc, limit, self._cap)
+            out = await asyncio.to_thread(collect, proc, limit, self._window())
         except asyncio.CancelledError:
             kill_group(proc)  # a cancelled turn stops the command; the reader thread then sees EOF
             raise
-        return self._response(out, limit)
+        return response(out, limit)
 
     # -- virtual paths ---------------------------------------------------------------------------
     def real_path(self, path: str) -> str:
@@ -219,27 +222,42 @@ class BubblewrapSandbox(BaseSandbox):
         return LsResult(entries=self._infos(data["entries"]))
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
-        """Fetch the file from inside the sandbox, then page it exactly like `FilesystemBackend.read`."""
+        """A text file's page read inside the sandbox by `auger.core.backends.paging` (only the page
+        is read); other files fetched whole, as `FilesystemBackend.read` gives them."""
         try:
-            self.real_path(file_path)
+            real = self.real_path(file_path)
         except ValueError as exc:
             return ReadResult(error=f"Error reading file '{file_path}': {exc}")
-        [response] = self.download_files([file_path])
-        if response.error in ("file_not_found", "is_directory"):
-            return ReadResult(error=f"File '{file_path}' not found")
-        if response.error or response.content is None:
-            return ReadResult(error=f"Error reading file '{file_path}': {response.error}")
         if _get_backend_read_file_type(file_path) != "text":
+            [response] = self.download_files([file_path])
+            if response.error or response.content is None:
+                missing = response.error in ("file_not_found", "is_directory")
+                return ReadResult(
+                    error=f"File '{file_path}' not found"
+                    if missing
+                    else f"Error reading file '{file_path}': {response.error}"
+                )
             return ReadResult(
                 file_data=FileData(content=base64.b64encode(response.content).decode(), encoding="base64")
             )
+        offset, limit = normalize_read_bounds(offset, limit)
+        out = self._run(
+            ["python3", "-c", _paging_source(), real, str(offset), str(max(limit, 1))], cap=_DOWNLOAD_CAP
+        )
         try:
-            content = response.content.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-        except UnicodeDecodeError as exc:
-            return ReadResult(error=f"Error reading file '{file_path}': {exc}")
-        empty = check_empty_content(content)
-        data = FileData(content=empty or content, encoding="utf-8")
-        return ReadResult(file_data=data) if empty else slice_read_response(data, offset, limit)
+            found = json.loads(out.data)
+        except ValueError:
+            return ReadResult(
+                error=f"Error reading file '{file_path}': {out.data.decode('utf-8', 'replace').strip()[:300]}"
+            )
+        if isinstance(found, dict):
+            missing = found["error"] == "not_found"
+            return ReadResult(
+                error=f"File '{file_path}' not found"
+                if missing
+                else f"Error reading file '{file_path}': {found['error']}"
+            )
+        return page_result(tuple(found), offset, limit)  # type: ignore[arg-type]
 
     def write(self, file_path: str, content: str) -> WriteResult:
         try:
@@ -334,6 +352,11 @@ class BubblewrapSandbox(BaseSandbox):
                 FileDownloadResponse(path=path, error="file too large" if out.truncated else error)
             )
         return responses
+
+
+@functools.cache
+def _paging_source() -> str:
+    return Path(paging.__file__).read_text(encoding="utf-8")
 
 
 def _in_thread(name: str) -> Any:

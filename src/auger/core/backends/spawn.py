@@ -18,6 +18,15 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 P = TypeVar("P")
+# In every command's environment: `git commit` without -m fails at once instead of waiting for
+# an editor nobody sees until the timeout, and pagers print instead of waiting for keys.
+QUIET_TOOLS = {
+    "GIT_EDITOR": "false",
+    "EDITOR": "false",
+    "VISUAL": "false",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+}
 
 
 async def started(start: Callable[[], P], stop: Callable[[P], None]) -> P:
@@ -31,7 +40,7 @@ async def started(start: Callable[[], P], stop: Callable[[P], None]) -> P:
         raise
 
 
-def kill_group(proc: subprocess.Popen[Any]) -> None:
+def kill_group(proc: subprocess.Popen[Any] | asyncio.subprocess.Process) -> None:
     """SIGKILL the process group `proc` leads (started with `start_new_session=True`)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)

@@ -1,6 +1,7 @@
 """The user's own `!command`, run where the agent runs: in the project folder, or inside the
 sandbox when `[sandbox]` is on (through the backend's `execute`, like the agent's commands).
-The output (stdout and stderr together, at most MAX_OUTPUT) goes back with its exit code."""
+The output (stdout and stderr together, its last MAX_OUTPUT bytes, read as it comes so memory
+stays small) goes back with its exit code; a timeout or a cancel kills the command's process group."""
 
 from __future__ import annotations
 
@@ -8,12 +9,19 @@ import asyncio
 import os
 from typing import TYPE_CHECKING
 
+from auger.core.backends.spawn import QUIET_TOOLS, kill_group
+from auger.core.backends.spill import Window
 from auger.core.operations import ShellResult
 
 if TYPE_CHECKING:
     from auger.core.runtime import Runtime
 
 MAX_OUTPUT = 16 * 1024
+
+
+async def _read(stream: asyncio.StreamReader, window: Window) -> None:
+    while chunk := await stream.read(65536):
+        window.add(chunk)
 
 
 async def run_user_command(command: str, runtime: Runtime) -> ShellResult:
@@ -29,18 +37,18 @@ async def run_user_command(command: str, runtime: Runtime) -> ShellResult:
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "TERM": "dumb"},
+        env={**os.environ, "TERM": "dumb", **QUIET_TOOLS},
         start_new_session=True,
     )
+    window = Window(0, MAX_OUTPUT)
     try:
-        raw, _ = await asyncio.wait_for(proc.communicate(), timeout)
-        code = proc.returncode if proc.returncode is not None else -1
+        assert proc.stdout is not None
+        await asyncio.wait_for(_read(proc.stdout, window), timeout)
+        code = await proc.wait()
     except (TimeoutError, asyncio.CancelledError) as exc:
-        proc.kill()
+        kill_group(proc)
         await proc.wait()
         if isinstance(exc, asyncio.CancelledError):
             raise
         return ShellResult(command, f"(killed after {timeout:g} s)", 124)
-    text = raw.decode("utf-8", errors="replace")
-    truncated = len(text) > MAX_OUTPUT
-    return ShellResult(command, text[-MAX_OUTPUT:] if truncated else text, code, truncated)
+    return ShellResult(command, window.data.decode("utf-8", errors="replace"), code, window.truncated)

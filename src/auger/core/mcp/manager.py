@@ -363,7 +363,9 @@ class McpManager:
             return self._mcp_error(srv, tool, exc.error.code, exc.error.message)
         except Exception as exc:
             return _error_result(f"MCP tool '{tool}' failed: {self._describe(exc)}")
-        return _renderable(result)
+        from auger.core.mcp.results import renderable
+
+        return renderable(result)
 
     def _mcp_error(self, srv: _Server, tool: str, code: int, message: str) -> CallToolResult:
         server = srv.config.name
@@ -509,35 +511,6 @@ class McpManager:
         tail = [ln for ln in text if ln.strip() and not ln.startswith("--- ")][-lines:]
         where = f" (log: {srv.log_path})"
         return f"; stderr: {' | '.join(tail)}{where}" if tail else where
-
-
-def _renderable(result: Any) -> Any:
-    """Content a model can take, as text where it cannot: a `resource_link`, audio and binary
-    embedded resources become one line naming what they were (the adapter raises on audio, and
-    OpenAI-compatible chat completions refuse a file by URL, which would end the turn and fail
-    every later request of the thread). Text, images and text resources are kept."""
-    from mcp.types import AudioContent, BlobResourceContents, EmbeddedResource, ResourceLink, TextContent
-
-    def text(block: Any) -> Any:
-        if isinstance(block, ResourceLink):
-            what = ", ".join(str(p) for p in (block.mimeType, block.description) if p)
-            line = f"[resource link: {block.name} at {block.uri}{f' ({what})' if what else ''}]"
-        elif isinstance(block, AudioContent):
-            line = f"[audio ({block.mimeType}, {len(block.data) * 3 // 4} bytes): not shown to the model]"
-        elif (
-            isinstance(block, EmbeddedResource)
-            and isinstance(block.resource, BlobResourceContents)
-            and not (block.resource.mimeType or "").startswith("image/")
-        ):
-            res, size = block.resource, len(block.resource.blob) * 3 // 4
-            kind = res.mimeType or "binary"
-            line = f"[embedded resource {res.uri} ({kind}, {size} bytes): not shown to the model]"
-        else:
-            return block
-        return TextContent(type="text", text=line)
-
-    result.content = [text(c) for c in result.content]
-    return result
 
 
 def mcp_manager(

@@ -1,4 +1,5 @@
-"""Turn provider/network exceptions into one line that says what is wrong and what to do."""
+"""Turn provider/network exceptions into one line that says what is wrong and what to do (and a
+full disk under the thread database or a file auger writes, which no provider caused)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ def describe_error(exc: BaseException, spec: str | None, settings: Settings | No
 
     if isinstance(exc, AugerError):  # ours (ProviderFault, IncompleteReplyError) say it already
         return str(exc)
+    if (full := _disk_full(exc, settings)) is not None:
+        return full
     provider = (spec or "").partition(":")[0]
     cfg = settings.providers.get(provider) if settings is not None else None
     where = (cfg.base_url if cfg else None) or f"the {provider} API"
@@ -64,6 +67,23 @@ def describe_error(exc: BaseException, spec: str | None, settings: Settings | No
     else:
         text = f"{name}: {detail}"
     return f"{model}: {text}"
+
+
+def _disk_full(exc: BaseException, settings: Settings | None) -> str | None:
+    """One line for a full disk: SQLite's "database or disk is full" or an OSError ENOSPC."""
+    import errno
+
+    for cause in _chain(exc):
+        if isinstance(cause, OSError) and cause.errno == errno.ENOSPC:
+            where = cause.filename or "a file auger writes"
+        elif type(cause).__name__ == "OperationalError" and "disk is full" in str(cause):
+            where = (
+                f"the thread database in {settings.home}" if settings is not None else "the thread database"
+            )
+        else:
+            continue
+        return f"{where}: disk full. Free some space; the thread keeps what was saved before."
+    return None
 
 
 def _short(text: Any, limit: int = 200) -> str:

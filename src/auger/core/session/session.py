@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from auger.core.threads.lease import Holder
 
 log = logging.getLogger("auger.session")
+PROMPT_CAP = 4 * 1024 * 1024  # bytes of one prompt (more than any model reads), kept out of the database
 Req = TypeVar("Req")
 Res = TypeVar("Res")
 
@@ -212,6 +213,11 @@ class Session(AgentPort):
 
         if self.busy:
             raise BusyError("A turn is already running on this session.")
+        if (size := len(prompt.encode("utf-8", "replace"))) > PROMPT_CAP:
+            raise UsageError(
+                f"The prompt is {size} bytes, over the {PROMPT_CAP} byte limit (more than any model reads).",
+                hint="Save it to a file in the project and ask auger to read or grep it.",
+            )
         queue: asyncio.Queue[Any] = asyncio.Queue()
         self._cancel_requested = False
         self._task = asyncio.create_task(Turn(self, options, queue).run(prompt))

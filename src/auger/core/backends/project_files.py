@@ -1,0 +1,90 @@
+"""The file-tool half shared by auger's host backends (the project's and the mounts').
+
+deepagents' `FilesystemBackend.read` reads the whole file to return one page: a 2 GB file costs
+gigabytes. `read_page` keeps only the requested lines (`auger.core.backends.paging`); binary
+files (images, PDFs) over `BINARY_CAP` are refused. `ProjectFiles` adds it to a backend, lists an
+entry it cannot follow (a symlink loop) as a link instead of failing the listing, and refuses
+every operation once the folder the backend is rooted at is gone: a write would otherwise
+recreate a deleted project folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from deepagents.backends import FilesystemBackend
+from deepagents.backends.protocol import FileData, FileInfo, LsResult, ReadResult
+from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, normalize_read_bounds
+
+from auger.core.backends.paging import page
+
+BINARY_CAP = 32 * 1024 * 1024
+
+
+def read_page(fs: FilesystemBackend, file_path: str, offset: int, limit: int) -> ReadResult:
+    """`limit` lines from line `offset` of a text file, reading no more of it than that needs."""
+    offset, limit = normalize_read_bounds(offset, limit)
+    try:
+        path = fs._resolve_path(file_path)
+        if not path.is_file():
+            return ReadResult(error=f"File '{file_path}' not found")
+        if _get_backend_read_file_type(file_path) != "text":
+            if path.stat().st_size > BINARY_CAP:
+                return ReadResult(error=f"Error reading file '{file_path}': over {BINARY_CAP} bytes")
+            return FilesystemBackend.read(fs, file_path, offset, limit)
+        found = page(str(path), offset, max(limit, 1))
+    except (OSError, RuntimeError, UnicodeDecodeError, ValueError) as exc:
+        return ReadResult(error=f"Error reading file '{file_path}': {exc}")
+    return page_result(found, offset, limit)
+
+
+def page_result(found: tuple[list[str], int | None, bool, bool], offset: int, limit: int) -> ReadResult:
+    """The `ReadResult` of `auger.core.backends.paging.page`'s answer, as deepagents' backends give it."""
+    lines, total, more, blank = found
+    if blank or limit == 0:
+        text = (check_empty_content("") or "") if blank else ""
+        return ReadResult(file_data=FileData(content=text, encoding="utf-8"), no_lines_requested=not blank)
+    if not lines:
+        return ReadResult(error=f"Line offset {offset} exceeds file length ({total} lines)")
+    end = offset + len(lines)
+    text = "".join(lines).replace("\r\n", "\n").replace("\r", "\n")
+    return ReadResult(
+        file_data=FileData(content=text, encoding="utf-8"),
+        total_lines=total,
+        start_line=offset + 1,
+        end_line=end,
+        next_offset=end if more else None,
+    )
+
+
+class ProjectFiles(FilesystemBackend):
+    """Paged reads, and every path refused once the backend's folder no longer exists."""
+
+    def _resolve_path(self, key: str) -> Path:
+        if not Path(self.cwd).is_dir():
+            raise FileNotFoundError(f"the folder {self.cwd} no longer exists (deleted or moved?)")
+        return super()._resolve_path(key)
+
+    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        return read_page(self, file_path, offset, limit)
+
+    def ls(self, path: str) -> LsResult:
+        """deepagents' listing, but an entry it cannot stat (a symlink loop) is listed as what it
+        is instead of failing the whole listing."""
+        result = super().ls(path)
+        if result.entries is None or not result.error or "aborted" in result.error:
+            return result
+        folder = self._resolve_path(path)
+        listed = {str(e.get("path", "")).rstrip("/") for e in result.entries}
+        extra: list[FileInfo] = []
+        for child in folder.iterdir():
+            vpath = "/" + child.relative_to(self.cwd).as_posix()
+            if vpath not in listed:
+                what = (
+                    f"-> {os.readlink(child)} (a link that cannot be followed)"
+                    if child.is_symlink()
+                    else "(unreadable)"
+                )
+                extra.append(FileInfo(path=f"{vpath} {what}", is_dir=False, size=0))
+        return LsResult(entries=sorted([*result.entries, *extra], key=lambda e: e["path"]))

@@ -1,0 +1,45 @@
+"""ProjectFiles.read pages a file like deepagents' FilesystemBackend.read (which reads it whole)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from deepagents.backends import FilesystemBackend
+
+from auger.core.backends.project_files import ProjectFiles
+
+FILES = {
+    "lines.txt": "".join(f"line {n}\n" for n in range(1, 51)),
+    "no_newline.txt": "a\nb\nc",
+    "crlf.txt": "one\r\ntwo\r\nthree\r\n",
+    "blank.txt": "  \n\n",
+    "empty.txt": "",
+    "unicode.txt": "héllo\nwörld ✓\n",
+}
+WINDOWS = [(0, 2000), (0, 3), (2, 2), (49, 5), (-4, 2), (0, 0), (60, 5)]
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+@pytest.mark.parametrize(("offset", "limit"), WINDOWS)
+def test_a_page_matches_the_sdk(tmp_path: Path, name: str, offset: int, limit: int) -> None:
+    (tmp_path / name).write_bytes(FILES[name].encode())
+    expected = FilesystemBackend(root_dir=tmp_path, virtual_mode=True).read(f"/{name}", offset, limit)
+    got = ProjectFiles(root_dir=tmp_path, virtual_mode=True).read(f"/{name}", offset, limit)
+    assert (got.error is None) == (expected.error is None), (got.error, expected.error)
+    if expected.error is None:
+        assert got.file_data == expected.file_data
+        assert (got.start_line, got.end_line, got.next_offset) == (
+            expected.start_line,
+            expected.end_line,
+            expected.next_offset,
+        )
+        assert got.total_lines == expected.total_lines
+
+
+def test_a_missing_file_and_a_folder_are_not_found(tmp_path: Path) -> None:
+    (tmp_path / "folder").mkdir()
+    files = ProjectFiles(root_dir=tmp_path, virtual_mode=True)
+    assert files.read("/nope.txt").error == "File '/nope.txt' not found"
+    assert files.read("/folder").error == "File '/folder' not found"
+    assert "traversal" in str(files.read("/../etc/passwd").error)
