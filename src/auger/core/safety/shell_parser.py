@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from auger.core.safety import program_commands
 from auger.core.safety import shell_words as sw
 
 if TYPE_CHECKING:
@@ -253,9 +254,21 @@ def segments_of(
         return [seg, *(runs or ()), *analyse(inner, depth + 1)]
     found = [seg, *(runs or ())]
     found += analyse(fed[0], depth + 1) if fed is not None and not fed[1] else ()  # deny sees it
-    if argv and argv[0].rsplit("/", 1)[-1] == "find":
+    program = argv[0].rsplit("/", 1)[-1] if argv else ""
+    if program == "find":
         found += [s for run in _find_runs(argv) for s in segments_of(run, [], depth + 1)]
-    return found
+    more, seg.hidden = _program_commands(program, argv, seg.hidden)
+    return found + [s for run in more for s in analyse(run, depth + 1)]
+
+
+def _program_commands(program: str, argv: list[str], hidden: bool) -> tuple[list[str], bool]:
+    """The command lines git's `-c` values or sed's `e` run (`auger.core.safety.program_commands`)."""
+    if program == "git":
+        return program_commands.git_config_commands(argv[1:]), hidden
+    if program == "sed":
+        runs, dynamic = program_commands.sed_commands(argv[1:])
+        return runs, hidden or dynamic
+    return [], hidden
 
 
 def _assigned_programs(words: list[str], depth: int) -> list[Segment] | None:
