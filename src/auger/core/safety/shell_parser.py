@@ -66,16 +66,9 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     **dict.fromkeys(("taskset", "chrt", "chroot"), _spec("", 1)),
 }
 _COMMAND_STRING = {"flock": ("-c", "--command"), "env": ("-S", "--split-string")}  # run as `sh -c`
+_PREFIXED = frozenset({"command", "declaration_command"})  # an assignment there is read with its command
 _KEEPS_COMMANDS = frozenset({"trap", "alias"})
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
-# variables that name a program another program runs (`GIT_EXTERNAL_DIFF='rm x' git diff`), or
-# change which code a program loads: with one set on the line no wildcard allow rule applies
-_RUNS_VALUE = frozenset(
-    {"GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER"}
-    | {"GIT_ASKPASS", "SSH_ASKPASS", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE"}
-    | {"BASH_ENV", "ENV", "PROMPT_COMMAND"}
-)
-_LOADS = ("LD_", "DYLD_", "GIT_CONFIG", "GIT_EXEC_PATH", "PATH=")
 _MAX_DEPTH = 8
 _LOCAL = threading.local()
 
@@ -176,6 +169,10 @@ class _Walker:
                 self.out.extend(segments_of([], [sw.redirect(r) for r in more], self.depth))
         elif kind == "command":
             self._command(node, self.pending.pop(node.id, []))
+        elif kind == "variable_assignment" and node.parent is not None and node.parent.type not in _PREFIXED:
+            name, val = node.child_by_field_name("name"), node.child_by_field_name("value")
+            word = f"{sw.text_of(name) if name else ''}={sw.value(val) if val else ''}"
+            self.out.extend(segments_of([word], [], self.depth))  # `PATH=.; ls` runs the project's ls
         elif kind in _WHOLE:
             self.out.append(Segment([canonical(sw.text_of(node))], argv=split_words(sw.text_of(node))))
 
@@ -235,7 +232,9 @@ def segments_of(
     while words and _ASSIGN.match(words[0]):
         assigned, words = [*assigned, words[0]], words[1:]
     if not words or words == ["}"]:  # assignments or redirections alone; a `coproc NAME {` group's end
-        return [Segment(forms, transparent=True, redirects=[r[:2] for r in redirects])] if redirects else []
+        sets = _assigned_programs(assigned, depth)  # `PATH=.; ls` runs the project's ./ls
+        alone = [Segment(forms, transparent=True, redirects=[r[:2] for r in redirects])] if redirects else []
+        return alone if sets is None else [*alone, Segment(forms, hidden=True), *sets]
     steps, inner, reads_stdin = _peel(words)
     fed = stdin if reads_stdin and inner is None else None
     inner = fed[0] if fed is not None and fed[1] else inner
@@ -249,8 +248,9 @@ def segments_of(
     runs = _assigned_programs([*assigned, *steps[0][: len(steps[0]) - len(argv)]], depth)
     if runs is not None:
         seg.hidden = True
-    if inner is not None:
-        seg.transparent = True
+    if inner is not None:  # `xargs -I{} sh -c '{}'`, `find -exec sh -c '{}'`: the names are commands
+        seg.transparent = "{}" not in inner
+        seg.hidden = seg.hidden or not seg.transparent
         return [seg, *(runs or ()), *analyse(inner, depth + 1)]
     found = [seg, *(runs or ())]
     found += analyse(fed[0], depth + 1) if fed is not None and not fed[1] else ()  # deny sees it
@@ -268,7 +268,8 @@ def _program_commands(program: str, argv: list[str], hidden: bool) -> tuple[list
     if program == "sed":
         runs, dynamic = program_commands.sed_commands(argv[1:])
         return runs, hidden or dynamic
-    return [], hidden
+    runs, sets = program_commands.option_commands(program, argv[1:])
+    return runs, hidden or any(_assigned_programs([f"{name}="], 0) is not None for name in sets)
 
 
 def _assigned_programs(words: list[str], depth: int) -> list[Segment] | None:
@@ -277,9 +278,9 @@ def _assigned_programs(words: list[str], depth: int) -> list[Segment] | None:
     found: list[Segment] | None = None
     for word in words:
         name, eq, val = word.partition("=")
-        if eq and name in _RUNS_VALUE:
+        if eq and name in program_commands.RUNS_VALUE:
             found = [*(found or ()), *analyse(val, depth + 1)]
-        elif eq and (word.startswith(_LOADS)):
+        elif eq and (word.startswith(program_commands.LOADS)):
             found = found or []
     return found
 
@@ -387,6 +388,6 @@ def _shell_command(words: list[str]) -> tuple[str | None, bool]:
         letters_seen += letters
         i += 2 if letters[-1:] in ("o", "O") else 1  # `-o pipefail`, `-euo pipefail`, `+O opt`
     first = words[i] if i < len(words) else None
-    if "c" in letters_seen:
-        return first, False
+    if "c" in letters_seen:  # no CMD written: `xargs bash -c` takes it from its input
+        return first, first is None
     return None, "s" in letters_seen or first in (None, "-")
