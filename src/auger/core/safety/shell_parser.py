@@ -7,8 +7,8 @@ command the shell can run is a segment: each part of `&&`/`||`/`;`/`&`/pipelines
 groups, `if`/`while`/`for`/`case` bodies, function bodies, and the commands in `$( )`, backticks,
 `<( )`/`>( )`, `$(( ))` and unquoted here-documents. Here-document bodies are otherwise data.
 Leading `NAME=value` assignments and wrappers (`env`, `timeout`, `nice`, `setsid`, `flock`,
-`stdbuf`, `sudo`, `xargs`, `time -p`, `coproc`, ... see `_WRAPPERS`) are peeled off; the
-commands of `find -exec`, `sh|bash -c "..."`, `env -S "..."`, `flock -c "..."`, `eval` of
+`stdbuf`, `sudo`, `xargs`, `time -p`, `coproc`, `strace`, ... see `_WRAPPERS`) are peeled off; the
+commands of `find -exec`, `sh|bash -c "..."`, `env -S`, `flock -c`, `script -c`, `eval` of
 literal text, `trap`'s action, `alias` values and the programs variables name
 (`GIT_EXTERNAL_DIFF='...' git diff`) are segments of their own (analysed recursively); a command
 with such a variable, or one that changes what code runs (`LD_PRELOAD=`, `PATH=`), is hidden.
@@ -64,8 +64,15 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "xargs": _spec("-I -n -P -L -d -E -s -a --max-args --max-procs --delimiter"),
     **dict.fromkeys(("nohup", "setsid", "coproc", "unbuffer", "busybox", "command", "builtin"), _spec("")),
     **dict.fromkeys(("taskset", "chrt", "chroot"), _spec("", 1)),
+    **dict.fromkeys(("strace", "ltrace"), _spec("-e -o -p -s -u -E -a -b -I -O -P -S -X -n -l -L -x -A")),
+    "setpriv": _spec("--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits"),
+    "script": _spec("-c --command -E --echo -I --log-in -O --log-out -B --log-io -T --log-timing -m"),
 }
-_COMMAND_STRING = {"flock": ("-c", "--command"), "env": ("-S", "--split-string")}  # run as `sh -c`
+_COMMAND_STRING = {
+    "flock": ("-c", "--command"),
+    "env": ("-S", "--split-string"),
+    "script": ("-c", "--command"),
+}
 _PREFIXED = frozenset({"command", "declaration_command"})  # an assignment there is read with its command
 _KEEPS_COMMANDS = frozenset({"trap", "alias"})
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
@@ -88,6 +95,7 @@ class Segment:
     hidden: bool = False
     argv: list[str] = field(default_factory=list)
     redirects: list[tuple[str, str]] = field(default_factory=list)
+    wrappers: list[str] = field(default_factory=list)  # the words peeled off before `argv`
 
     @property
     def command(self) -> str:
@@ -244,10 +252,9 @@ def segments_of(
     seg = Segment(
         forms, _basename_forms(forms), opaque=opaque, argv=argv, redirects=[r[:2] for r in redirects]
     )
-    seg.hidden = opaque or (reads_stdin and inner is None)
-    runs = _assigned_programs([*assigned, *steps[0][: len(steps[0]) - len(argv)]], depth)
-    if runs is not None:
-        seg.hidden = True
+    seg.wrappers = steps[0][: len(steps[0]) - len(argv)]
+    runs = _assigned_programs([*assigned, *seg.wrappers], depth)
+    seg.hidden = opaque or (reads_stdin and inner is None) or runs is not None
     if inner is not None:  # `xargs -I{} sh -c '{}'`, `find -exec sh -c '{}'`: the names are commands
         seg.transparent = "{}" not in inner
         seg.hidden = seg.hidden or not seg.transparent
