@@ -31,7 +31,6 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from auger.core.safety import program_commands
 from auger.core.safety import shell_words as sw
 
 if TYPE_CHECKING:
@@ -269,13 +268,13 @@ def segments_of(
 
 
 def _program_commands(program: str, argv: list[str], hidden: bool) -> tuple[list[str], bool]:
-    """The command lines git's `-c` values or sed's `e` run (`auger.core.safety.program_commands`)."""
+    """The command lines git's `-c` values or sed's `e` run (`auger.core.safety.shell_words`)."""
     if program == "git":
-        return program_commands.git_config_commands(argv[1:]), hidden
+        return sw.git_config_commands(argv[1:]), hidden
     if program == "sed":
-        runs, dynamic = program_commands.sed_commands(argv[1:])
+        runs, dynamic = sw.sed_commands(argv[1:])
         return runs, hidden or dynamic
-    runs, sets = program_commands.option_commands(program, argv[1:])
+    runs, sets = sw.option_commands(program, argv[1:])
     return runs, hidden or any(_assigned_programs([f"{name}="], 0) is not None for name in sets)
 
 
@@ -285,9 +284,9 @@ def _assigned_programs(words: list[str], depth: int) -> list[Segment] | None:
     found: list[Segment] | None = None
     for word in words:
         name, eq, val = word.partition("=")
-        if eq and name in program_commands.RUNS_VALUE:
+        if eq and name in sw.RUNS_VALUE:
             found = [*(found or ()), *analyse(val, depth + 1)]
-        elif eq and (word.startswith(program_commands.LOADS)):
+        elif eq and (word.startswith(sw.LOADS)):
             found = found or []
     return found
 
