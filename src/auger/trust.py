@@ -3,8 +3,9 @@
 Until the user trusts a project (`auger trust`, `--trust-project` for one run, the TUI's prompt), the
 project's files can only make auger stricter: `screen` says which project settings are ignored
 (providers, subagent endpoints and programs, a looser mode, allow rules, a shell or
-sandbox the user's own settings turned off), and the MCP servers, hooks, Claude `allow` lists and
-memory imports from outside the project wait for the same decision.
+sandbox the user's own settings turned off, another sandbox provider, key remaps), and the MCP
+servers, hooks, Claude `allow` lists and memory imports from outside the project wait for the same
+decision.
 
 Trust is kept per project path, not per file content: a change of the project's files does not ask
 again. One decision is what the user can reason about; a hash re-asks whenever the user edits their
@@ -26,7 +27,15 @@ from auger.atomic import write_atomic
 TRUST_FILE = "trust.json"
 HOW = "trust the project with `auger trust` (or --trust-project for one run, or the prompt in the TUI)"
 _MODE_STRICTNESS = {"yolo": 0, "auto-edit": 1, "manual": 2, "plan": 3}
-_NEEDS_TRUST = (("providers",), ("async_subagents",), ("acp_agents",), ("permissions", "allow"))
+# a project's key remaps could make a common key answer an approval ("approval.always" = "y")
+_NEEDS_TRUST = (
+    ("providers",),
+    ("async_subagents",),
+    ("acp_agents",),
+    ("permissions", "allow"),
+    ("tui", "keys"),
+)
+_AS_THE_USER_SAYS = {("sandbox", "provider"): "bubblewrap"}  # key -> default: another one is other code
 _STRICTER_IF = {  # key -> the value a project may always set (it only tightens)
     ("shell",): False,
     ("sandbox", "enabled"): True,
@@ -81,6 +90,8 @@ def screen(parts: tuple[str, ...], value: Any, data: dict[str, Any]) -> bool:
         current = current.get(part) if isinstance(current, dict) else None
     if parts == ("mode",):
         return _MODE_STRICTNESS.get(value, 0) < _MODE_STRICTNESS.get(current, 0)
+    if parts in _AS_THE_USER_SAYS:
+        return bool(value != (_AS_THE_USER_SAYS[parts] if current is None else current))
     if parts in _STRICTER_IF:
         return bool(value != _STRICTER_IF[parts] and value != current)
     return False

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from auger.core.catalog.memory import memory_files, memory_warnings
-from auger.core.catalog.memory_imports import MAX_DEPTH, import_names
+from auger.core.catalog.memory_imports import MAX_DEPTH, MAX_IMPORTED_BYTES, import_names
 from auger.core.middleware.prompt.memory import read_memory
 from auger.settings import Settings, load_settings
 
@@ -103,3 +103,21 @@ def test_import_loops_and_depth_are_warnings(tmp_path: Path, monkeypatch: pytest
 
 def test_import_names_skip_code() -> None:
     assert import_names("see @README and @docs/a.md. `@not/this` x@y.z") == ["README", "docs/a.md"]
+
+
+def test_imports_of_one_memory_file_stop_at_a_total_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cloned project's AGENTS.md importing 40 files of 60 KB would put 2.4 MB into every model call."""
+    settings = make(tmp_path, monkeypatch)
+    root = settings.project_root
+    for i in range(40):
+        write(root / "big" / f"{i}.md", f"PART-{i} " + "x" * 60_000)
+    write(root / "AGENTS.md", " ".join(f"@big/{i}.md" for i in range(40)))
+    _, contents = read_memory(settings)
+    text = contents["/AGENTS.md"]
+    assert "PART-0 " in text and "PART-39 " not in text
+    assert len(text) <= MAX_IMPORTED_BYTES + 64 * 1024
+    assert any(
+        "@big/39.md is past the 256 KB of imports; not imported" in w for w in memory_warnings(settings)
+    )

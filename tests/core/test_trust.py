@@ -139,3 +139,29 @@ def test_auger_trust_status_trust_and_forget(
     assert capsys.readouterr().out == f"Project trusted ({project})\n"
     assert trust_cmd.run(["--forget"], cwd=project, env=env) == 0
     assert not ProjectTrust(tmp_path / "home").is_trusted(project)
+
+
+def test_an_untrusted_project_cannot_swap_the_sandbox_or_remap_approval_keys(
+    project: Path, tmp_path: Path
+) -> None:
+    """`sandbox.provider = "module:factory"` would import and run the project's choice of code in
+    place of the user's sandbox; `approval.always = "y"` would make the key for "once" grant for good."""
+    text = '[sandbox]\nenabled = true\nprovider = "os:system"\n[tui.keys]\n"approval.always" = "y"\n'
+    s = load(project, tmp_path, text)
+    assert [line.split(": ", 1)[1] for line in s.untrusted] == ["sandbox.provider", "tui.keys"]
+    assert (s.get("sandbox.enabled"), s.get("sandbox.provider"), s.get("tui.keys")) == (
+        True,
+        "bubblewrap",
+        {},
+    )
+    mine = load(
+        project, tmp_path, '[sandbox]\nprovider = "bubblewrap"\n', user='[sandbox]\nprovider = "x:y"\n'
+    )
+    assert mine.untrusted and mine.get("sandbox.provider") == "x:y"
+    same = load(project, tmp_path, '[sandbox]\nprovider = "bubblewrap"\n')
+    assert same.untrusted == [] and same.get("sandbox.provider") == "bubblewrap"
+    ProjectTrust(tmp_path / "home").trust(project)
+    trusted = load(project, tmp_path, text)
+    assert trusted.get("sandbox.provider") == "os:system" and trusted.get("tui.keys") == {
+        "approval.always": "y"
+    }

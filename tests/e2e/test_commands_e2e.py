@@ -33,7 +33,9 @@ def test_a_command_runs_with_its_context_tools_and_model(auger_env: AugerEnv) ->
         "committed",
         "quick answer",
     )
-    proc = auger_env.run("-n", "/commit add new.py", *STREAM, "--mode", "yolo")
+    proc = auger_env.run(
+        "-n", "/commit add new.py", *STREAM, "--mode", "yolo", "--trust-project"
+    )  # its allowed-tools
     assert proc.returncode == 0, proc.stderr
     prompt = user_text(auger_env.llm.requests[0])
     assert "?? new.py" in prompt and "NOTE-7" in prompt and "Message: add new.py" in prompt

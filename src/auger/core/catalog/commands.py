@@ -15,8 +15,9 @@ becomes the prompt with:
 * `$ARGUMENTS`, `$1` … `$9` replaced by what followed the name (`auger.core.catalog.arguments`); a body
   that uses none gets the arguments appended as `ARGUMENTS: ...`, as Claude Code does;
 * `` !`cmd` `` replaced by the command's output (run with /bin/sh in the project root, 30 s at
-  most) — only when the command's `allowed-tools` or your allow rules allow it as a shell
-  call, and no deny rule refuses it; otherwise it is not run and you are told why;
+  most) — only when the command's `allowed-tools` (not those of an untrusted project's command)
+  or your allow rules allow it as a shell call, and no deny or ask rule or protected path stops
+  it; otherwise it is not run and you are told why;
 * `@path` replaced by the file's contents (relative to the project root, inside it; a missing
   or outside file stays as written, with a warning).
 
@@ -132,19 +133,23 @@ def list_commands(settings: Settings) -> Catalog[Command]:
 
 
 def _shell_allowed(command: Command, line: str, settings: Settings) -> str | None:
-    """None when `line` may run for this command; else why not."""
+    """None when `line` may run for this command (as an `execute` call in manual mode whose
+    thread allowed the command's `allowed-tools`: deny and ask rules and protected paths first);
+    else why not. An untrusted project's command brings no `allowed-tools` of its own."""
     from auger.core.safety.permissions import PermissionEngine
-    from auger.core.safety.rules import covers, parse_rule, subject_for
 
     engine = PermissionEngine.from_settings(settings)
-    denied = engine.denial("execute", {"command": line})
-    if denied is not None:
-        return denied.reason
-    sub = subject_for("execute", {"command": line}, engine.paths)
-    if command.allowed_tools and covers([parse_rule(t) for t in command.allowed_tools], sub):
+    own = command.source != "project" or settings.trusted
+    grants = command.allowed_tools if own else ()
+    verdict = engine.evaluate("execute", {"command": line}, mode="manual", gated=True, grants=grants)
+    if verdict.action == "allow":
         return None
-    if covers(engine.rules["allow"], sub):
-        return None
+    if verdict.action == "deny" or verdict.by != "mode":
+        return verdict.reason
+    if command.allowed_tools and not own:
+        return (
+            "the project is not trusted, so its command's allowed-tools do not apply; no allow rule allows it"
+        )
     return "neither the command's allowed-tools nor an allow rule allows it"
 
 

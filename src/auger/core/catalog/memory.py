@@ -17,11 +17,13 @@ injection (see `auger.core.middleware.prompt.memory`); `memory_files` serves a `
 A memory file goes into every model call, so it is read with care (`read_memory_file`): one
 holding NUL bytes (binary) is skipped; one that is not valid UTF-8 is read with U+FFFD for the
 bad bytes; one over `MAX_MEMORY_BYTES` (64 KB, ~16k tokens) is cut there, and the model is told
-so. Each of these is a warning to the user (`memory_warnings`, shown on the first turn).
+so. Each of these is a warning to the user (`memory_warnings`, shown on the first turn). A memory
+file of an untrusted project that links outside it (`AGENTS.md -> ~/.ssh/id_rsa`) is not read.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -147,11 +149,17 @@ def read_with_imports(path: Path, settings: Settings) -> tuple[str | None, list[
     the warnings."""
     from auger.core.catalog.memory_imports import with_imports
 
+    root = Path(settings.project_root)
+    own = Path(os.path.abspath(path)).is_relative_to(os.path.abspath(root))
+    if not settings.trusted and own and not path.resolve().is_relative_to(root.resolve()):
+        from auger.trust import HOW
+
+        why = f"it links outside the project, which is not trusted ({HOW})"
+        return None, [f"memory file {path} skipped: {why}."]
     read = read_memory_file(path)
     warnings = [read.warning] if read.warning else []
     if read.text is None:
         return None, warnings
-    root = Path(settings.project_root)
     roots = [root, Path.home(), Path(settings.home)]  # where imports may lead
     if not settings.trusted and path.resolve().is_relative_to(root.resolve()):
         roots = [root]  # an untrusted project's memory may not pull in the user's files (~/.ssh/...)

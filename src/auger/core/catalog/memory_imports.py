@@ -9,8 +9,9 @@ nor is one preceded by a word character (`user@example.com`).
 Refused, each with a warning naming the importing file and what to do (the rest still loads): a
 file outside the project and the home folder (also through a symlink; outside the project alone
 while an untrusted project's memory file imports it, `auger.trust`), an import loop, one
-past the depth limit, a missing file when the name looks like a path (`@docs/x.md`; a bare
-`@word` that names no file is a mention, not an import), and binary or unreadable files.
+past the depth limit or past `MAX_IMPORTED_BYTES` of imported text in all, a missing file when
+the name looks like a path (`@docs/x.md`; a bare `@word` that names no file is a mention, not an
+import), and binary or unreadable files.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MAX_DEPTH = 5
+MAX_IMPORTED_BYTES = 256 * 1024  # all the imports of one memory file (each file is capped too)
 _IMPORT = re.compile(r"(?<![\w@`])@((?:~/|\.{1,2}/|/)?[\w.~-][\w./~-]*)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SPAN = re.compile(r"`[^`]*`")
@@ -49,6 +51,7 @@ class Imports:
     blocks: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     seen: set[Path] = field(default_factory=set)
+    size: int = 0  # bytes of text imported so far
 
 
 def _allowed(path: Path, roots: list[Path]) -> bool:
@@ -99,6 +102,13 @@ def expand(text: str, path: Path, roots: list[Path], found: Imports | None = Non
             found.warnings.append(read.warning)
         if read.text is None:
             continue
+        if found.size + len(read.text) > MAX_IMPORTED_BYTES:
+            cap = MAX_IMPORTED_BYTES // 1024
+            found.warnings.append(
+                f"memory file {path}: @{name} is past the {cap} KB of imports; not imported"
+            )
+            continue
+        found.size += len(read.text)
         chain.add(real)
         found.blocks.append(f'<import path="{target}" from="{path}">\n{read.text.rstrip()}\n</import>')
         expand(read.text, target, roots, found, depth + 1)

@@ -7,17 +7,19 @@ command the shell can run is a segment: each part of `&&`/`||`/`;`/`&`/pipelines
 groups, `if`/`while`/`for`/`case` bodies, function bodies, and the commands in `$( )`, backticks,
 `<( )`/`>( )`, `$(( ))` and unquoted here-documents. Here-document bodies are otherwise data.
 Leading `NAME=value` assignments and wrappers (`env`, `timeout`, `nice`, `setsid`, `flock`,
-`stdbuf`, `sudo`, `xargs`, `time -p`, `coproc`, ... see `_WRAPPERS`) are peeled off; the
-commands of `find -exec`, `sh|bash -c "..."`, `env -S "..."`, `flock -c "..."` and `eval` of
-literal text are segments of their own (analysed recursively). `auger.core.safety.shell_words`
-reads the words.
+`stdbuf`, `sudo`, `xargs`, `time -p`, `coproc`, `strace`, ... see `_WRAPPERS`) are peeled off; the
+commands of `find -exec`, `sh|bash -c "..."`, `env -S`, `flock -c`, `script -c`, `eval` of
+literal text, `trap`'s action, `alias` values and the programs variables name
+(`GIT_EXTERNAL_DIFF='...' git diff`) are segments of their own (analysed recursively); a command
+with such a variable, or one that changes what code runs (`LD_PRELOAD=`, `PATH=`), is hidden.
+`auger.core.safety.shell_words` reads the words.
 
 A segment is `hidden` when what it runs cannot be known from the text: its command word is a
 variable or substitution (`$CMD x`, `eval "$CMD"`; also `opaque`), a shell reads its commands
-from stdin (`curl x | sh`, `bash <<< "$S"`; a literal here-string or here-document is read like
-`sh -c`, the commands one with expansions shows are segments too), or the line does not parse
-(an unclosed quote). No wildcard allow rule applies to a hidden segment; deny and ask rules
-still see its text.
+from stdin (`curl x | sh`, `bash <<< "$S"`, `. /dev/stdin`; a literal here-string or here-document
+is read like `sh -c`, the commands one with expansions shows are segments too), or the line does
+not parse (an unclosed quote). No wildcard allow rule applies to a hidden segment; deny and ask
+rules still see its text.
 """
 
 from __future__ import annotations
@@ -61,8 +63,18 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "xargs": _spec("-I -n -P -L -d -E -s -a --max-args --max-procs --delimiter"),
     **dict.fromkeys(("nohup", "setsid", "coproc", "unbuffer", "busybox", "command", "builtin"), _spec("")),
     **dict.fromkeys(("taskset", "chrt", "chroot"), _spec("", 1)),
+    **dict.fromkeys(("strace", "ltrace"), _spec("-e -o -p -s -u -E -a -b -I -O -P -S -X -n -l -L -x -A")),
+    "setpriv": _spec("--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits"),
+    "script": _spec("-c --command -E --echo -I --log-in -O --log-out -B --log-io -T --log-timing -m"),
 }
-_COMMAND_STRING = {"flock": ("-c", "--command"), "env": ("-S", "--split-string")}  # run as `sh -c`
+_COMMAND_STRING = {
+    "flock": ("-c", "--command"),
+    "env": ("-S", "--split-string"),
+    "script": ("-c", "--command"),
+}
+_PREFIXED = frozenset({"command", "declaration_command"})  # an assignment there is read with its command
+_KEEPS_COMMANDS = frozenset({"trap", "alias"})
+_STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _MAX_DEPTH = 8
 _LOCAL = threading.local()
 
@@ -82,6 +94,7 @@ class Segment:
     hidden: bool = False
     argv: list[str] = field(default_factory=list)
     redirects: list[tuple[str, str]] = field(default_factory=list)
+    wrappers: list[str] = field(default_factory=list)  # the words peeled off before `argv`
 
     @property
     def command(self) -> str:
@@ -127,6 +140,9 @@ def _analyse(text: str, depth: int) -> tuple[Segment, ...]:
     _Walker(out, depth).walk(tree.root_node)
     if tree.root_node.has_error:  # the shell refuses what does not parse; what it runs first is above
         out.append(Segment([canonical(text)], opaque=True, hidden=True))
+        words = split_words(text)  # the grammar reads `{rm,-rf,x}` as a broken group; bash runs rm
+        spread = sw.brace_words(words[0]) if words else None
+        out.extend(segments_of([*spread, *words[1:]], [], depth) if spread else ())
     for i, seg in enumerate(out if back else ()):
         undo = [[w.translate(back) for w in words] for words in (seg.forms, seg.extra_forms, seg.argv)]
         out[i] = replace(seg, forms=undo[0], extra_forms=undo[1], argv=undo[2])
@@ -160,6 +176,10 @@ class _Walker:
                 self.out.extend(segments_of([], [sw.redirect(r) for r in more], self.depth))
         elif kind == "command":
             self._command(node, self.pending.pop(node.id, []))
+        elif kind == "variable_assignment" and node.parent is not None and node.parent.type not in _PREFIXED:
+            name, val = node.child_by_field_name("name"), node.child_by_field_name("value")
+            word = f"{sw.text_of(name) if name else ''}={sw.value(val) if val else ''}"
+            self.out.extend(segments_of([word], [], self.depth))  # `PATH=.; ls` runs the project's ls
         elif kind in _WHOLE:
             self.out.append(Segment([canonical(sw.text_of(node))], argv=split_words(sw.text_of(node))))
 
@@ -215,10 +235,13 @@ def segments_of(
     shell's here-string or here-document, `stdin`: (its text, whether it is literal))."""
     tail = [r[2] for r in redirects]
     forms = [" ".join([*words, *tail])]
+    assigned: list[str] = []
     while words and _ASSIGN.match(words[0]):
-        words = words[1:]
+        assigned, words = [*assigned, words[0]], words[1:]
     if not words or words == ["}"]:  # assignments or redirections alone; a `coproc NAME {` group's end
-        return [Segment(forms, transparent=True, redirects=[r[:2] for r in redirects])] if redirects else []
+        sets = _assigned_programs(assigned, depth)  # `PATH=.; ls` runs the project's ./ls
+        alone = [Segment(forms, transparent=True, redirects=[r[:2] for r in redirects])] if redirects else []
+        return alone if sets is None else [*alone, Segment(forms, hidden=True), *sets]
     steps, inner, reads_stdin = _peel(words)
     fed = stdin if reads_stdin and inner is None else None
     inner = fed[0] if fed is not None and fed[1] else inner
@@ -228,13 +251,43 @@ def segments_of(
     seg = Segment(
         forms, _basename_forms(forms), opaque=opaque, argv=argv, redirects=[r[:2] for r in redirects]
     )
-    seg.hidden = opaque or (reads_stdin and inner is None)
-    if inner is not None:
-        seg.transparent = True
-        return [seg, *analyse(inner, depth + 1)]
-    found = [seg, *(analyse(fed[0], depth + 1) if fed is not None and not fed[1] else ())]  # deny sees it
-    if argv and argv[0].rsplit("/", 1)[-1] == "find":
+    seg.wrappers = steps[0][: len(steps[0]) - len(argv)]
+    runs = _assigned_programs([*assigned, *seg.wrappers], depth)
+    seg.hidden = opaque or (reads_stdin and inner is None) or runs is not None
+    if inner is not None:  # `xargs -I{} sh -c '{}'`, `find -exec sh -c '{}'`: the names are commands
+        seg.transparent = "{}" not in inner
+        seg.hidden = seg.hidden or not seg.transparent
+        return [seg, *(runs or ()), *analyse(inner, depth + 1)]
+    found = [seg, *(runs or ())]
+    found += analyse(fed[0], depth + 1) if fed is not None and not fed[1] else ()  # deny sees it
+    program = argv[0].rsplit("/", 1)[-1] if argv else ""
+    if program == "find":
         found += [s for run in _find_runs(argv) for s in segments_of(run, [], depth + 1)]
+    more, seg.hidden = _program_commands(program, argv, seg.hidden)
+    return found + [s for run in more for s in analyse(run, depth + 1)]
+
+
+def _program_commands(program: str, argv: list[str], hidden: bool) -> tuple[list[str], bool]:
+    """The command lines git's `-c` values or sed's `e` run (`auger.core.safety.shell_words`)."""
+    if program == "git":
+        return sw.git_config_commands(argv[1:]), hidden
+    if program == "sed":
+        runs, dynamic = sw.sed_commands(argv[1:])
+        return runs, hidden or dynamic
+    runs, sets = sw.option_commands(program, argv[1:])
+    return runs, hidden or any(_assigned_programs([f"{name}="], 0) is not None for name in sets)
+
+
+def _assigned_programs(words: list[str], depth: int) -> list[Segment] | None:
+    """The commands that variables set for a command name (`GIT_PAGER='rm x'`), as segments; []
+    for one that changes what code runs (`LD_PRELOAD=`, `PATH=`); None when no such variable is set."""
+    found: list[Segment] | None = None
+    for word in words:
+        name, eq, val = word.partition("=")
+        if eq and name in sw.RUNS_VALUE:
+            found = [*(found or ()), *analyse(val, depth + 1)]
+        elif eq and (word.startswith(sw.LOADS)):
+            found = found or []
     return found
 
 
@@ -266,11 +319,9 @@ def _peel(words: list[str]) -> tuple[list[list[str]], str | None, bool]:
     steps = [words]
     for _ in range(_MAX_DEPTH):
         name = words[0].rsplit("/", 1)[-1]
-        if name in _SHELLS:
-            inner, stdin = _shell_command(words)
-            return steps, inner, stdin
-        if name == "eval":  # runs its arguments joined as a command line: analysed like `sh -c`
-            return steps, " ".join(words[1:]) or None, False
+        runs = _line_runs(name, words)
+        if runs is not None:
+            return steps, *runs
         spec = _WRAPPERS.get(name)
         if spec is None or (name == "command" and any(w in ("-v", "-V") for w in words[1:2])):
             return steps, None, False
@@ -290,6 +341,28 @@ def _peel(words: list[str]) -> tuple[list[list[str]], str | None, bool]:
     return steps, None, False
 
 
+def _line_runs(name: str, words: list[str]) -> tuple[str | None, bool] | None:
+    """(the command line, whether stdin is read) when `words` is a shell, `eval`, `trap`, `alias`
+    or `source`; None for any other command."""
+    if name in _SHELLS:
+        return _shell_command(words)
+    if name == "eval":  # runs its arguments joined as a command line: analysed like `sh -c`
+        return " ".join(words[1:]) or None, False
+    if name in _KEEPS_COMMANDS:  # `trap 'rm x' EXIT`, `alias x='rm -rf'`: run later on the line
+        return _kept_commands(name, words[1:]), False
+    if name in ("source", ".") and len(words) > 1:  # `. /dev/stdin <<< CMD`, `source <(...)`
+        return None, words[1] in _STDIN_FILES or words[1].startswith("<(")
+    return None
+
+
+def _kept_commands(name: str, args: list[str]) -> str | None:
+    """The command lines `trap` (its action) or `alias` (each value) keeps to run later."""
+    args = args[1:] if args[:1] == ["--"] else args
+    if name == "alias":
+        return "\n".join(a.split("=", 1)[1] for a in args if "=" in a) or None
+    return args[0] if args and not args[0].startswith("-") else None
+
+
 def _skip_options(words: list[str], takes_value: frozenset[str], positional: int) -> list[str]:
     i = 0
     while i < len(words):
@@ -304,18 +377,23 @@ def _skip_options(words: list[str], takes_value: frozenset[str], positional: int
 
 
 def _shell_command(words: list[str]) -> tuple[str | None, bool]:
-    """(the CMD of `sh [-opts] -c CMD ...` (also `-lc`, `-ec`, `su USER -c CMD`), whether the
-    shell reads its commands from stdin: no script named, or `-s`)."""
+    """(the CMD of `sh [-opts] -c [-opts] [--] CMD ...` (also `-lc`, `-ec`, `su USER -c CMD`),
+    whether the shell reads its commands from stdin: no script named, or `-s`)."""
     if words[0].rsplit("/", 1)[-1] == "su":
         at = next((i for i, w in enumerate(words) if w in ("-c", "--command")), None)
         return (words[at + 1] if at is not None and at + 1 < len(words) else None), at is None
-    i = 1
+    i, letters_seen = 1, ""
     while i < len(words):
         word = words[i]
+        if word == "--":  # the end of the options: what follows is CMD (or the script)
+            i += 1
+            break
         if word == "-" or not word.startswith(("-", "+")):
-            return None, word == "-"
+            break
         letters = "" if word.startswith("--") else word[1:]
-        if "c" in letters or "s" in letters:
-            return (words[i + 1] if "c" in letters and i + 1 < len(words) else None), "c" not in letters
+        letters_seen += letters
         i += 2 if letters[-1:] in ("o", "O") else 1  # `-o pipefail`, `-euo pipefail`, `+O opt`
-    return None, True
+    first = words[i] if i < len(words) else None
+    if "c" in letters_seen:  # no CMD written: `xargs bash -c` takes it from its input
+        return first, first is None
+    return None, "s" in letters_seen or first in (None, "-")

@@ -10,11 +10,13 @@ for permission rules):
 * redirections: `>`, `>>`, `>|`, `&>`, `<>`, `2>` (not `>&2`, `2>&1` or input redirections);
 * every argument of rm, rmdir, unlink, shred, touch, mkdir, truncate, chmod, chown, chgrp,
   chattr, setfacl, tee, mkfifo and mv; the destination of cp, ln, install, rsync, scp (or their
-  `-t DIR`); `of=` of dd; the files of `sed -i` / `perl -i`; curl `-o`, wget `-O`/`-P`; the start
-  folders of `find -delete` or `find -exec rm ...`.
+  `-t DIR`); `of=` of dd; the files of `sed -i` / `perl -i` and of sed's `w FILE`; curl `-o`,
+  wget `-O`/`-P`, `sort -o`, uniq's output, `find -fprint`/`-fprintf`/`-fls`, git's `--output`,
+  script's files, and the wrappers' `time -o`/`strace -o`, flock's file, `env -C DIR`;
+  the start folders of `find -delete` or `find -exec rm ...`.
 
-`git` writing its own `.git` is normal: git's arguments are not read (a redirection of its output
-is). Neither is what programs do (`python -c`, scripts, make): deny rules or the sandbox cover
+`git` writing its own `.git` is normal: git's other arguments are not read (a redirection of its
+output is). Neither is what programs do (`python -c`, scripts, make): deny rules or the sandbox cover
 those.
 
 A path is resolved against the command's folder — the project root, then each `cd`/`pushd` as
@@ -53,7 +55,15 @@ _OUTPUT_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "curl": ("o", ("--output",)),
     "wget": ("OP", ("--output-document", "--directory-prefix")),
     **{name: ("t", ("--target-directory",)) for name in ("cp", "mv", "ln", "install")},
+    "sort": ("o", ("--output",)),
+    "git": ("", ("--output", "--output-directory")),  # diff/log/show --output, format-patch
 }
+_WRAPPER_OUTPUT = {
+    **{name: ("o", ("--output",)) for name in ("time", "strace", "ltrace")},
+    "env": ("C", ("--chdir",)),
+}
+_FIND_WRITES = ("-fprint", "-fprint0", "-fprintf", "-fls")
+_SED_WRITE = re.compile(r"(?:^|[^A-Za-z\\])[wW][ \t]*([^\s;}][^\n]*)")  # `w FILE` / `s/a/b/w FILE`
 _Links = dict[str, str | None]  # a link the line makes -> where it leads (None: not known)
 _FIND_RUNS = ("-exec", "-execdir", "-ok", "-okdir")
 _VERBS = {"rm": "removes", "rm -r": "removes", "rmdir": "removes", "unlink": "removes", "shred": "removes"}
@@ -80,7 +90,20 @@ def writes(segment: shellparse.Segment) -> list[Write]:
         fd_copy = operator.endswith(">&") and (target.isdigit() or target == "-")
         if ">" in operator and target and not fd_copy:
             out.append(Write(target, f"redirect {operator}"))
-    return [*out, *command_writes(segment.argv)]
+    return [*out, *wrapper_writes(segment.wrappers), *command_writes(segment.argv)]
+
+
+def wrapper_writes(words: Sequence[str]) -> list[Write]:
+    """What the wrappers peeled off a command write: `time -o F`, `strace -o F`, flock's lock
+    file; `env -C DIR` runs the command in DIR (counted as a write there)."""
+    out: list[Write] = []
+    for i, word in enumerate(words):
+        name, rest = word.rsplit("/", 1)[-1], list(words[i + 1 :])
+        if name in _WRAPPER_OUTPUT:
+            out += [Write(v, f"{name} -o") for v in option_values(rest, *_WRAPPER_OUTPUT[name])]
+        elif name == "flock" and positionals(rest):
+            out.append(Write(positionals(rest)[0], "flock"))
+    return out
 
 
 def command_writes(argv: Sequence[str]) -> list[Write]:
@@ -187,7 +210,37 @@ def _script_options(name: str, arg: str) -> tuple[bool, bool, bool]:
     return bool(found), at is not None, at is not None and at == len(head) - 1 and not found
 
 
+def _script(name: str, args: list[str]) -> list[Write]:
+    """script(1)'s typescript file and its `-I`/`-O`/`-B`/`-T` logs."""
+    logs = option_values(args, "IOBT", ("--log-in", "--log-out", "--log-io", "--log-timing"))
+    skip = {
+        i + 1 for i, a in enumerate(args) if a in ("-c", "--command", "-E", "--echo", "-m", *_LOG_OPTIONS)
+    }
+    plain = [a for i, a in enumerate(args) if i not in skip and not a.startswith("-")]
+    return [Write(f, "script") for f in [*logs, *plain[:1]]]
+
+
+_LOG_OPTIONS = ("-I", "-O", "-B", "-T", "--log-in", "--log-out", "--log-io", "--log-timing")
+
+
+def _uniq(name: str, args: list[str]) -> list[Write]:
+    plain = positionals(args)
+    return [Write(plain[1], "uniq")] if len(plain) > 1 else []
+
+
+def _sed(name: str, args: list[str]) -> list[Write]:
+    """`sed -i`'s files, and the files its script's `w` commands write (any argument that holds
+    one: a file name holding `w ` only makes a protected path that follows it ask)."""
+    found = [m.group(1).strip() for a in args for m in _SED_WRITE.finditer(a) if not a.startswith("--")]
+    return [*_in_place(name, args), *(Write(f, "sed w") for f in found if f != "/dev/stdout")]
+
+
 def _find(name: str, args: list[str]) -> list[Write]:
+    out = [Write(args[i + 1], f"find {a}") for i, a in enumerate(args[:-1]) if a in _FIND_WRITES]
+    return out + _find_removes(args)
+
+
+def _find_removes(args: list[str]) -> list[Write]:
     runs = [args[i + 1] for i, a in enumerate(args[:-1]) if a in _FIND_RUNS]
     how = "find -delete" if "-delete" in args else None
     for run in runs:
@@ -211,8 +264,10 @@ _HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys(_DESTINATION, _destination),
     "mv": _mv,
     "dd": _dd,
-    "sed": _in_place,
+    "sed": _sed,
     "perl": _in_place,
+    "uniq": _uniq,
+    "script": _script,
     "find": _find,
 }
 
