@@ -1,4 +1,5 @@
-"""The user's `!command`: a gigabyte of output keeps memory small and returns the end of it."""
+"""The user's `!command`: a gigabyte of output keeps memory small and returns the end of it.
+The peak is this process's own (VmHWM): ru_maxrss carries the parent's peak over a vfork+exec."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ import sys
 from pathlib import Path
 
 SCRIPT = """
-import asyncio, resource, sys
+import asyncio, re, sys
+from pathlib import Path
 from types import SimpleNamespace
 from auger.core.backends.user_shell import run_user_command
 runtime = SimpleNamespace(settings=SimpleNamespace(shell_timeout=60, project_root=sys.argv[1], data={}))
 done = asyncio.run(run_user_command("head -c 1000000000 /dev/zero; echo end", runtime))
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, done.truncated, done.exit_code, len(done.output))
+peak = re.search(r"VmHWM:\\s+(\\d+)", Path("/proc/self/status").read_text())[1]
+print(peak, done.truncated, done.exit_code, len(done.output))
 print(done.output[-4:], end="")
 """
 
