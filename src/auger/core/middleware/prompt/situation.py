@@ -65,6 +65,6 @@ class SituationMiddleware(RequestShaper):
             for block in (request.system_message.content_blocks if request.system_message else [])
             if block.get("type") != "text" or block.get("text") != self._startup
         ]
-        texts = [situation(spec, context, self._sandbox), profile_suffix(request.model, spec or None)]
+        texts = [situation(spec, context, self._sandbox), profile_suffix(request.model, None)]
         blocks += [{"type": "text", "text": f"\n\n{text}"} for text in texts if text]
         return request.override(system_message=SystemMessage(content_blocks=blocks))  # type: ignore[arg-type]
