@@ -81,7 +81,9 @@ outermost first):
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
 unsupported content. Subagents get 1 (or a pinned model) and the roles
-`Stack.subagent` lists: 0a, 2, 2b, 2c, 6c, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the
+`Stack.subagent` lists: 0a, 2, 2b, 2c, 4, 6c, 7-9b, 10b' without `present_plan`, auger's tool
+texts (`middleware/prompt/tool_texts.py`) and 13 (the project's facts and its AGENTS.md; 13 without
+how to save to it for an agent without edit_file) (+ a tool allow-list, outermost; the
 general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
 PreCompact) — see `_subagents()`.
 
@@ -162,17 +164,23 @@ class Stack:
     plan: Any  # 10b': subagents' PlanModeMiddleware (no present_plan); the main agent's is its own
     skills: Any  # 12
     memory: Any  # 13
+    notes: Any  # 13 for a subagent without edit_file: the memory without how to save to it
 
     def main(self) -> list[AgentMiddleware[Any, Any, Any]]:
         head = [self.summarization, self.turn_limit, self.resume, self.model, self.history, self.wire]
         head += [self.images, self.local_context]
         return [*head, self.todos, self.compact, self.situation, self.gate, *self.safety]
 
-    def subagent(self, model: Any) -> list[AgentMiddleware[Any, Any, Any]]:
+    def subagent(self, model: Any, edits: bool = True) -> list[AgentMiddleware[Any, Any, Any]]:
         from auger.core.middleware.layers import layered
+        from auger.core.middleware.prompt.tool_texts import ToolTextsMiddleware
 
         head = [self.turn_limit, model, self.history, self.wire, self.images]  # the turn limit outside it
-        return layered([*head, self.gate, *self.safety, self.plan])
+        head += [self.local_context]  # the project's facts, as the main agent has them
+        return [
+            *layered([*head, self.gate, *self.safety, self.plan, ToolTextsMiddleware()]),
+            self.memory if edits else self.notes,
+        ]
 
 
 def startup_suffix(model: BaseChatModel) -> str:
@@ -193,7 +201,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel, interrupt_on:
     from auger.core.middleware.model.wire_content import WireContentMiddleware
     from auger.core.middleware.prompt.compact_prompt import CompactPromptMiddleware
     from auger.core.middleware.prompt.local_context import LocalContextMiddleware
-    from auger.core.middleware.prompt.memory import AugerMemoryMiddleware
+    from auger.core.middleware.prompt.memory import READ_ONLY_MEMORY_PROMPT, AugerMemoryMiddleware
     from auger.core.middleware.prompt.plan_mode import PlanModeMiddleware
     from auger.core.middleware.prompt.situation import SituationMiddleware
     from auger.core.middleware.prompt.skills import AugerSkillsMiddleware
@@ -235,6 +243,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel, interrupt_on:
         plan=PlanModeMiddleware(offer_tool=False),
         skills=AugerSkillsMiddleware(backend, settings),  # they replace the SDK's own by name,
         memory=AugerMemoryMiddleware(backend, settings),  # in the SDK's tail slots
+        notes=AugerMemoryMiddleware(backend, settings, prompt=READ_ONLY_MEMORY_PROMPT),
     )
 
 
@@ -251,9 +260,9 @@ def _subagents(
 
     compaction = summarization(model, backend)  # deepagents' default for them, with PreCompact
 
-    def middleware(spec: str | None) -> list[Any]:
+    def middleware(spec: str | None, tools: frozenset[str] | None = None) -> list[Any]:
         pinned = ConfigurableModelMiddleware(model_factory(settings), pinned=spec) if spec else stack.model
-        return [compaction, *stack.subagent(pinned)]
+        return [compaction, *stack.subagent(pinned, edits=tools is None or "edit_file" in tools)]
 
     general_purpose = {
         "name": "general-purpose",

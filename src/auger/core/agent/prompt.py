@@ -72,9 +72,8 @@ TOOL_DESCRIPTIONS = {
         "`{a,b}` alternatives. Dot-folders are matched only by a segment that starts with `.`."
     ),
     "grep": (
-        "Search file contents for a LITERAL text (not a regex; for a regex run `rg` with execute). "
-        "`glob` filters the files; output_mode: files_with_matches (default), content (matching "
-        "lines with numbers) or count."
+        "Search file contents for a LITERAL text (not a regex). `glob` filters the files; "
+        "output_mode: files_with_matches (default), content (matching lines with numbers) or count."
     ),
     "execute": (
         "Run a shell command in the project root; returns its output and exit code. Quote paths "
