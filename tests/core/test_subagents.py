@@ -103,7 +103,7 @@ def test_specs_pin_models_and_filter_tools(settings: Settings) -> None:
     )
     seen: list[str | None] = []
 
-    def middleware(spec: str | None) -> list[Any]:
+    def middleware(spec: str | None, tools: frozenset[str] | None = None) -> list[Any]:
         seen.append(spec)
         return [f"model-mw:{spec}", "c"]
 
@@ -113,9 +113,9 @@ def test_specs_pin_models_and_filter_tools(settings: Settings) -> None:
     }
     scout = specs["scout"]
     assert scout["tools"] == [lookup]
-    assert scout["middleware"][:2] == ["model-mw:local:small", "c"]
-    assert isinstance(scout["middleware"][-1], ToolAllowListMiddleware)
-    assert scout["middleware"][-1].allowed == {"read_file", "lookup"}
+    assert scout["middleware"][1:] == ["model-mw:local:small", "c"]
+    assert isinstance(scout["middleware"][0], ToolAllowListMiddleware)  # outermost: the rest see its tools
+    assert scout["middleware"][0].allowed == {"read_file", "lookup"}
     assert "graph_id" in specs["researcher"]
     assert None in seen  # explorer/reviewer follow the main model
 

@@ -35,6 +35,9 @@ outermost first):
 6b. CompactPromptMiddleware    — a model with a window ≤ 16k tokens gets the compact profile:
                                  short system prompt, one-line tool descriptions, same tools
                                  (`auger.core.agent.prompt_compact`).
+6b'. SituationMiddleware       — the model this call goes to, today's date, OS, shell, approval
+                                 mode, headless or not, sandbox; the per-model suffix of the
+                                 call's model (`/model` updates both), after the stable prompt.
 6c. ApprovalGateMiddleware     — human-in-the-loop: `interrupt_on` on every tool; `when` asks only
                                  on an "ask" verdict of `auger.core.middleware.tools.permissions.tool_verdict`
                                  (deny > plan mode > ask rules/protected paths > allow rules >
@@ -78,7 +81,9 @@ outermost first):
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
 unsupported content. Subagents get 1 (or a pinned model) and the roles
-`Stack.subagent` lists: 0a, 2, 2b, 2c, 6c, 7-9b, 10b' without `present_plan` (+ a tool allow-list; the
+`Stack.subagent` lists: 0a, 2, 2b, 2c, 4, 6c, 7-9b, 10b' without `present_plan`, auger's tool
+texts (`middleware/prompt/tool_texts.py`) and 13 (the project's facts and its AGENTS.md; 13 without
+how to save to it for an agent without edit_file) (+ a tool allow-list, outermost; the
 general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
 PreCompact) — see `_subagents()`.
 
@@ -153,22 +158,37 @@ class Stack:
     turn_limit: Any  # 0a
     todos: Any  # 6
     compact: Any  # 6b: CompactPromptMiddleware (0 sizes a call with it)
+    situation: Any  # 6b': SituationMiddleware
     gate: Any  # 6c: ApprovalGateMiddleware (the approval prompts, deepagents' `interrupt_on`)
     safety: tuple[Any, ...]  # 7-9c
     plan: Any  # 10b': subagents' PlanModeMiddleware (no present_plan); the main agent's is its own
     skills: Any  # 12
     memory: Any  # 13
+    notes: Any  # 13 for a subagent without edit_file: the memory without how to save to it
 
     def main(self) -> list[AgentMiddleware[Any, Any, Any]]:
         head = [self.summarization, self.turn_limit, self.resume, self.model, self.history, self.wire]
         head += [self.images, self.local_context]
-        return [*head, self.todos, self.compact, self.gate, *self.safety]
+        return [*head, self.todos, self.compact, self.situation, self.gate, *self.safety]
 
-    def subagent(self, model: Any) -> list[AgentMiddleware[Any, Any, Any]]:
+    def subagent(self, model: Any, edits: bool = True) -> list[AgentMiddleware[Any, Any, Any]]:
         from auger.core.middleware.layers import layered
+        from auger.core.middleware.prompt.tool_texts import ToolTextsMiddleware
 
         head = [self.turn_limit, model, self.history, self.wire, self.images]  # the turn limit outside it
-        return layered([*head, self.gate, *self.safety, self.plan])
+        head += [self.local_context]  # the project's facts, as the main agent has them
+        return [
+            *layered([*head, self.gate, *self.safety, self.plan, ToolTextsMiddleware()]),
+            self.memory if edits else self.notes,
+        ]
+
+
+def startup_suffix(model: BaseChatModel) -> str:
+    """The per-model prompt suffix `create_deep_agent` appends for the model it is given (6b'
+    replaces it with the suffix of each call's model)."""
+    from auger.core.middleware.prompt.situation import profile_suffix
+
+    return profile_suffix(model, None)
 
 
 def _stack(settings: Settings, backend: Any, model: BaseChatModel, interrupt_on: dict[str, Any]) -> Stack:
@@ -181,8 +201,9 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel, interrupt_on:
     from auger.core.middleware.model.wire_content import WireContentMiddleware
     from auger.core.middleware.prompt.compact_prompt import CompactPromptMiddleware
     from auger.core.middleware.prompt.local_context import LocalContextMiddleware
-    from auger.core.middleware.prompt.memory import AugerMemoryMiddleware
+    from auger.core.middleware.prompt.memory import READ_ONLY_MEMORY_PROMPT, AugerMemoryMiddleware
     from auger.core.middleware.prompt.plan_mode import PlanModeMiddleware
+    from auger.core.middleware.prompt.situation import SituationMiddleware
     from auger.core.middleware.prompt.skills import AugerSkillsMiddleware
     from auger.core.middleware.prompt.todos import TodoListInCall
     from auger.core.middleware.tools.approval_gate import ApprovalGateMiddleware
@@ -205,6 +226,9 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel, interrupt_on:
         turn_limit=TurnLimitMiddleware(),
         todos=TodoListInCall(),
         compact=compact,
+        situation=SituationMiddleware(
+            settings.model, startup_suffix(model), bool(settings.get("sandbox.enabled"))
+        ),
         gate=ApprovalGateMiddleware(interrupt_on),  # outermost of the tool wrappers: asks first
         # tool-call safety, outermost first: hooks (may change or block the input), permission rules
         # (deny; on the final input), redaction (secrets out of results and replies),
@@ -219,6 +243,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel, interrupt_on:
         plan=PlanModeMiddleware(offer_tool=False),
         skills=AugerSkillsMiddleware(backend, settings),  # they replace the SDK's own by name,
         memory=AugerMemoryMiddleware(backend, settings),  # in the SDK's tail slots
+        notes=AugerMemoryMiddleware(backend, settings, prompt=READ_ONLY_MEMORY_PROMPT),
     )
 
 
@@ -235,9 +260,9 @@ def _subagents(
 
     compaction = summarization(model, backend)  # deepagents' default for them, with PreCompact
 
-    def middleware(spec: str | None) -> list[Any]:
+    def middleware(spec: str | None, tools: frozenset[str] | None = None) -> list[Any]:
         pinned = ConfigurableModelMiddleware(model_factory(settings), pinned=spec) if spec else stack.model
-        return [compaction, *stack.subagent(pinned)]
+        return [compaction, *stack.subagent(pinned, edits=tools is None or "edit_file" in tools)]
 
     general_purpose = {
         "name": "general-purpose",
@@ -284,6 +309,7 @@ def create_cli_agent(
     `AugerContext` subclass (a LangGraph Server's runs: `auger.hosted.graph.HostedContext`).
     """
     from deepagents import create_deep_agent
+    from langchain_core.messages import SystemMessage
 
     from auger.core.agent.tracing import inline_when_untraced, plain_hooks_when_untraced
     from auger.core.backends.factory import make_backend
@@ -326,10 +352,14 @@ def create_cli_agent(
     middleware.append(PlanModeMiddleware())  # inside 10 too; with present_plan
     middleware.append(FolderMemoryMiddleware(settings))
     middleware.append(RewindMiddleware())  # after MCP: it sees the MCP tool (read-only or not)
+    from auger.core.agent.thread_tool import get_current_thread_id
+
     return create_deep_agent(
         model=model,
-        tools=list(tools),
-        system_prompt=SYSTEM_PROMPT,
+        tools=[*tools, get_current_thread_id],
+        system_prompt=SystemMessage(
+            content_blocks=[{"type": "text", "text": SYSTEM_PROMPT}]
+        ),  # suffix: a block
         middleware=layered(
             [
                 *middleware,

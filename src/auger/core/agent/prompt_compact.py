@@ -17,22 +17,21 @@ COMPACT_WINDOW = 16_384
 
 COMPACT_SYSTEM_PROMPT = """\
 You are auger, a coding assistant in the user's terminal, working in their project.
-- Look before you change: read the relevant files first and follow the project's conventions.
+- Read the relevant files before changing them; follow the project's conventions.
 - Do what was asked, no more. edit_file changes a file, write_file creates one.
 - Check your work with `execute` (tests, the program) and read the output.
-- File paths start at the project root (`/src/app.py`); commands run in the project root.
-- Some calls need the user's approval; if one is refused, read why and adjust, do not repeat it.
-- Never reveal secrets. Be brief. Code in fenced blocks; cite code as `path:line`.
-- Use write_todos for work of many steps.
-- The first user message starts with auger's `## Local context` note: project facts at the start.
-- `/~auger/` is the user's auger folder; memory is in AGENTS.md files (below)."""
+- Paths start at the project root (`/src/app.py`); commands run there too.
+- If a call is refused, read why and adjust; do not repeat it.
+- Git: never commit, push, force-push, rebase or `reset --hard` unless asked; never revert others' changes.
+- Never reveal secrets. Be brief; cite code as `path:line`. write_todos for work of many steps.
+- The first user message opens with auger's `## Local context` note (project facts)."""
 
 COMPACT_MEMORY_PROMPT = """## Memory (AGENTS.md)
 <agent_memory>
 {agent_memory}
 </agent_memory>
-Notes from earlier sessions; the user's request wins. To remember something, edit `/AGENTS.md`
-(project) or `/~auger/AGENTS.md` (personal). Never store secrets."""
+The user's request wins over these notes. To remember something, edit `/AGENTS.md` (project)
+or `/~auger/AGENTS.md` (personal); never store secrets."""
 
 COMPACT_TOOLS = {
     "ls": "List the files in a directory.",
@@ -43,7 +42,8 @@ COMPACT_TOOLS = {
     "glob": "Find files whose path matches a glob pattern, e.g. **/*.py.",
     "grep": "Search file contents for a literal text; output_mode: files_with_matches, content or count.",
     "execute": "Run a shell command in the project root; returns its output and exit code.",
-    "write_todos": "Replace the todo list: items with content and status (pending, in_progress, completed).",
+    "get_current_thread_id": "This conversation's thread id.",
+    "write_todos": "Replace the todo list (status: pending, in_progress, completed).",
 }
 
 _AGENT_LINE = re.compile(r"^- ([\w.-]+): ", re.M)
@@ -70,13 +70,34 @@ def compact_task(description: str) -> str | None:
     if not names:
         return None
     return (
-        "Give a self-contained sub-task to a subagent (it sees only `description` and returns a "
-        f"report). subagent_type: {', '.join(names)}."
+        "Give a sub-task to a subagent (it sees only `description`, returns a report). "
+        f"subagent_type: {', '.join(names)}."
+    )
+
+
+def _clause(text: str, limit: int = 60) -> str:
+    """The first sentence of `text`, cut at a word before `limit` characters."""
+    first = text.split(". ")[0]
+    return first if len(first) <= limit else first[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def compact_skills(skills: list[Any]) -> str:
+    """The skills section in few words: each skill's name, SKILL.md and first sentence."""
+    lines = [
+        f"- **{skill['name']}** `{skill['path']}`: {_clause(str(skill['description']))}" for skill in skills
+    ]
+    return "## Skills\nWhen a request matches one, read its SKILL.md first and follow it.\n" + "\n".join(
+        lines or ["(none yet; new ones go in `/.auger/skills/NAME/SKILL.md`)"]
     )
 
 
 def bare_schema(schema: Any) -> Any:
-    """A JSON schema without its `description` and `title` texts (names, types, enums, defaults stay)."""
+    """A JSON schema without its `description` and `title` texts (names, types, enums, defaults
+    stay); an optional `X or null` parameter is just X."""
+    if isinstance(schema, dict) and schema.get("default", 0) is None and len(schema.get("anyOf", ())) == 2:
+        kept = [option for option in schema["anyOf"] if option != {"type": "null"}]
+        if len(kept) == 1:
+            return bare_schema(kept[0])
     if isinstance(schema, dict):
         return {
             key: bare_schema(value)

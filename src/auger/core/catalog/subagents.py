@@ -155,16 +155,20 @@ def discover_subagents(settings: Settings) -> SubagentCatalog:
 
 
 def subagent_specs(
-    catalog: SubagentCatalog, *, middleware: Callable[[str | None], list[Any]], tools: Sequence[Any] = ()
+    catalog: SubagentCatalog,
+    *,
+    middleware: Callable[[str | None, frozenset[str] | None], list[Any]],
+    tools: Sequence[Any] = (),
 ) -> list[dict[str, Any]]:
-    """deepagents specs: `middleware(model_spec)` is a subagent's middleware for its model (None:
-    follow the main agent's); `tools` are the agent's extra tools (MCP) to filter."""
+    """deepagents specs: `middleware(model_spec, tools)` is a subagent's middleware for its model
+    (None: follow the main agent's) and its allowed tool names (None: all); `tools` are the agent's
+    extra tools (MCP) to filter."""
     from auger.core.middleware.base import tool_name
     from auger.core.middleware.tools.tool_allowlist import ToolAllowListMiddleware
 
     specs: list[dict[str, Any]] = []
     for agent in catalog:
-        stack = middleware(agent.model)
+        stack = middleware(agent.model, None if agent.tools is None else frozenset(agent.tools))
         spec: dict[str, Any] = {
             "name": agent.name,
             "description": agent.description,
@@ -172,7 +176,7 @@ def subagent_specs(
             "middleware": stack,
         }
         if agent.tools is not None:
-            stack.append(ToolAllowListMiddleware(agent.tools))
+            stack.insert(0, ToolAllowListMiddleware(agent.tools))  # outermost: the rest see its tools
             spec["tools"] = [t for t in tools if tool_name(t) in agent.tools]
         specs.append(spec)
     return [*specs, *catalog.async_agents]

@@ -200,9 +200,12 @@ class RememberedFilesystem(FilesystemMiddleware):
 
 
 def sdk_filesystem(model: Any, backend: Any) -> RememberedFilesystem:
-    """The filesystem middleware deepagents would build for the main agent with `model` (its
-    harness profile's tool descriptions; auger passes no permissions), remembering."""
+    """The filesystem middleware deepagents would build for the main agent with `model` (auger's
+    tool descriptions, its harness profile's over them; auger passes no permissions), remembering."""
     from deepagents.profiles.harness.harness_profiles import _harness_profile_for_model
 
+    from auger.core.agent.prompt import TOOL_DESCRIPTIONS
+
     profile = _harness_profile_for_model(model, None)  # as create_deep_agent, given a model object
-    return RememberedFilesystem(backend=backend, custom_tool_descriptions=profile.tool_description_overrides)
+    descriptions = {**TOOL_DESCRIPTIONS, **profile.tool_description_overrides}
+    return RememberedFilesystem(backend=backend, custom_tool_descriptions=descriptions)

@@ -19,7 +19,19 @@ PLAN_MODE = "plan"
 PLAN_TOOL = "present_plan"
 # the tools that only read: files, search, todos, MCP resources, subagents judged in plan mode too
 READ_ONLY_TOOLS = frozenset(
-    {"read_file", "ls", "glob", "grep", "write_todos", "list_mcp_resources", "read_mcp_resource", "task"}
+    {
+        *(
+            "read_file",
+            "ls",
+            "glob",
+            "grep",
+            "write_todos",
+            "list_mcp_resources",
+            "read_mcp_resource",
+            "task",
+        ),
+        "get_current_thread_id",
+    }
 )
 
 PLAN_PROMPT = """\

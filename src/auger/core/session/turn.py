@@ -235,6 +235,7 @@ class Turn:
             model_spec=self.turn_model or session.model_spec,
             model_params=dict(session.model_params),
             mode=self.options.mode,
+            unattended=self.options.approval is not None,
             always_allow=frozenset(session.grants),
             thread_id=session.thread_id,
             max_turns=self.max_turns,

@@ -2,12 +2,12 @@
 
 On a call whose model has a context window ≤ `auger.core.agent.prompt_compact.COMPACT_WINDOW`, the
 request gets auger's compact system prompt instead of the full one, loses the todo list's long
-guidance (the tool's one-line description says it), has deepagents' shell-paths note as one line
-of its host mappings, and carries the built-in tools with one-line
+guidance (the tool's one-line description says it) and carries the built-in tools with one-line
 descriptions and bare parameter schemas; the memory middleware (12) picks its compact text by
 the same test. The tools stay the same tools: only what the model reads changes, the calls run
 the originals. It sits right after the todo list middleware, the last one that writes the system
-prompt before skills and memory. Any other call passes through untouched.
+prompt before skills and memory. Every call (either profile) has deepagents' shell-paths note as
+one line of its host mappings.
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from langchain.agents.middleware import ModelRequest
-from langchain.agents.middleware.todo import WRITE_TODOS_SYSTEM_PROMPT
 from langchain_core.messages import SystemMessage
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from auger.core.agent.prompt import SYSTEM_PROMPT
+from auger.core.agent.prompt import SYSTEM_PROMPT, TODOS_SYSTEM_PROMPT
 from auger.core.agent.prompt_compact import (
     COMPACT_SYSTEM_PROMPT,
     COMPACT_TOOLS,
@@ -31,25 +30,26 @@ from auger.core.agent.prompt_compact import (
 )
 from auger.core.middleware.base import RequestShaper
 
-_REPLACED = {SYSTEM_PROMPT: COMPACT_SYSTEM_PROMPT, WRITE_TODOS_SYSTEM_PROMPT: ""}
+_REPLACED = {SYSTEM_PROMPT: COMPACT_SYSTEM_PROMPT, TODOS_SYSTEM_PROMPT: ""}
 
 
-def _short(text: str) -> str | None:
-    """The compact profile's text for a full-profile system block, "" to drop it, None to keep it."""
+def _short(text: str, compact: bool) -> str | None:
+    """The compact profile's text for a full-profile system block, "" to drop it, None to keep it
+    (in the full profile only the shell-paths block is shortened)."""
     key = text.removeprefix("\n\n")
-    if key in _REPLACED:
+    if compact and key in _REPLACED:
         return _REPLACED[key] or ""
     return compact_shell_paths(key)
 
 
-def compact_system(system: SystemMessage | None) -> SystemMessage | None:
+def compact_system(system: SystemMessage | None, compact: bool = True) -> SystemMessage | None:
     """The system message with the full texts swapped for their compact ones."""
     if system is None:
         return None
     blocks: list[Any] = []
     for block in system.content_blocks:
         text = block.get("text") if block.get("type") == "text" else None
-        short = _short(text) if isinstance(text, str) else None
+        short = _short(text, compact) if isinstance(text, str) else None
         if short is None:
             blocks.append(block)
         elif short:
@@ -86,7 +86,7 @@ class CompactPromptMiddleware(RequestShaper):
         """`request` as the compact profile sends it when the call goes to `model` (else itself).
         The summarization middleware (0) counts this, so it compacts at the size really sent."""
         if not is_compact(model):
-            return request
+            return request.override(system_message=compact_system(request.system_message, compact=False))
         return request.override(
             system_message=compact_system(request.system_message),
             tools=[self._compact(tool) for tool in request.tools],

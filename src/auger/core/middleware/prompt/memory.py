@@ -7,8 +7,9 @@ user's own files, so a symlinked ~/.auger/AGENTS.md works, and no sandbox proces
 turn); the agent edits them through the backend at the paths shown in the prompt. The contents live
 in an *untracked* state channel (LangGraph never checkpoints it: an AGENTS.md was copied into every
 checkpoint of every turn); a run that resumes mid-turn (after an approval) gets the contents this
-middleware read last. Its `name` is "MemoryMiddleware", so `create_deep_agent(memory=...)` puts it
-in the SDK's slot.
+middleware read last. An agent without edit_file (the explorer) gets the notes without the
+instructions to save one (`READ_ONLY_MEMORY_PROMPT`). Its `name` is "MemoryMiddleware", so
+`create_deep_agent(memory=...)` puts it in the SDK's slot.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ the project), save it at once with edit_file (or write_file if the file does not
 - the user's personal preferences across projects: `/~auger/AGENTS.md`.
 Keep entries short, under a fitting heading, and do not duplicate what is already there. Never
 store secrets (API keys, tokens, passwords)."""
+# for an agent that cannot edit files (the read-only explorer): the notes without how to save one
+READ_ONLY_MEMORY_PROMPT = MEMORY_PROMPT.split("\n\nWhen the user asks", 1)[0]
 
 
 def read_memory(settings: Settings) -> tuple[list[str], dict[str, str]]:
@@ -68,11 +71,9 @@ class AugerMemoryState(AgentState):  # type: ignore[type-arg]
 class AugerMemoryMiddleware(MemoryMiddleware):  # type: ignore[type-arg]
     state_schema = AugerMemoryState
 
-    def __init__(self, backend: Any, settings: Settings) -> None:
+    def __init__(self, backend: Any, settings: Settings, prompt: str = MEMORY_PROMPT) -> None:
         sources = [m.virtual_path for m in memory_files(settings)]
-        super().__init__(
-            backend=backend, sources=sources, add_cache_control=True, system_prompt=MEMORY_PROMPT
-        )
+        super().__init__(backend=backend, sources=sources, add_cache_control=True, system_prompt=prompt)
         self._settings = settings
         self._contents: dict[str, str] | None = None  # the last read, for runs resumed mid-turn
 

@@ -11,6 +11,7 @@ Skills named in `pinned_skills` (a run's input) are pinned where the catalogue i
 start of the run, before its first model call: the SDK does it in a `before_model` hook, a graph
 step of its own (a task and a checkpoint) before every model call of every turn, for a key only
 a run's input sets (subagents are never handed it).
+A model with a small window gets the compact list (`auger.core.agent.prompt_compact`).
 Its `name` is "SkillsMiddleware", so `create_deep_agent` puts it in the SDK's slot.
 """
 
@@ -19,12 +20,14 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, get_type_hints
 
+from deepagents.middleware._utils import append_to_system_message
 from deepagents.middleware.skills import SkillMetadata, SkillsMiddleware, SkillsState
 from langchain.agents.middleware import AgentMiddleware
 from langchain.agents.middleware.types import OmitFromOutput, PrivateStateAttr
 from langgraph.channels.untracked_value import UntrackedValue
 from typing_extensions import TypedDict
 
+from auger.core.agent.prompt_compact import compact_skills, is_compact
 from auger.core.backends.mounts import virtual_path
 from auger.core.catalog.skills import SkillCatalog, discover_skills, skill_sources
 
@@ -130,4 +133,7 @@ class AugerSkillsMiddleware(SkillsMiddleware):  # type: ignore[type-arg]
         state = self._state(request.state)
         if state is not request.state:
             request = request.override(state=state)
-        return super().modify_request(request)
+        if not is_compact(request.model):
+            return super().modify_request(request)
+        section = compact_skills(list(request.state.get("skills_metadata") or []))  # type: ignore[call-overload]
+        return request.override(system_message=append_to_system_message(request.system_message, section))

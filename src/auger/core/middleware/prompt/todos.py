@@ -1,6 +1,7 @@
 """TodoListMiddleware with its one check riding on the model call, not in a graph node of its own.
 
-langchain's TodoListMiddleware (`write_todos`, its system-prompt section) refuses a reply that calls
+langchain's TodoListMiddleware (`write_todos`, its system-prompt section; auger's shorter texts for
+both, `auger.core.agent.prompt`) refuses a reply that calls
 `write_todos` more than once in parallel, in an `after_model` hook: a graph step (a task and a
 checkpoint) after every model call, to find nothing on almost all of them. `TodoListInCall` runs the
 same check (the SDK's own `after_model`) on the reply inside its `wrap_model_call` and returns the
@@ -17,10 +18,14 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse, TodoListMiddleware
 from langgraph.types import Command
 
+from auger.core.agent.prompt import TODOS_SYSTEM_PROMPT, TODOS_TOOL_DESCRIPTION
 from auger.core.middleware.layers import split_response, with_commands
 
 
 class TodoListInCall(TodoListMiddleware):  # type: ignore[type-arg]
+    def __init__(self) -> None:
+        super().__init__(system_prompt=TODOS_SYSTEM_PROMPT, tool_description=TODOS_TOOL_DESCRIPTION)
+
     @property
     def name(self) -> str:
         return "TodoListMiddleware"
