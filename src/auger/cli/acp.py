@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from auger import __version__
 from auger.acp import handshake
+from auger.cli.flags import agent_flags
 
 LIMIT = 50 * 1024 * 1024  # the longest line read from stdin at once (longer ones come in parts)
 
@@ -38,16 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--sandbox", action="store_true", default=None, help="run shell and file tools in bubblewrap"
     )
-    p.add_argument("--no-mcp", action="store_true", help="do not start MCP servers (the editor's included)")
-    p.add_argument("--mcp-config", metavar="FILE", action="append", default=[], help="extra MCP servers file")
-    p.add_argument(
-        "--trust-project",
-        "--trust-project-mcp",
-        "--trust-project-hooks",
-        dest="trust_project",
-        action="store_true",
-        help="trust this project for this run: its settings, MCP servers and hooks (see: auger trust)",
-    )
+    agent_flags(p, "do not start MCP servers (the editor's included)")
     p.add_argument("--connect", metavar="URL", help="run the sessions on an `auger serve` server")
     p.add_argument("--token", metavar="TOKEN", help="bearer token for --connect")
     return p

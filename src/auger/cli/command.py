@@ -14,6 +14,7 @@ from typing import Any
 
 from auger import __version__
 from auger.cli import frontends
+from auger.cli.flags import agent_flags
 
 STARTED = time.monotonic()  # headless --timeout counts from here (the process start)
 
@@ -86,16 +87,7 @@ def build_parser() -> Any:
     p.add_argument(
         "--sandbox", action="store_true", default=None, help="run shell and file tools in bubblewrap"
     )
-    p.add_argument("--no-mcp", action="store_true", help="do not start MCP servers")
-    p.add_argument("--mcp-config", metavar="FILE", action="append", default=[], help="extra MCP servers file")
-    p.add_argument(
-        "--trust-project",
-        "--trust-project-mcp",
-        "--trust-project-hooks",
-        dest="trust_project",
-        action="store_true",
-        help="trust this project for this run: its settings, MCP servers and hooks (see: auger trust)",
-    )
+    agent_flags(p)
     p.add_argument(
         "--allowed-tools",
         "--allowedTools",

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from auger.cli.flags import agent_flags
 from auger.errors import UsageError
 
 DEFAULT_PORT = 8765
@@ -45,16 +46,7 @@ def _parser() -> argparse.ArgumentParser:
         help="approval mode for runs that cannot ask (the chat endpoint) and the default for threads",
     )
     p.add_argument("-m", "--model", metavar="SPEC", help="default model as PROVIDER:MODEL")
-    p.add_argument("--no-mcp", action="store_true", help="do not start MCP servers")
-    p.add_argument("--mcp-config", metavar="FILE", action="append", default=[], help="extra MCP servers file")
-    p.add_argument(
-        "--trust-project",
-        "--trust-project-mcp",
-        "--trust-project-hooks",
-        dest="trust_project",
-        action="store_true",
-        help="trust this project for this run: its settings, MCP servers and hooks (see: auger trust)",
-    )
+    agent_flags(p)
     return p
 
 
