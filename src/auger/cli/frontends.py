@@ -13,8 +13,11 @@ if TYPE_CHECKING:
 
 def tui(settings: Settings, args: Any, factory: SessionFactory) -> int:
     """The TUI; afterwards, how to resume the thread."""
+    import contextlib
+
     from auger.errors import UsageError
     from auger.tui import make_app
+    from auger.tui.hangup import writes_survive_hangup
 
     if not sys.stdout.isatty():
         raise UsageError("The TUI needs a terminal.", hint='Use auger -n "task" for a headless run.')
@@ -26,11 +29,13 @@ def tui(settings: Settings, args: Any, factory: SessionFactory) -> int:
         first_run=local,
         project_wants=_wants if local else None,
     )
-    code = app.run()
+    with writes_survive_hangup():
+        code = app.run()
     hint = app.resume_hint()
     if hint:
         where = f"auger --connect {args.connect} " if args.connect else "auger "
-        print(f"Resume this conversation with: {hint.replace('auger ', where, 1)}")
+        with contextlib.suppress(OSError):  # the terminal is gone (SIGHUP): nobody to tell
+            print(f"Resume this conversation with: {hint.replace('auger ', where, 1)}", flush=True)
     return int(code or 0)
 
 
