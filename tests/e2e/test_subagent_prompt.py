@@ -44,3 +44,49 @@ def test_the_explorer_gets_the_project_but_no_text_about_tools_it_lacks(auger_en
     assert RULE in system and "## Local context" in _first_user(request)
     for other in ("execute", "edit_file", "write_file", "write_todos", "/large_tool_results/"):
         assert other not in system + tools, other
+
+
+def _defined_subagent_request(env: AugerEnv, frontmatter: str) -> tuple[dict[str, Any], str]:
+    (env.project / "AGENTS.md").write_text(f"# Project rules\n{RULE}\n")
+    agents = env.project / ".auger" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "scout.md").write_text(
+        f"---\nname: scout\ndescription: Finds things.\n{frontmatter}---\n\nYOU ARE THE SCOUT.\n"
+    )
+    task = {"name": "task", "args": {"description": "find x", "subagent_type": "scout"}}
+    env.llm.add(
+        {"tool_calls": [task], "when": {"model": "scripted-model"}},
+        {"text": "x is in a.py:1", "when": {"model": "other-model"}},
+        {"text": "done", "when": {"model": "scripted-model"}},
+    )
+    proc = env.run("-n", "where is x?", "--mode", "yolo", "--trust-project")
+    assert proc.returncode == 0, proc.stderr
+    return env.llm.requests[1], proc.stderr
+
+
+def test_a_subagent_is_told_its_situation_and_model(auger_env: AugerEnv) -> None:
+    general = _system(_subagent_request(auger_env, "general-purpose"))
+    assert "## Situation" in general and "Model: scripted-model (provider: local)" in general
+    assert "Subagent: nobody answers questions here" in general and "Headless:" not in general
+    auger_env.llm.requests.clear()
+    pinned, _ = _defined_subagent_request(auger_env, "model: local:other-model\n")
+    assert pinned["model"] == "other-model" and "Model: other-model (provider: local)" in _system(pinned)
+    assert RULE in _system(pinned) and "## Local context" in _first_user(pinned)
+
+
+def test_an_agent_file_can_opt_out_of_the_project_context(auger_env: AugerEnv) -> None:
+    request, _ = _defined_subagent_request(auger_env, "model: local:other-model\nproject_context: false\n")
+    system = _system(request)
+    assert "YOU ARE THE SCOUT." in system and "## Situation" in system
+    assert RULE not in system and "## Local context" not in json.dumps(request["messages"])
+
+
+def test_a_wrong_project_context_value_skips_the_file_and_says_why(auger_env: AugerEnv) -> None:
+    (auger_env.project / ".auger" / "agents").mkdir(parents=True)
+    (auger_env.project / ".auger" / "agents" / "scout.md").write_text(
+        "---\nname: scout\ndescription: Finds things.\nproject_context: maybe\n---\n\nBody.\n"
+    )
+    auger_env.llm.add({"text": "ok"})
+    proc = auger_env.run("-n", "hi", "--trust-project")
+    assert proc.returncode == 0, proc.stderr
+    assert "scout.md" in proc.stderr and "'project_context' is 'maybe'; write true or false" in proc.stderr

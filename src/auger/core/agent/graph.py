@@ -171,16 +171,19 @@ class Stack:
         head += [self.images, self.local_context]
         return [*head, self.todos, self.compact, self.situation, self.gate, *self.safety]
 
-    def subagent(self, model: Any, edits: bool = True) -> list[AgentMiddleware[Any, Any, Any]]:
+    def subagent(
+        self, model: Any, edits: bool = True, project: bool = True, pinned: str | None = None
+    ) -> list[AgentMiddleware[Any, Any, Any]]:
+        """`project`: the project's facts and AGENTS.md chain, as the main agent has them (an agent
+        file may say `project_context: false`); `pinned`: the model its file names."""
         from auger.core.middleware.layers import layered
         from auger.core.middleware.prompt.tool_texts import ToolTextsMiddleware
 
         head = [self.turn_limit, model, self.history, self.wire, self.images]  # the turn limit outside it
-        head += [self.local_context]  # the project's facts, as the main agent has them
-        return [
-            *layered([*head, self.gate, *self.safety, self.plan, ToolTextsMiddleware()]),
-            self.memory if edits else self.notes,
-        ]
+        head += [self.local_context] if project else []
+        head += [self.situation.for_subagent(pinned)]
+        memory = [self.memory if edits else self.notes] if project else []
+        return [*layered([*head, self.gate, *self.safety, self.plan, ToolTextsMiddleware()]), *memory]
 
 
 def startup_suffix(model: BaseChatModel) -> str:
@@ -260,9 +263,10 @@ def _subagents(
 
     compaction = summarization(model, backend)  # deepagents' default for them, with PreCompact
 
-    def middleware(spec: str | None, tools: frozenset[str] | None = None) -> list[Any]:
-        pinned = ConfigurableModelMiddleware(model_factory(settings), pinned=spec) if spec else stack.model
-        return [compaction, *stack.subagent(pinned, edits=tools is None or "edit_file" in tools)]
+    def middleware(spec: str | None, tools: frozenset[str] | None = None, project: bool = True) -> list[Any]:
+        switch = ConfigurableModelMiddleware(model_factory(settings), pinned=spec) if spec else stack.model
+        edits = tools is None or "edit_file" in tools
+        return [compaction, *stack.subagent(switch, edits=edits, project=project, pinned=spec)]
 
     general_purpose = {
         "name": "general-purpose",

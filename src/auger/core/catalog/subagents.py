@@ -8,7 +8,9 @@ Sources, in rising precedence (a later definition of the same name wins):
 A definition is markdown with frontmatter: `name` and `description` (required), `model`
 (optional `provider:model`; absent or `inherit` = follow the main agent's model, including a
 `/model` switch) and `tools` (optional allow-list: the subagent sees and runs ONLY those tools;
-Claude Code names such as Read, Grep, Bash are understood). The body is its system prompt.
+Claude Code names such as Read, Grep, Bash are understood) and `project_context` (default true:
+it gets the project's AGENTS.md chain and local facts; `false` for an agent that should start
+from its own prompt alone). The body is its system prompt.
 Invalid files are skipped with a warning naming the file and the reason.
 
 Remote subagents come from config, `[async_subagents.NAME]` with `graph_id`, `description` and
@@ -46,6 +48,7 @@ class SubagentDef:
     path: Path
     model: str | None = None  # None: follow the main agent's model
     tools: tuple[str, ...] | None = None  # None: the default tools
+    project_context: bool = True  # the project's AGENTS.md chain and local facts
 
 
 @dataclass
@@ -94,7 +97,10 @@ def load_definition(label: str, path: Path, settings: Settings, warnings: list[s
     names = name_list(data.get("tools"))
     tools = tuple(dict.fromkeys(auger_tool(t) for t in names)) if names is not None else None
     model = _model(data.get("model"), settings, path, warnings)
-    return SubagentDef(name, description, body.strip(), label, path, model, tools)
+    project = data.get("project_context", True)
+    if not isinstance(project, bool):
+        raise FrontmatterError(f"'project_context' is {project!r}; write true or false")
+    return SubagentDef(name, description, body.strip(), label, path, model, tools, project)
 
 
 def _tables(
@@ -157,18 +163,20 @@ def discover_subagents(settings: Settings) -> SubagentCatalog:
 def subagent_specs(
     catalog: SubagentCatalog,
     *,
-    middleware: Callable[[str | None, frozenset[str] | None], list[Any]],
+    middleware: Callable[[str | None, frozenset[str] | None, bool], list[Any]],
     tools: Sequence[Any] = (),
 ) -> list[dict[str, Any]]:
-    """deepagents specs: `middleware(model_spec, tools)` is a subagent's middleware for its model
-    (None: follow the main agent's) and its allowed tool names (None: all); `tools` are the agent's
+    """deepagents specs: `middleware(model_spec, tools, project)` is a subagent's middleware for its
+    model (None: follow the main agent's), its allowed tool names (None: all) and whether it gets
+    the project's context; `tools` are the agent's
     extra tools (MCP) to filter."""
     from auger.core.middleware.base import tool_name
     from auger.core.middleware.tools.tool_allowlist import ToolAllowListMiddleware
 
     specs: list[dict[str, Any]] = []
     for agent in catalog:
-        stack = middleware(agent.model, None if agent.tools is None else frozenset(agent.tools))
+        allowed = None if agent.tools is None else frozenset(agent.tools)
+        stack = middleware(agent.model, allowed, agent.project_context)
         spec: dict[str, Any] = {
             "name": agent.name,
             "description": agent.description,

@@ -35,11 +35,13 @@ def profile_suffix(model: Any, spec: str | None) -> str:
         return ""
 
 
-def situation(spec: str, context: Any, sandbox: bool) -> str:
+def situation(spec: str, context: Any, sandbox: bool, subagent: bool = False) -> str:
     provider, _, name = spec.partition(":")
     mode = getattr(context, "mode", "manual")
     shell = "/bin/sh" if os.name == "posix" else os.environ.get("COMSPEC", "cmd.exe")
-    if getattr(context, "unattended", False):
+    if subagent:
+        who = "Subagent: nobody answers questions here; your last message is the result the main agent reads."
+    elif getattr(context, "unattended", False):
         who = "Headless: nobody will answer a question; finish the task or say what blocks it."
     else:
         who = "Interactive: the user can answer a question."
@@ -51,20 +53,30 @@ def situation(spec: str, context: Any, sandbox: bool) -> str:
 
 
 class SituationMiddleware(RequestShaper):
-    def __init__(self, default_spec: str | None, startup_suffix: str, sandbox: bool) -> None:
+    def __init__(
+        self, default_spec: str | None, startup_suffix: str, sandbox: bool, pinned: str | None = None
+    ) -> None:
         super().__init__()
         self._default = default_spec or ""
         self._startup = f"\n\n{startup_suffix}" if startup_suffix else None
         self._sandbox = sandbox
+        self._pinned = pinned  # a subagent's block: its own model, else the main agent's
+
+    def for_subagent(self, spec: str | None) -> SituationMiddleware:
+        """The block for a subagent whose file pins model `spec` (None: it follows the main agent's)."""
+        sub = SituationMiddleware(self._default, "", self._sandbox, pinned=spec or "")
+        sub._startup = self._startup
+        return sub
 
     def shape(self, request: ModelRequest) -> ModelRequest:
         context = getattr(request.runtime, "context", None)
-        spec = getattr(context, "model_spec", None) or self._default
+        spec = self._pinned or getattr(context, "model_spec", None) or self._default
         blocks = [
             block
             for block in (request.system_message.content_blocks if request.system_message else [])
             if block.get("type") != "text" or block.get("text") != self._startup
         ]
-        texts = [situation(spec, context, self._sandbox), profile_suffix(request.model, None)]
+        subagent = self._pinned is not None
+        texts = [situation(spec, context, self._sandbox, subagent), profile_suffix(request.model, None)]
         blocks += [{"type": "text", "text": f"\n\n{text}"} for text in texts if text]
         return request.override(system_message=SystemMessage(content_blocks=blocks))  # type: ignore[arg-type]
