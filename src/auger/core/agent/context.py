@@ -43,3 +43,4 @@ class AugerContext:
     terminal: Any = None  # the front end's terminal for `execute` (auger.core.port.ClientTerminal)
     # this turn's auger.core.rewind.recorder.TurnRecorder (RewindMiddleware snapshots before file changes)
     rewind: Any = None
+    jobs: Any = None  # the session's background commands (auger.core.backends.jobs.Jobs)

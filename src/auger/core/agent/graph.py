@@ -68,8 +68,12 @@ outermost first):
 10c. FolderMemoryMiddleware    — a subfolder's AGENTS.md / CLAUDE.md joins a file tool's result
                                  the first time the agent works in that folder.
 11. RewindMiddleware           — snapshots the project before the turn's first file-changing
-                                 tool call (`auger.core.rewind`); innermost of the tool wrappers,
+                                 tool call (`auger.core.rewind`); inside the other tool wrappers,
                                  so refused or rejected calls cost nothing.
+11b. BackgroundMiddleware      — `execute(background=true)` starts the command in the session's
+                                 jobs and answers with its id; `execute_output`, `execute_stop`
+                                 (`middleware/tools/background.py`); innermost, so such a command
+                                 passed approvals, hooks, rules and rewind like any other.
 12. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
 13. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
 14. RememberedUnsupportedContent — named "UnsupportedContentMiddleware": the SDK's last slot, the
@@ -87,7 +91,7 @@ how to save to it for an agent without edit_file) (+ a tool allow-list, outermos
 general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
 PreCompact) — see `_subagents()`.
 
-Each run of consecutive auger middlewares without graph-node hooks (0a-11 in the main agent, 0a-10b'
+Each run of consecutive auger middlewares without graph-node hooks (0a-11b in the main agent, 0a-10b'
 in a subagent) runs as ONE wrapper layer around the model call and the tool call
 (`auger.core.middleware.layers.layered`): the same hooks in the same order, one langsmith
 `traceable` instead of one per middleware. An agent step is then two graph steps: the model and
@@ -356,6 +360,11 @@ def create_cli_agent(
     middleware.append(PlanModeMiddleware())  # inside 10 too; with present_plan
     middleware.append(FolderMemoryMiddleware(settings))
     middleware.append(RewindMiddleware())  # after MCP: it sees the MCP tool (read-only or not)
+    from auger.core.middleware.tools.background import BackgroundMiddleware
+
+    middleware.append(
+        BackgroundMiddleware(getattr(backend, "default", backend))
+    )  # innermost: a started command passed all the rest
     from auger.core.agent.thread_tool import get_current_thread_id
 
     return create_deep_agent(

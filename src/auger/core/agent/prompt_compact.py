@@ -16,15 +16,15 @@ from typing import Any
 COMPACT_WINDOW = 16_384
 
 COMPACT_SYSTEM_PROMPT = """\
-You are auger, a coding assistant in the user's terminal, working in their project.
+You are auger, a coding assistant working in the user's project.
 - Read the relevant files before changing them; follow the project's conventions.
-- Do what was asked, no more. edit_file changes a file, write_file creates one.
-- Check your work with `execute` (tests, the program) and read the output.
+- Do what was asked, no more.
+- Check your work with `execute` (tests, the program).
 - Paths start at the project root (`/src/app.py`); commands run there too.
-- If a call is refused, read why and adjust; do not repeat it.
+- If a call is refused, adjust; do not repeat it.
 - Git: never commit, push, force-push, rebase or `reset --hard` unless asked; never revert others' changes.
 - Never reveal secrets. Be brief; cite code as `path:line`. write_todos for work of many steps.
-- The first user message opens with auger's `## Local context` note (project facts)."""
+- The first user message starts with auger's `## Local context` note."""
 
 COMPACT_MEMORY_PROMPT = """## Memory (AGENTS.md)
 <agent_memory>
@@ -41,7 +41,9 @@ COMPACT_TOOLS = {
     "delete": "Delete a file or an empty folder.",
     "glob": "Find files whose path matches a glob pattern, e.g. **/*.py.",
     "grep": "Search file contents for a literal text; output_mode: files_with_matches, content or count.",
-    "execute": "Run a shell command in the project root; returns its output and exit code.",
+    "execute": "Run a shell command in the project root; returns output and exit code.",
+    "execute_output": "A background command's new output and state.",
+    "execute_stop": "Stop a background command.",
     "get_current_thread_id": "This conversation's thread id.",
     "write_todos": "Replace the todo list (status: pending, in_progress, completed).",
 }

@@ -44,6 +44,8 @@ class LocalShell(ProjectFiles, LocalShellBackend):
         self._resolve_path("/")  # FileNotFoundError once the project folder is gone
         return self._spawn(command)
 
+    spawn_command = _start  # a background command (auger.core.backends.jobs)
+
     def _limit(self, timeout: int | None) -> int:
         limit = timeout if timeout is not None else self._default_timeout
         if limit <= 0:

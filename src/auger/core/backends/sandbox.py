@@ -160,6 +160,10 @@ class BubblewrapSandbox(BaseSandbox):
         except OSError as exc:
             return limit, f"Error: cannot start bubblewrap ({exc}). {MISSING_BWRAP}"
 
+    def spawn_command(self, command: str) -> subprocess.Popen[bytes]:
+        """A background command (auger.core.backends.jobs), inside the sandbox like the others."""
+        return self._spawn([_SH, "-c", command])
+
     def _window(self) -> Window:
         half = self._cap // 2
         return Window(self._cap - half, half, self.spill_to, self.lines)

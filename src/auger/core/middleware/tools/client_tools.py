@@ -36,7 +36,7 @@ class ClientToolsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         args = dict(call.get("args") or {})
         paths = getattr(getattr(ctx, "permissions", None), "paths", None)
         terminal = getattr(ctx, "terminal", None)
-        if name == "execute" and terminal is not None and paths is not None:
+        if name == "execute" and terminal is not None and paths is not None and not args.get("background"):
             return await _execute(terminal, args, str(paths.root), call_id)
         files = getattr(ctx, "files", None)
         if files is None or name not in ROUTED or paths is None:

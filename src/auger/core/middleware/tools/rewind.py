@@ -1,6 +1,7 @@
 """RewindMiddleware: snapshot the project before the first file-changing tool call of a turn.
 
-Every tool call but the read-only ones (`ls`, `read_file`, `glob`, `grep`, `write_todos`, and MCP
+Every tool call but the read-only ones (`ls`, `read_file`, `glob`, `grep`, `write_todos`,
+`execute_output`, and MCP
 tools marked read-only) may change files — file edits, shell commands, other MCP tools, `task`
 subagents — so ahead of it the turn's `TurnRecorder` (in the run context; see
 `auger.core.rewind.recorder`) takes its "before" snapshot, once per turn. It sits innermost of our
@@ -17,7 +18,7 @@ from langchain.agents.middleware import AgentMiddleware
 
 from auger.core.middleware.base import read_only
 
-READ_ONLY_TOOLS = frozenset({"ls", "read_file", "glob", "grep", "write_todos"})
+READ_ONLY_TOOLS = frozenset({"ls", "read_file", "glob", "grep", "write_todos", "execute_output"})
 
 
 def _recorder(request: Any) -> Any:
