@@ -202,7 +202,26 @@ class McpServer:
     name: str
 
 
+@dataclass(frozen=True)
+class JobRef:
+    thread_id: str
+    job: str  # bg1, bg2, ...
+
+
 # -- results ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class JobInfo:
+    id: str
+    command: str
+    status: str  # "running for 12 s" | "exited with code 0" | "stopped"
+    running: bool
+
+
+@dataclass(frozen=True)
+class JobList:
+    jobs: list[JobInfo]
+
+
 @dataclass(frozen=True)
 class AgentInfo:
     version: str
@@ -504,6 +523,10 @@ RESOLVE_INPUT = Op(
     Done,
     "Answer an input_requested event (an MCP server's form): accept with content, decline or cancel",
     scope="own",
+)
+JOBS = Op("jobs", "GET", f"{T}/jobs", ThreadRef, JobList, "The thread's background commands", scope="own")
+STOP_JOB = Op(
+    "stop_job", "POST", f"{T}/jobs/{{job}}/stop", JobRef, Text, "Stop a background command", scope="own"
 )
 # every operation declared above, in their order (the routes and the OpenAPI document follow it)
 OPERATIONS: tuple[Operation[Any, Any], ...] = tuple(

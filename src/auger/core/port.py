@@ -30,6 +30,7 @@ from auger.core.operations import (
     AgentInfo,
     Catalogue,
     Compacted,
+    JobInfo,
     ModelChoice,
     Operation,
     Rewound,
@@ -248,6 +249,12 @@ class AgentPort(Protocol):
 
     async def mcp_restart(self, name: str) -> str:
         return (await self.call(ops.MCP_RESTART, ops.McpServer(name))).text
+
+    async def jobs(self) -> list[JobInfo]:
+        return (await self.call(ops.JOBS, ops.ThreadRef(self.thread_id))).jobs
+
+    async def stop_job(self, job: str) -> str:
+        return (await self.call(ops.STOP_JOB, ops.JobRef(self.thread_id, job))).text
 
 
 SessionFactory = Callable[["Settings", "str | None"], Awaitable[AgentPort]]  # (settings, thread_id)

@@ -29,6 +29,7 @@ from auger.tui.gcpolicy import GcPolicy, end_startup
 from auger.tui.prompt.history import FILE_NAME, PromptHistory
 from auger.tui.state import TuiState
 from auger.tui.typing_pace import noting_keys, pace_of
+from auger.tui.widgets.jobs import JobsLine
 from auger.tui.widgets.prompt import PromptInput
 from auger.tui.widgets.start_header import StartHeader
 from auger.tui.widgets.status import StatusBar
@@ -37,6 +38,7 @@ from auger.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from textual.driver import Driver
+    from textual.timer import Timer
 
     from auger.core.port import AgentPort, SessionFactory
     from auger.settings import Settings
@@ -161,7 +163,7 @@ class AugerApp(AppBase):
         self.stylesheet.read(BLOCKS_CSS)
         self.refresh_css(animate=False)
         menu = CompletionMenu(id="completions")
-        await self.mount(TodoPanel(id="todos"), menu, before=self.prompt)
+        await self.mount(TodoPanel(id="todos"), JobsLine(id="jobs"), menu, before=self.prompt)
         self.prompt.menu = menu
         self.refresh_status()
         import importlib
@@ -228,6 +230,26 @@ class AugerApp(AppBase):
         self.files.refresh()  # for `@path` completion
         await self.inputs.drain()
 
+    async def refresh_jobs(self) -> None:
+        """The background-commands line; while one runs it is read again every few seconds."""
+        if self.session is None or not self.screen_stack:
+            return
+        try:
+            jobs = await self.session.jobs()
+        except AugerError as exc:
+            log.warning("reading the background commands failed: %s", exc)
+            return
+        for line in self.main_screen.query(JobsLine):
+            line.set_jobs(jobs)
+        running = any(j.running for j in jobs)
+        if running and self._jobs_timer is None:
+            self._jobs_timer = self.set_interval(3, self.refresh_jobs)
+        elif not running and self._jobs_timer is not None:
+            self._jobs_timer.stop()
+            self._jobs_timer = None
+
+    _jobs_timer: Timer | None = None
+
     async def refresh_thread(self) -> None:
         """Read the thread again (title, model, window) and redraw the status."""
         if self.session is not None:
@@ -255,6 +277,7 @@ class AugerApp(AppBase):
         finally:
             facts.asked = True  # a `/name` waits for the catalogue no longer (`InputController.command`)
         self.refresh_status()
+        await self.refresh_jobs()  # a resumed or switched thread: its session's background commands
 
     async def show_history(self, lead: str = "Resumed thread {id}") -> None:
         """Render the current thread's saved conversation (after resume or a thread switch), with

@@ -130,6 +130,8 @@ class TurnView:
             await self._mount(row, event.parent_id)
         await self._close_text(event.call_id)
         row.finish(event.status, event.output, event.duration_ms)
+        if event.name in ("execute", "execute_stop") and event.parent_id is None:
+            await self.app.refresh_jobs()  # a background command started or stopped
 
     async def _tool_progress(self, event: ev.ToolProgress) -> None:
         row = self.rows.get(event.call_id)

@@ -13,6 +13,7 @@ from auger.core import events as ev
 from auger.core import operations as ops
 from auger.core.threads.lease import ThreadBusyError
 from auger.core.threads.store import LiveThread
+from auger.errors import NotFoundError
 
 if TYPE_CHECKING:
     from auger.core.session.session import Session
@@ -274,3 +275,18 @@ async def resolve_input(session: Session, request: ops.InputReply) -> ops.Done:
     answer = ev.InputAnswer(request.action, request.content)
     session.inputs.answer(request.request_id, answer, session.thread_id)  # UsageError: does not fit
     return ops.Done()
+
+
+@implements(ops.JOBS)
+async def jobs(session: Session, request: ops.ThreadRef) -> ops.JobList:
+    return ops.JobList(
+        [ops.JobInfo(j.id, j.command, j.status(), j.exit_code is None) for j in session.background.listing()]
+    )
+
+
+@implements(ops.STOP_JOB)
+async def stop_job(session: Session, request: ops.JobRef) -> ops.Text:
+    try:
+        return ops.Text(await asyncio.to_thread(session.background.stop, request.job))
+    except KeyError as exc:
+        raise NotFoundError(str(exc.args[0])) from None

@@ -64,7 +64,9 @@ class Session(AgentPort):
         self.grants: set[str] = set()  # "always allow" rules for this thread
         self.pending: dict[str, ev.ApprovalRequested] = {}
         self.inputs = PendingInputs()  # MCP servers' forms the turn waits on
-        self.jobs = Jobs(output_limits(runtime.settings)["spill_to"])  # background commands; end with it
+        self.background = Jobs(
+            output_limits(runtime.settings)["spill_to"]
+        )  # background commands; end with it
         self.lifecycle = LifecycleHooks(runtime.hooks)
         self.notices: list[str] = []  # warnings shown at the start of the next turn (a model override)
         self.writer = WriterLease(runtime.threads)  # one writer per thread, across processes
@@ -205,7 +207,7 @@ class Session(AgentPort):
             self.cancel()
             with contextlib.suppress(BaseException):
                 await self._task  # type: ignore[misc]
-        await asyncio.to_thread(self.jobs.stop_all)
+        await asyncio.to_thread(self.background.stop_all)
         await self.lifecycle.end(self.thread_id, "exit")
         if self.closing is not None:
             closing, self.closing = self.closing, None

@@ -249,7 +249,7 @@ class Turn:
             files=self.options.files,
             terminal=self.options.terminal,
             rewind=self.rewind,
-            jobs=session.jobs,
+            jobs=session.background,
         )
 
     async def _approve(self, action: dict[str, Any]) -> dict[str, Any]:

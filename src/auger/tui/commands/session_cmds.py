@@ -1,4 +1,4 @@
-"""Commands about the running session: /model, /mode, /tokens, /compact, /quit."""
+"""Commands about the running session: /model, /mode, /tokens, /compact, /ps, /quit."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from auger.errors import UsageError
 from auger.tui import format as fmt
 from auger.tui.commands.context import reported
 from auger.tui.commands.registry import command
+from auger.tui.format import md_code, md_table, one_line
 from auger.tui.prompt.completer import Completion
 
 if TYPE_CHECKING:
@@ -118,6 +119,26 @@ async def compact_cmd(ctx: CommandContext, arg: str) -> None:
         f"~{fmt.tokens(done.tokens_after or 0)} tokens. The model now sees this summary:\n\n"
         + "\n".join(f"> {line}" for line in (done.summary or "").splitlines())
     )
+
+
+@command("ps", "The agent's background commands; /ps stop ID ends one", args="[stop ID]")
+async def ps_cmd(ctx: CommandContext, arg: str) -> None:
+    verb, _, job = arg.strip().partition(" ")
+    if verb == "stop" and job.strip():
+        ctx.notify(await ctx.agent.stop_job(job.strip()))
+    elif verb:
+        ctx.notify("Usage: /ps, or /ps stop ID", "warning")
+        return
+    jobs = await ctx.agent.jobs()
+    if verb:
+        await ctx.refresh()  # the line under the todo list
+    if not jobs:
+        await ctx.write(
+            "No background commands in this thread (the agent starts them with `execute(background=true)`)."
+        )
+        return
+    rows = [[md_code(j.id), md_code(one_line(j.command, 200)), j.status] for j in jobs]
+    await ctx.write(md_table(["Id", "Command", "Status"], rows))
 
 
 @command("quit", "Quit auger (prints how to resume)", aliases=("exit", "q"), needs_session=False)
