@@ -225,6 +225,7 @@ def test_a_deny_rule_wins_over_yolo(auger_env: AugerEnv, site: Any, rule: str) -
     auger_env.llm.add(*fetches(f"{base(site)}/page"), {"text": "done"})
     [message] = run(auger_env, "--mode", "yolo")
     assert message.startswith("Refused: fetch_url") and f'deny rule "{rule}"' in message
+    assert "fetch_url" in offered(auger_env)  # refused as a tool the model is offered
     assert site.seen == []
 
 
@@ -264,7 +265,8 @@ def test_an_untrusted_project_cannot_set_the_search_engine(auger_env: AugerEnv, 
     auger_env.llm.add({"text": "hello"})
     proc = auger_env.run("-n", "hi", "--mode", "yolo")
     assert proc.returncode == 0, proc.stderr
-    assert "web_search" not in offered(auger_env) and "web_search" in proc.stderr, proc.stderr
+    assert "web_search" not in offered(auger_env) and "fetch_url" in offered(auger_env)
+    assert "web_search.url is ignored: the project is not trusted" in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("provider", ["searxng", "tavily", "brave"])
