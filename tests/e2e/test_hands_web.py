@@ -189,7 +189,10 @@ def test_fetch_url_gives_markdown_text_and_bounded_clear_errors(auger_env: Auger
     # 100,000 characters are more than the model is shown inline: deepagents keeps them in a file
     spilled = huge.split("saved in the filesystem at this path: /~artifacts/", 1)[1].split()[0]
     head, _, rest = (auger_env.home / "artifacts" / spilled).read_text().partition("\n\n")
-    assert head == f"{root}/huge (text/html, 5,242,880 bytes, cut at 5 MB) as markdown"
+    assert (
+        head
+        == f"{root}/huge (text/html, 5,242,880 bytes, cut at 5 MB): the first 512 KB of its HTML as markdown"
+    )
     assert rest.startswith("word word") and rest.endswith(" characters]")
     assert "[cut: showing the first 100,000 of " in rest and len(rest) < 100_200
     assert missing == f"{root}/missing answered HTTP 404 Not Found."

@@ -310,7 +310,7 @@ async def test_tools_says_how_to_add_web_search_until_an_engine_is_set(tui: Tui)
         if engine:
             assert "`web_search`" in shown_tools and "No `web_search`" not in shown_tools
         else:
-            assert "No `web_search`: to add it, set `[web_search] provider = \"searxng\"`" in shown_tools
+            assert 'No `web_search`: to add it, set `[web_search] provider = "searxng"`' in shown_tools
 
 
 async def test_compact_shows_the_summary_and_the_next_turn_uses_it(tui: Tui) -> None:

@@ -6,8 +6,8 @@ followed by hand, at most `MAX_REDIRECTS`: one to another host is not followed b
 (the model calls fetch_url on it, so that call meets the permission rules like any other), one
 on the same host only when `follow(url)` says so (the caller re-checks the rules; it raises
 WebError to refuse). `page_text` turns the body into text: HTML as markdown (markdownify, with
-scripts, styles and other non-content dropped), other text types as they are, anything else
-refused. The text is cut at `MAX_CHARS` with a note saying so.
+scripts, styles and other non-content dropped; at most `MAX_HTML` of it, for time and memory),
+other text types as they are, anything else refused. The text is cut at `MAX_CHARS`, with a note.
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ from urllib.parse import urljoin, urlsplit
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_CHARS = 100_000
+MAX_HTML = 512 * 1024  # HTML converted (after scripts and styles): ~2 s and ~50 MB in markdownify
 MAX_REDIRECTS = 5
 TIMEOUT = 30.0
 USER_AGENT = "auger (fetch_url)"
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "application/x-yaml")
+_CODE = re.compile(rb"<(script|style)\b")
 _DROPPED = ["script", "style", "noscript", "template", "svg", "iframe", "object", "embed", "canvas", "head"]
 
 
@@ -142,6 +144,20 @@ def is_text(page: Page) -> bool:
     return not kind and b"\0" not in page.body[:8192]
 
 
+def without_code(body: bytes) -> bytes:
+    """`body` without its <script> and <style> elements, in one pass (an element that does not
+    end takes the rest of the body with it)."""
+    lower, out, at = body.lower(), [], 0
+    while (found := _CODE.search(lower, at)) is not None:
+        out.append(body[at : found.start()])
+        end = lower.find(b"</" + found[1], found.end())
+        if end < 0:
+            return b"".join(out)
+        at = lower.find(b">", end) + 1 or len(body)
+    out.append(body[at:])
+    return b"".join(out)
+
+
 def html_markdown(body: bytes, charset: str | None) -> tuple[str, str]:
     """(title, markdown) of an HTML document: scripts, styles, frames and the head dropped."""
     from bs4 import BeautifulSoup
@@ -167,8 +183,10 @@ def page_text(page: Page) -> str:
     size = f"{len(page.body):,} bytes" + (f", cut at {MAX_BYTES // 2**20} MB" if page.cut else "")
     kind = page.content_type or "no content type"
     if is_html(page):
-        title, text = html_markdown(page.body, page.charset)
-        head = f"{page.url} ({kind}, {size}) as markdown" + (f"\nTitle: {title}" if title else "")
+        html = without_code(page.body)
+        title, text = html_markdown(html[:MAX_HTML], page.charset)
+        part = f": the first {MAX_HTML // 1024} KB of its HTML" if len(html) > MAX_HTML else ""
+        head = f"{page.url} ({kind}, {size}){part} as markdown" + (f"\nTitle: {title}" if title else "")
     elif is_text(page):
         text = _decode(page.body, page.charset)
         head = f"{page.url} ({kind}, {size})"
