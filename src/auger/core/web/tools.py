@@ -52,8 +52,7 @@ def _follows(runtime: Any, url: str) -> bool:
 def fetch_tool(settings: Any) -> BaseTool:
     @tool(FETCH)
     def fetch_url(url: str, runtime: ToolRuntime) -> str:  # type: ignore[type-arg]
-        """Fetch an http(s) URL: a web page as markdown, other text as it is (long pages are cut).
-        A redirect to another host is reported, not followed."""
+        """Fetch an http(s) URL: HTML as markdown, other text as is; long pages are cut."""
         from auger.core.web.fetch import Redirect, WebError, fetch, host_of, page_text
 
         refusal = network_refusal(settings, FETCH)
@@ -78,7 +77,7 @@ def fetch_tool(settings: Any) -> BaseTool:
 def search_tool(settings: Any, engine: Any) -> BaseTool:
     @tool(SEARCH)
     def web_search(query: str, max_results: int = 5) -> str:
-        """Search the web: title, URL and snippet of each result (read one with fetch_url)."""
+        """Search the web: title, URL and snippet of each result (max_results ≤ 10)."""
         from auger.core.web.fetch import WebError
         from auger.core.web.search import search
 
