@@ -286,6 +286,16 @@ KEYS: tuple[Key, ...] = (
         "Projects with more files than this (after .gitignore) are not snapshotted.",
         positive=True,
     ),
+    Key(
+        "web_search.provider",
+        "str",
+        None,
+        "The engine web_search uses (unset: no web_search).",
+        nullable=True,
+        choices=("searxng", "tavily", "brave"),
+    ),
+    Key("web_search.url", "str", None, "The engine's endpoint (SearXNG: the instance's URL).", nullable=True),
+    Key("web_search.api_key_env", "str", None, "Environment variable holding its API key.", nullable=True),
     Key("tui.theme", "str", "textual-dark", "Textual theme name."),
     Key("tui.prune_after", "int", 400, "Transcript widgets kept before old ones are pruned.", positive=True),
     Key("tui.keys", "table", {}, 'Key remaps: binding id -> keys, e.g. "app.cancel" = "escape,ctrl+x".'),
@@ -308,8 +318,7 @@ def find_key(parts: tuple[str, ...]) -> Key | None:
 
 def is_section(parts: tuple[str, ...]) -> bool:
     """True if some schema key lives below `parts` (so `parts` must be a table)."""
-    n = len(parts)
-    return any(len(k.parts) > n and _matches(k.parts[:n], parts) for k in KEYS)
+    return any(len(k.parts) > len(parts) and _matches(k.parts[: len(parts)], parts) for k in KEYS)
 
 
 def free_prefix(parts: tuple[str, ...]) -> Key | None:
@@ -335,8 +344,7 @@ def suggest(parts: tuple[str, ...], cutoff: float = 0.6) -> str | None:
         for k in KEYS
         if len(k.parts) > len(parent) and _matches(k.parts[: len(parent)], parent)
     }
-    siblings.discard("*")
-    siblings.discard(name)
+    siblings -= {"*", name}
     close = difflib.get_close_matches(name, sorted(siblings), n=5, cutoff=cutoff)
     return ".".join((*parent, max(close, key=lambda c: _closeness(name, c)))) if close else None
 
@@ -382,10 +390,8 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
 
 
 def parse_text(key: Key, text: str) -> Any:
-    """A string from the environment or the command line, converted to `key`'s type.
-
-    Unconvertible text is returned as is, so `check` reports it with the allowed values.
-    """
+    """Text from the environment or the command line as `key`'s type (unconvertible: as it is,
+    so `check` reports it with the allowed values)."""
     raw = text.strip()
     if key.nullable and raw.lower() in ("none", "null", ""):
         return None

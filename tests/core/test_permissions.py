@@ -324,12 +324,28 @@ def test_session_grants_allow_and_name_themselves(tmp_path: Path) -> None:
         ("edit_file", {"file_path": "/README.md"}, "edit_file(README.md)"),
         ("task", {"subagent_type": "general-purpose"}, "task(general-purpose)"),
         ("get_time", {"tz": "UTC"}, "get_time"),
+        ("fetch_url", {"url": "https://Docs.Python.org/3/x"}, "fetch_url(domain:docs.python.org)"),
     ],
 )
 def test_rule_for_call_examples(tmp_path: Path, name: str, args: dict[str, object], rule: str) -> None:
     assert rule_for_call(name, args) == rule
     assert allowed_by(tmp_path, rule, name, args)
     assert rule_for_call("x", {}, mcp=("github", "create_issue")) == "github:create_issue"
+
+
+@pytest.mark.parametrize(
+    ("url", "allowed"),
+    [
+        ("https://example.com/a", True),
+        ("http://api.example.com:8080/b", True),
+        ("https://example.com.evil.net/", False),
+        ("https://notexample.com/", False),
+        ("https://evil.net/?u=https://example.com", False),
+    ],
+)
+def test_a_domain_rule_allows_the_host_and_its_subdomains(tmp_path: Path, url: str, allowed: bool) -> None:
+    for rule in ("fetch_url(domain:example.com)", "WebFetch(domain:example.com)"):
+        assert allowed_by(tmp_path, rule, "fetch_url", {"url": url}) is allowed, rule
 
 
 _words = st.sampled_from(

@@ -298,6 +298,21 @@ async def test_tools_lists_what_the_model_is_offered_in_the_current_mode(tui: Tu
             assert "`write_file`" in shown_tools and "`execute`" in shown_tools
 
 
+async def test_tools_says_how_to_add_web_search_until_an_engine_is_set(tui: Tui) -> None:
+    for engine in ("", '\n[web_search]\nprovider = "searxng"\nurl = "http://127.0.0.1:9"\n'):
+        tui.env.write_config(engine)
+        app = tui.app()
+        async with app.run_test(size=(100, 50)) as pilot:
+            await ready(pilot)
+            await turn(pilot, "/tools")
+            shown_tools = info(app)
+        assert "`fetch_url`" in shown_tools
+        if engine:
+            assert "`web_search`" in shown_tools and "No `web_search`" not in shown_tools
+        else:
+            assert 'No `web_search`: to add it, set `[web_search] provider = "searxng"`' in shown_tools
+
+
 async def test_compact_shows_the_summary_and_the_next_turn_uses_it(tui: Tui) -> None:
     tui.llm.add(
         {"text": "The build uses hatch.", "prompt_tokens": 5000},

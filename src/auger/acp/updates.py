@@ -50,6 +50,7 @@ KINDS: dict[str, s.ToolKind] = {
     "task": "think",
     "web_fetch": "fetch",
     "fetch_url": "fetch",
+    "web_search": "fetch",
 }
 PLAN_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
 OUTPUT_LIMIT = 20_000  # characters of a tool's output shown in the editor

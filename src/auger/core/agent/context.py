@@ -9,7 +9,7 @@ from typing import Any
 
 MODES = ("manual", "auto-edit", "yolo", "plan")  # plan: auger.core.safety.plan_mode
 FILE_EDIT_TOOLS = frozenset({"write_file", "edit_file", "delete"})
-GATED_TOOLS = frozenset({*FILE_EDIT_TOOLS, "execute", "task"})
+GATED_TOOLS = frozenset({*FILE_EDIT_TOOLS, "execute", "task", "fetch_url", "web_search"})  # + the network
 Approve = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]  # an action -> {"type": "approve" | "reject"}
 
 

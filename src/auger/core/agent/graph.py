@@ -332,6 +332,7 @@ def create_cli_agent(
     from auger.core.middleware.layers import layered
     from auger.core.middleware.tools.rewind import RewindMiddleware
     from auger.core.threads.messages_reducer import AgentState
+    from auger.core.web.tools import web_tools
 
     inline_when_untraced()
     plain_hooks_when_untraced()  # before the agents are built: langchain wraps hooks then
@@ -345,6 +346,7 @@ def create_cli_agent(
             )
         model = model_factory(settings)(default_spec, {})
     backend = with_mounts(backend if backend is not None else make_backend(settings), settings)
+    tools = [*tools, *web_tools(settings)]  # fetch_url, and web_search when an engine is set
     stack = _stack(settings, backend, model, _interrupt_on(tools, gated_tools))
     middleware = stack.main()
     subagents = _subagents(settings, stack, model, backend, tools)

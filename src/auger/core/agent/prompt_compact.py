@@ -46,6 +46,8 @@ COMPACT_TOOLS = {
     "execute_stop": "Stop a background command.",
     "get_current_thread_id": "This conversation's thread id.",
     "write_todos": "Replace the todo list (status: pending, in_progress, completed).",
+    "fetch_url": "Fetch an http(s) URL as markdown/text.",
+    "web_search": "Search the web: title, URL, snippet per result.",
 }
 
 _AGENT_LINE = re.compile(r"^- ([\w.-]+): ", re.M)

@@ -12,8 +12,8 @@ Users bring matchers, permission rules and `allowed-tools` lists written for Cla
   tools Claude Code applies it to (`rule_tools`): `Edit(...)` covers every tool that edits files,
   `Read(...)` every tool that reads them (Claude Code: "Read rules apply to Grep, Glob and LS").
 
-`WebFetch(domain:example.com)` has no auger tool of its own: it applies to any tool called with
-a `url` argument (an MCP fetch server's `fetch`, say), by the URL's host.
+`WebFetch(domain:example.com)` applies to any tool called with a `url` argument (auger's
+`fetch_url`, an MCP fetch server's `fetch`), by the URL's host; `WebSearch` is `web_search`.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ _HOOK_NAMES: dict[str, tuple[str, ...]] = {
     "grep": ("Grep",),
     "task": ("Task", "Agent"),
     "write_todos": ("TodoWrite",),
+    "fetch_url": ("WebFetch",),
+    "web_search": ("WebSearch",),
 }
 
 # Claude Code name in a subagent's `tools` list -> the one auger tool it is
@@ -50,6 +52,7 @@ _RULE_TOOLS: dict[str, tuple[str, ...]] = {
     "Task": ("task",),
     "Agent": ("task",),
     "TodoWrite": ("write_todos",),
+    "WebSearch": ("web_search",),
 }
 WEB_FETCH = "WebFetch"
 _MCP = re.compile(r"mcp__([A-Za-z0-9_.-]+?)(?:__([A-Za-z0-9_.*-]+))?\Z")

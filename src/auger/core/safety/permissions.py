@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 from auger.core.agent.context import FILE_EDIT_TOOLS
 from auger.core.safety import shell_parser as shellparse
@@ -70,13 +71,16 @@ class Verdict:
 def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> str:
     """A rule that matches this call (and calls like it) when added to `allow`: MCP tools by
     `server:tool`, commands by their prefix (`git status *`) or, when that says too little
-    (compound commands, interpreters), exactly; file tools by the file's folder (`src/**`)."""
+    (compound commands, interpreters), exactly; file tools by the file's folder (`src/**`),
+    fetch_url by the URL's host (`fetch_url(domain:example.com)`)."""
     if mcp is not None:
         return f"{mcp[0]}:{mcp[1]}"
     if name == "execute":
         return f"execute({_command_pattern(str(args.get('command') or ''))})"
     if name in FILE_TOOLS:
         return f"{name}({_path_pattern(call_path(name, args))})"
+    if name == "fetch_url" and (host := urlsplit(str(args.get("url") or "")).hostname):
+        return f"fetch_url(domain:{host})"
     if name == "task" and args.get("subagent_type"):
         return f"task({escape(str(args['subagent_type']))})"
     return name

@@ -22,7 +22,8 @@
   after symlinks — so `write_file(~/.auger/**)` matches `/~auger/AGENTS.md`.
 * MCP tools — `server:tool` (or `server:*`), or the tool's name `mcp__server__tool`; the names
   rules used before that (the tool's bare name, `server__tool`) still match it.
-* `task(TYPE)` matches the subagent type; any other tool's pattern matches any string argument.
+* `task(TYPE)` matches the subagent type; `TOOL(domain:HOST)` (`fetch_url(domain:example.com)`)
+  the host of the call's `url` and its subdomains; any other pattern matches any string argument.
 * Claude Code's rules as users wrote them (`auger.core.safety.claude_tools`): `Bash(git status:*)` is
   `execute(...)`, `Read(./src/**)` applies to read_file, ls, glob and grep, `Edit(...)` to
   edit_file, write_file and delete, `Write`, `Glob`, `Grep`, `LS`, `Task(TYPE)`,
@@ -332,8 +333,10 @@ def touches(rule: Rule, sub: Subject) -> bool:
     """Deny/ask semantics: the rule matches the call or any part of it."""
     if not _tool_matches(rule, sub):
         return False
-    if rule.pattern is None or rule.tool == claude_tools.WEB_FETCH:
-        return rule.pattern is None or _domain_matches(rule.pattern, str(sub.args.get("url")))
+    if rule.pattern is None:
+        return True
+    if rule.tool == claude_tools.WEB_FETCH or (rule.pattern.startswith("domain:") and "url" in sub.args):
+        return _domain_matches(rule.pattern, str(sub.args.get("url")))
     if sub.command is not None:
         return _whole_matches(rule.pattern, sub.command, wildcard_ok=True) or any(
             _segment_matches(rule.pattern, s, extra=True) for s in sub.segments

@@ -12,6 +12,10 @@ if TYPE_CHECKING:
     from auger.core.port import Catalogue
     from auger.tui.commands.context import CommandContext
 
+WEB_SEARCH_HINT = (
+    'No `web_search`: to add it, set `[web_search] provider = "searxng"` (with `url` = your instance) '
+    'or `"tavily"` / `"brave"` (with `api_key_env` = the variable holding the key) in your config.toml.'
+)
 KEYS_HELP = [
     ("Enter", "send"),
     ("Shift+Enter, Ctrl+J", "new line"),
@@ -110,7 +114,10 @@ async def tools_cmd(ctx: CommandContext, arg: str) -> None:
     plan = ctx.settings.mode == PLAN_MODE
     names = (catalogue.plan_tools if plan else catalogue.tools) if catalogue else []
     label = "Tools (plan mode: read-only)" if plan else "Tools"
-    await ctx.write(f"{label}: " + ", ".join(f"`{n}`" for n in names))
+    text = f"{label}: " + ", ".join(f"`{n}`" for n in names)
+    if catalogue and not plan and "web_search" not in names:
+        text += f"\n\n{WEB_SEARCH_HINT}"
+    await ctx.write(text)
 
 
 @command(
