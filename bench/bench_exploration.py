@@ -73,7 +73,12 @@ def make_project(root: Path) -> None:
     (root / "README.md").write_text("# httpx (a copy for the bench)\n")
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "import"]):
         env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b"}
-        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env | {"GIT_COMMITTER_EMAIL": "b@x"})
+        subprocess.run(
+            ["git", "-C", str(root), *args],
+            check=True,
+            capture_output=True,
+            env=env | {"GIT_COMMITTER_EMAIL": "b@x"},
+        )
 
 
 def figures(requests: list[dict[str, Any]]) -> dict[str, int]:
@@ -145,7 +150,11 @@ def main() -> None:
     for name in ["auger", *(["dcode"] if args.dcode else [])]:
         tmp = Path(tempfile.mkdtemp(prefix="auger-explore-"))
         make_project(tmp / "project")
-        found = run_auger(tmp / "project", args.src) if name == "auger" else run_dcode(tmp / "project", args.dcode)
+        found = (
+            run_auger(tmp / "project", args.src)
+            if name == "auger"
+            else run_dcode(tmp / "project", args.dcode)
+        )
         rows.append((name, found))
         shutil.rmtree(tmp, ignore_errors=True)
     for name, f in rows:

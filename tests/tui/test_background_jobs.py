@@ -22,7 +22,11 @@ async def test_the_line_ps_and_stop(tui: Tui) -> None:
     start = "echo $$ > a.pid; exec sleep 600"
     tui.llm.add(
         {"tool_calls": [{"name": "execute", "args": {"command": start, "background": True}}]},
-        {"tool_calls": [{"name": "execute", "args": {"command": "sleep 700 & echo $! > b.pid", "background": True}}]},
+        {
+            "tool_calls": [
+                {"name": "execute", "args": {"command": "sleep 700 & echo $! > b.pid", "background": True}}
+            ]
+        },
         {"text": "Both run."},
     )
     app = tui.app(mode="yolo")

@@ -17,13 +17,13 @@ COMPACT_WINDOW = 16_384
 
 COMPACT_SYSTEM_PROMPT = """\
 You are auger, a coding assistant working in the user's project.
-- Read the relevant files before changing them; follow the project's conventions.
+- Read files before changing them; follow the project's conventions.
 - Do what was asked, no more.
 - Check your work with `execute` (tests, the program).
 - Paths start at the project root (`/src/app.py`); commands run there too.
 - If a call is refused, adjust; do not repeat it.
 - Git: never commit, push, force-push, rebase or `reset --hard` unless asked; never revert others' changes.
-- Never reveal secrets. Be brief; cite code as `path:line`. write_todos for work of many steps.
+- Never reveal secrets. Be brief; cite code as `path:line`. Plan long work with write_todos.
 - The first user message starts with auger's `## Local context` note."""
 
 COMPACT_MEMORY_PROMPT = """## Memory (AGENTS.md)
@@ -34,19 +34,19 @@ The user's request wins over these notes. To remember something, edit `/AGENTS.m
 or `/~auger/AGENTS.md` (personal); never store secrets."""
 
 COMPACT_TOOLS = {
-    "ls": "List the files in a directory.",
+    "ls": "List a directory.",
     "read_file": "Read a file with line numbers; offset and limit pick the lines.",
-    "write_file": "Create a file with this content (replaces an existing one).",
+    "write_file": "Create or replace a file.",
     "edit_file": "Replace old_string (exact, unique unless replace_all) with new_string in a file.",
-    "delete": "Delete a file or an empty folder.",
-    "glob": "Find files whose path matches a glob pattern, e.g. **/*.py.",
+    "delete": "Delete a file or empty folder.",
+    "glob": "Find files by glob pattern, e.g. **/*.py.",
     "grep": "Search file contents for a literal text; output_mode: files_with_matches, content or count.",
     "execute": "Run a shell command in the project root; returns output and exit code.",
     "execute_output": "A background command's new output and state.",
     "execute_stop": "Stop a background command.",
     "get_current_thread_id": "This conversation's thread id.",
-    "write_todos": "Replace the todo list (status: pending, in_progress, completed).",
-    "fetch_url": "Fetch an http(s) URL as markdown/text.",
+    "write_todos": "Replace the todo list.",
+    "fetch_url": "A web page as markdown.",
     "web_search": "Search the web: title, URL, snippet per result.",
 }
 
@@ -88,7 +88,7 @@ def _clause(text: str, limit: int = 60) -> str:
 def compact_skills(skills: list[Any]) -> str:
     """The skills section in few words: each skill's name, SKILL.md and first sentence."""
     lines = [
-        f"- **{skill['name']}** `{skill['path']}`: {_clause(str(skill['description']))}" for skill in skills
+        f"- **{skill['name']}** `{skill['path']}`: {_clause(str(skill['description']), 45)}" for skill in skills
     ]
     return "## Skills\nWhen a request matches one, read its SKILL.md first and follow it.\n" + "\n".join(
         lines or ["(none yet; new ones go in `/.auger/skills/NAME/SKILL.md`)"]
