@@ -127,17 +127,25 @@ def run_dcode(project: Path, dcode: str) -> dict[str, int]:
     with ScriptedLLM(script(lambda rel: str(project / rel))) as llm:
         tmp = project.parent
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
-        env.update(HOME=str(tmp), OPENAI_API_KEY="sk-bench", OPENAI_BASE_URL=llm.base_url)
+        env.update(
+            HOME=str(tmp),
+            OPENAI_API_KEY="sk-bench",
+            OPENAI_BASE_URL=llm.base_url,
+            OPENAI_API_BASE=llm.base_url,
+        )
         proc = subprocess.run(
-            [dcode, "-n", "Explore this project.", "--model", "openai:scripted-model", "--auto-approve"],
+            [dcode, "-n", "Explore this project.", "-M", "openai:scripted-model", "-S", "all", "--no-mcp"]
+            + ["--model-params", '{"use_responses_api": false}'],
             cwd=project,
             env=env,
             capture_output=True,
             text=True,
             timeout=600,
         )
-        if not llm.requests:
-            raise SystemExit(f"dcode sent no request: {proc.stderr[-2000:]}")
+        if len(llm.requests) < 2:
+            raise SystemExit(
+                f"dcode sent {len(llm.requests)} requests: {proc.stdout[-1500:]} {proc.stderr[-3000:]}"
+            )
         return figures(llm.requests)
 
 
