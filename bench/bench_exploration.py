@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from llm_server import ScriptedLLM  # noqa: E402
 
+DCODE_FLAGS = ("--no-mcp", "--model-params", '{"use_responses_api": false}')  # chat completions
 Path_ = Callable[[str], str]  # a project-relative path in the form the agent's tools take
 
 
@@ -134,8 +135,7 @@ def run_dcode(project: Path, dcode: str) -> dict[str, int]:
             OPENAI_API_BASE=llm.base_url,
         )
         proc = subprocess.run(
-            [dcode, "-n", "Explore this project.", "-M", "openai:scripted-model", "-S", "all", "--no-mcp"]
-            + ["--model-params", '{"use_responses_api": false}'],
+            [dcode, "-n", "Explore this project.", "-M", "openai:scripted-model", "-S", "all", *DCODE_FLAGS],
             cwd=project,
             env=env,
             capture_output=True,
