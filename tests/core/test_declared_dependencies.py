@@ -51,3 +51,23 @@ def test_every_imported_library_is_declared_with_an_upper_bound() -> None:
     assert not missing, f"imported but not declared in pyproject.toml: {missing}"
     unbounded = [r for r in base.values() if "<" not in r]
     assert not unbounded, f"declared without an upper bound: {unbounded}"
+
+
+def test_the_lock_file_satisfies_pyproject() -> None:
+    """requirements.lock (what CI installs, scripts/lock.sh) pins a version inside every range
+    pyproject.toml declares for the base dependencies and the extras the tests use."""
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pins = dict(
+        line.split("==", 1) for line in (ROOT / "requirements.lock").read_text().splitlines() if "==" in line
+    )
+    pins = {_name(k): v.strip() for k, v in pins.items()}
+    optional = project["optional-dependencies"]
+    wrong = []
+    for text in [*project["dependencies"], *optional["test"], *optional["postgres"], *optional["langgraph"]]:
+        req = Requirement(text)
+        pinned = pins.get(_name(req.name))
+        if pinned is None or not req.specifier.contains(pinned, prereleases=True):
+            wrong.append(f"{text}: the lock has {pinned}")
+    assert not wrong, f"run scripts/lock.sh: {wrong}"
