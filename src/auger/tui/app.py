@@ -38,7 +38,6 @@ from auger.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from textual.driver import Driver
-    from textual.timer import Timer
 
     from auger.core.port import AgentPort, SessionFactory
     from auger.settings import Settings
@@ -231,24 +230,9 @@ class AugerApp(AppBase):
         await self.inputs.drain()
 
     async def refresh_jobs(self) -> None:
-        """The background-commands line; while one runs it is read again every few seconds."""
-        if self.session is None or not self.screen_stack:
-            return
-        try:
-            jobs = await self.session.jobs()
-        except AugerError as exc:
-            log.warning("reading the background commands failed: %s", exc)
-            return
-        for line in self.main_screen.query(JobsLine):
-            line.set_jobs(jobs)
-        running = any(j.running for j in jobs)
-        if running and self._jobs_timer is None:
-            self._jobs_timer = self.set_interval(3, self.refresh_jobs)
-        elif not running and self._jobs_timer is not None:
-            self._jobs_timer.stop()
-            self._jobs_timer = None
-
-    _jobs_timer: Timer | None = None
+        """The background-commands line under the todo list (`JobsLine`)."""
+        for line in self.main_screen.query(JobsLine) if self.screen_stack else ():
+            await line.read(self.session)
 
     async def refresh_thread(self) -> None:
         """Read the thread again (title, model, window) and redraw the status."""

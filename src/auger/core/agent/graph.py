@@ -70,10 +70,8 @@ outermost first):
 11. RewindMiddleware           — snapshots the project before the turn's first file-changing
                                  tool call (`auger.core.rewind`); inside the other tool wrappers,
                                  so refused or rejected calls cost nothing.
-11b. BackgroundMiddleware      — `execute(background=true)` starts the command in the session's
-                                 jobs and answers with its id; `execute_output`, `execute_stop`
-                                 (`middleware/tools/background.py`); innermost, so such a command
-                                 passed approvals, hooks, rules and rewind like any other.
+11b. BackgroundMiddleware      — `execute(background=true)`, `execute_output`, `execute_stop`;
+                                 innermost: such a command passed all of the above first.
 12. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
 13. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
 14. RememberedUnsupportedContent — named "UnsupportedContentMiddleware": the SDK's last slot, the
@@ -84,12 +82,7 @@ outermost first):
 
 deepagents puts its core stack before these (filesystem tools, `task` subagents, summarization,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
-unsupported content. Subagents get 1 (or a pinned model) and the roles
-`Stack.subagent` lists: 0a, 2, 2b, 2c, 4, 6c, 7-9b, 10b' without `present_plan`, auger's tool
-texts (`middleware/prompt/tool_texts.py`) and 13 (the project's facts and its AGENTS.md; 13 without
-how to save to it for an agent without edit_file) (+ a tool allow-list, outermost; the
-general-purpose one also 0 and 11, file-defined ones deepagents' default summarization with
-PreCompact) — see `_subagents()`.
+unsupported content. Subagents get what `Stack.subagent` lists (see `_subagents()`).
 
 Each run of consecutive auger middlewares without graph-node hooks (0a-11b in the main agent, 0a-10b'
 in a subagent) runs as ONE wrapper layer around the model call and the tool call
@@ -364,9 +357,7 @@ def create_cli_agent(
     middleware.append(RewindMiddleware())  # after MCP: it sees the MCP tool (read-only or not)
     from auger.core.middleware.tools.background import BackgroundMiddleware
 
-    middleware.append(
-        BackgroundMiddleware(getattr(backend, "default", backend))
-    )  # innermost: a started command passed all the rest
+    middleware.append(BackgroundMiddleware(getattr(backend, "default", backend)))  # innermost
     from auger.core.agent.thread_tool import get_current_thread_id
 
     return create_deep_agent(

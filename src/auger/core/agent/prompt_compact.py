@@ -88,7 +88,8 @@ def _clause(text: str, limit: int = 60) -> str:
 def compact_skills(skills: list[Any]) -> str:
     """The skills section in few words: each skill's name, SKILL.md and first sentence."""
     lines = [
-        f"- **{skill['name']}** `{skill['path']}`: {_clause(str(skill['description']), 45)}" for skill in skills
+        f"- **{skill['name']}** `{skill['path']}`: {_clause(str(skill['description']), 45)}"
+        for skill in skills
     ]
     return "## Skills\nWhen a request matches one, read its SKILL.md first and follow it.\n" + "\n".join(
         lines or ["(none yet; new ones go in `/.auger/skills/NAME/SKILL.md`)"]
