@@ -1,6 +1,6 @@
 """Lifecycle hooks, Claude Code compatible: running the shell commands of an agent event.
 
-Which hooks exist (sources, project trust, the format, matchers) is `auger.core.safety.hook_config`.
+Which hooks exist (sources, project trust, the format, matchers) is `auger.core.hooks.config`.
 Each command runs with `/bin/sh -c` in the project root and gets the event as JSON on stdin
 (`hook_event_name`, `session_id` = the thread id, `cwd`, `tool_name`, `tool_input`, `prompt`, ...).
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from auger.core.safety.hook_config import HookCommand, load_hooks
+from auger.core.hooks.config import HookCommand, load_hooks
 from auger.core.safety.redaction import default_redactor
 
 CONTEXT_FROM_STDOUT = frozenset({"UserPromptSubmit", "SessionStart"})

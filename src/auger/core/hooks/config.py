@@ -15,7 +15,7 @@ Matchers are regexes on auger's tool names and Claude Code's names for them (`Ba
 `*` matches all; for SessionStart the source, for PreCompact the trigger, for Subagent* the
 subagent type, for PreModel/PostModel the model spec, for Notification its type
 (`permission_prompt`, `idle_prompt`).
-Running them is `auger.core.safety.hook_runner.HookRunner`.
+Running them is `auger.core.hooks.runner.HookRunner`.
 """
 
 from __future__ import annotations
