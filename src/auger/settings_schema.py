@@ -231,7 +231,7 @@ KEYS: tuple[Key, ...] = (
         "hooks",
         "table",
         {},
-        "Commands run on agent events, Claude Code's format (see auger.core.safety.hook_runner).",
+        "Commands run on agent events, Claude Code's format (see auger.core.hooks.runner).",
     ),
     Key("async_subagents.*.url", "str", None, "URL of a remote LangGraph deployment.", nullable=True),
     Key("async_subagents.*.graph_id", "str", None, "Graph (assistant) id on that deployment.", nullable=True),

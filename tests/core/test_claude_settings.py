@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.safety.claude_settings import load_warnings
-from auger.core.safety.claude_tools import split_tool_list
-from auger.core.safety.hook_config import (
+from auger.core.hooks.config import (
     HookCommand,
     load_hooks,
     trust_project_hooks,
     untrusted_project_hooks,
 )
-from auger.core.safety.hook_runner import HookRunner
+from auger.core.hooks.runner import HookRunner
+from auger.core.safety.claude_settings import load_warnings
+from auger.core.safety.claude_tools import split_tool_list
 from auger.core.safety.permissions import PermissionEngine
 from auger.core.safety.rules import covers, parse_rule, subject_for, touches
 from auger.settings import Settings, load_settings

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from auger.core.safety.hook_config import HookCommand, load_hooks, parse_hooks, trust_project_hooks
-from auger.core.safety.hook_runner import HookRunner
+from auger.core.hooks.config import HookCommand, load_hooks, parse_hooks, trust_project_hooks
+from auger.core.hooks.runner import HookRunner
 from auger.settings import load_settings
 
 

@@ -26,7 +26,7 @@ def run(argv: list[str], *, cwd: Path | None = None, env: Mapping[str, str] | No
         args = _parser().parse_args(argv or ["list"])
     except SystemExit as exc:
         return int(exc.code or 0)
-    from auger.core.safety.hook_config import load_hooks, trust_project_hooks, untrusted_project_hooks
+    from auger.core.hooks.config import load_hooks, trust_project_hooks, untrusted_project_hooks
     from auger.settings import load_settings
 
     try:

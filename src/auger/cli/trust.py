@@ -28,9 +28,9 @@ def project_wants(settings: Settings) -> list[str]:
     `auger trust --status` and the TUI's trust question. Empty when trusted or wanting nothing."""
     if settings.trusted or ProjectTrust(settings.home).is_trusted(settings.project_root):
         return []
+    from auger.core.hooks.config import untrusted_project_hooks
     from auger.core.mcp.config import servers_from_settings
     from auger.core.safety.claude_settings import read_settings
-    from auger.core.safety.hook_config import untrusted_project_hooks
 
     wants = [f"setting {line}" for line in settings.untrusted]
     servers = [s for s in servers_from_settings(settings, problems=[]) if s.from_project and not s.trusted]

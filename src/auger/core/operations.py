@@ -208,7 +208,28 @@ class JobRef:
     job: str  # bg1, bg2, ...
 
 
+@dataclass(frozen=True)
+class ChangeRule:
+    thread_id: str
+    action: Literal["add", "remove"]
+    kind: Literal["allow", "ask", "deny"]
+    rule: str
+    scope: Persist = "project"  # where an added rule is written
+
+
 # -- results ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RuleInForce:
+    kind: str
+    rule: str
+    source: str  # the file it is in, "this session" or "this thread (always allow)"
+
+
+@dataclass(frozen=True)
+class RuleList:
+    rules: list[RuleInForce]
+
+
 @dataclass(frozen=True)
 class JobInfo:
     id: str
@@ -527,6 +548,24 @@ RESOLVE_INPUT = Op(
 JOBS = Op("jobs", "GET", f"{T}/jobs", ThreadRef, JobList, "The thread's background commands", scope="own")
 STOP_JOB = Op(
     "stop_job", "POST", f"{T}/jobs/{{job}}/stop", JobRef, Text, "Stop a background command", scope="own"
+)
+PERMISSIONS = Op(
+    "permissions",
+    "GET",
+    f"{T}/permissions",
+    ThreadRef,
+    RuleList,
+    "The permission rules in force",
+    scope="own",
+)
+CHANGE_RULE = Op(
+    "change_rule",
+    "POST",
+    f"{T}/permissions",
+    ChangeRule,
+    Text,
+    "Add a permission rule to a config file, or remove one (applies at once)",
+    scope="own",
 )
 # every operation declared above, in their order (the routes and the OpenAPI document follow it)
 OPERATIONS: tuple[Operation[Any, Any], ...] = tuple(

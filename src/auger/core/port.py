@@ -34,6 +34,7 @@ from auger.core.operations import (
     ModelChoice,
     Operation,
     Rewound,
+    RuleInForce,
     ShellResult,
     TurnChanges,
 )
@@ -249,6 +250,13 @@ class AgentPort(Protocol):
 
     async def mcp_restart(self, name: str) -> str:
         return (await self.call(ops.MCP_RESTART, ops.McpServer(name))).text
+
+    async def permissions(self) -> list[RuleInForce]:
+        return (await self.call(ops.PERMISSIONS, ops.ThreadRef(self.thread_id))).rules
+
+    async def change_rule(self, action: str, kind: str, rule: str, scope: str = "project") -> str:
+        change = ops.ChangeRule(self.thread_id, action, kind, rule, scope)  # type: ignore[arg-type]
+        return (await self.call(ops.CHANGE_RULE, change)).text
 
     async def jobs(self) -> list[JobInfo]:
         return (await self.call(ops.JOBS, ops.ThreadRef(self.thread_id))).jobs

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
+    from auger.core.hooks.runner import HookRunner
     from auger.core.mcp.manager import McpManager
-    from auger.core.safety.hook_runner import HookRunner
     from auger.core.safety.permissions import PermissionEngine
     from auger.core.safety.redaction import Redactor
     from auger.core.session.session import Session
@@ -68,7 +68,7 @@ async def open_runtime(
     (started or starting). A malformed `[permissions]` rule or hook file fails before any I/O."""
     from auger.core.agent.graph import create_cli_agent
     from auger.core.backends.factory import make_backend
-    from auger.core.safety.hook_runner import HookRunner
+    from auger.core.hooks.runner import HookRunner
     from auger.core.safety.permissions import PermissionEngine
     from auger.core.safety.redaction import configure
     from auger.core.threads.backend import thread_database

@@ -84,8 +84,8 @@ def build_graph() -> tuple[Any, Any]:
     """The agent from `AUGER_HOME`, the workspace and its config (see the module docstring), and
     the MCP manager it calls (not started)."""
     from auger.core.agent.graph import create_cli_agent
+    from auger.core.hooks.runner import HookRunner
     from auger.core.mcp.manager import mcp_manager
-    from auger.core.safety.hook_runner import HookRunner
     from auger.core.safety.permissions import PermissionEngine
     from auger.core.safety.redaction import configure
     from auger.settings import load_settings

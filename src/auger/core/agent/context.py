@@ -22,7 +22,7 @@ class AugerContext:
     thread_id: str | None = None
     max_turns: int = 50
     unattended: bool = False  # nobody answers approvals or questions (headless, a policy answers)
-    # safety (auger.core.safety.permissions / .hook_runner): the session's rule engine and hook
+    # safety (auger.core.safety.permissions, auger.core.hooks.runner): the session's rule engine and hook
     # runner, and this turn's per-call verdicts (so HITL's `when` answers the same on resume)
     permissions: Any = None
     hooks: Any = None

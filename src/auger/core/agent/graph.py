@@ -45,7 +45,7 @@ outermost first):
                                  wrapper, in HITL's terms, instead of deepagents' HITL node after
                                  every model call (`middleware/tools/approval_gate.py`).
 7. HooksMiddleware             — PreToolUse/PostToolUse(/Failure), SubagentStart/Stop hooks
-                                 (`auger.core.safety.hook_runner`); may block a call or change its input;
+                                 (`auger.core.hooks.runner`); may block a call or change its input;
                                  PreModel/PostModel around the model call (`middleware/model/model_hooks.py`)
                                  and the reply's PreToolUse hooks as it arrives, before HITL asks
                                  (`middleware/tools/pre_tool.py`).

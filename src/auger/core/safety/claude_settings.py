@@ -4,7 +4,7 @@
     project        <project root>/.claude/settings.json
     project-local  <project root>/.claude/settings.local.json
 
-Their `hooks` join auger's hooks (`auger.core.safety.hook_config`; the project's two files run only once
+Their `hooks` join auger's hooks (`auger.core.hooks.config`; the project's two files run only once
 the user trusts them, like `.auger/hooks.json`) and their `permissions.allow|ask|deny` lists join
 `[permissions]` (`auger.core.safety.permissions`), in Claude Code's rule syntax (`Bash(git status:*)`,
 `Read(./src/**)`, see `auger.core.safety.rules`; a project's `allow` only once the project is

@@ -4,7 +4,7 @@ Users bring matchers, permission rules and `allowed-tools` lists written for Cla
 (`Bash`, `Read`, `Edit|Write`, `mcp__github__create_issue`). auger's own tools have other names
 (`execute`, `read_file`, `edit_file`, ...); this table is the one place that maps them:
 
-* hook matchers (`auger.core.safety.hook_config`): a tool call is matched against its auger name and
+* hook matchers (`auger.core.hooks.config`): a tool call is matched against its auger name and
   the Claude names of that tool (`claude_names("edit_file")` = Edit, MultiEdit), so `Edit|Write`
   fires for `edit_file` and `write_file`;
 * a subagent's `tools` list (`auger.core.catalog.subagents`): `auger_tool("Read")` = read_file;

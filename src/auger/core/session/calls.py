@@ -290,3 +290,29 @@ async def stop_job(session: Session, request: ops.JobRef) -> ops.Text:
         return ops.Text(await asyncio.to_thread(session.background.stop, request.job))
     except KeyError as exc:
         raise NotFoundError(str(exc.args[0])) from None
+
+
+@implements(ops.PERMISSIONS)
+async def permissions(session: Session, request: ops.ThreadRef) -> ops.RuleList:
+    from auger.core.safety.rule_sources import rules_in_force
+
+    runtime = session.runtime
+    found = await asyncio.to_thread(rules_in_force, runtime.settings, runtime.permissions, session.grants)
+    return ops.RuleList([ops.RuleInForce(r.kind, r.rule, r.source) for r in found])
+
+
+@implements(ops.CHANGE_RULE)
+async def change_rule(session: Session, request: ops.ChangeRule) -> ops.Text:
+    from auger.core.safety.rule_sources import add_in_force, remove_rule
+
+    runtime, kind, rule = session.runtime, request.kind, request.rule.strip()
+    if request.action == "add":
+        text = await asyncio.to_thread(
+            add_in_force, runtime.settings, runtime.permissions, kind, rule, request.scope
+        )
+    elif kind == "allow" and rule in session.grants:
+        session.grants.discard(rule)
+        text = f"Removed the always-allow rule {rule} of this thread."
+    else:
+        text = await asyncio.to_thread(remove_rule, runtime.settings, runtime.permissions, kind, rule)
+    return ops.Text(text)

@@ -25,7 +25,7 @@ from auger.core import events as ev
 from auger.core.safety.claude_tools import claude_names
 
 if TYPE_CHECKING:
-    from auger.core.safety.hook_runner import HookResult, HookRunner
+    from auger.core.hooks.runner import HookResult, HookRunner
 
 log = logging.getLogger("auger.safety")
 MAX_STOP_ROUNDS = 3

@@ -7,7 +7,7 @@ import importlib
 
 from auger.tui.commands.registry import REGISTRY, Command, command, parse
 
-MODULES = ("session_cmds", "thread_cmds", "rewind_cmds", "info_cmds", "io_cmds")
+MODULES = ("session_cmds", "thread_cmds", "rewind_cmds", "info_cmds", "io_cmds", "permission_cmds")
 
 __all__ = ["REGISTRY", "Command", "command", "load_commands", "parse"]
 

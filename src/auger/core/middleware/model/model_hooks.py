@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from auger.core.hooks.runner import HookResult
 from auger.core.middleware.base import tool_name
-from auger.core.safety.hook_runner import HookResult
 from auger.errors import AugerError
 
 MAX_MESSAGES = 200

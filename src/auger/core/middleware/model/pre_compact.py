@@ -19,8 +19,8 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 
 from auger.core.agent.context import AugerContext
+from auger.core.hooks.runner import HookResult, HookRunner
 from auger.core.middleware.model.token_count import ApproximateTokens
-from auger.core.safety.hook_runner import HookResult, HookRunner
 
 
 def summarization(model: BaseChatModel, backend: Any) -> Any:

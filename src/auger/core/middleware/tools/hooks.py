@@ -1,7 +1,7 @@
 """HooksMiddleware: PreToolUse / PostToolUse / PostToolUseFailure (and SubagentStart /
 SubagentStop around `task`) hooks on every tool call, PreModel / PostModel around every model
 call (`auger.core.middleware.model.model_hooks`). The runner comes from the run context
-(`AugerContext.hooks`, see `auger.core.safety.hook_runner`); session-level events are run by the Session.
+(`AugerContext.hooks`, see `auger.core.hooks.runner`); session-level events are run by the Session.
 
 Hooks get a file tool's path as the host file it reaches (`tool_input.file_path` / `.path`, as
 Claude Code's hooks do; resolved by `auger.core.safety.host_paths`, like permissions and protected paths),
@@ -27,13 +27,13 @@ from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from auger.core.agent.context import AugerContext
+from auger.core.hooks.runner import HookResult, HookRunner
 from auger.core.mcp.names import legacy_names
 from auger.core.middleware.model import model_hooks
 from auger.core.middleware.tools import pre_tool
 from auger.core.middleware.tools.permissions import error_message, mcp_identity, notify
 from auger.core.middleware.tools.redaction import appended, map_tool_messages
 from auger.core.safety.claude_tools import claude_names
-from auger.core.safety.hook_runner import HookResult, HookRunner
 from auger.core.safety.host_paths import AgentPaths
 from auger.core.safety.rules import path_key
 from auger.core.session.stream import tool_output_text

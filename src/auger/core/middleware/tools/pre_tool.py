@@ -22,8 +22,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolCall
 
+from auger.core.hooks.runner import HookResult
 from auger.core.middleware.base import ai_messages, map_reply, tool_name
-from auger.core.safety.hook_runner import HookResult
 from auger.core.safety.permissions import Verdict
 
 
