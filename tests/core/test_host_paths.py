@@ -178,3 +178,25 @@ def test_home_and_symlinked_host_rules(tmp_path: Path, monkeypatch: pytest.Monke
     eng = PermissionEngine(deny=["write_file(~/secrets/**)"], root=root)
     assert eng.denial("write_file", {"file_path": "/s/token"}) is not None  # after the symlink
     assert eng.denial("write_file", {"file_path": "/t/token"}) is None
+
+
+def test_agent_maps_host_paths_in_the_project_and_refuses_outside_ones(user: Settings) -> None:
+    """`AgentPaths.agent`: what a file tool's path means, before any check or tool sees it."""
+    from auger.core.safety.host_paths import OutsideProject
+
+    paths, root, home = agent_paths(user), str(user.project_root), str(user.home)
+    (Path(root) / "src").mkdir()
+    (Path(root) / "src" / "a.py").write_text("x")
+    assert paths.agent(f"{root}/src/a.py") == "/src/a.py"  # a traceback's path
+    assert paths.agent(f"{root}/new/b.py") == "/new/b.py"  # a new file named by its host path
+    assert paths.agent(root) == "/"
+    assert paths.agent(f"{home}/AGENTS.md") == "/~auger/AGENTS.md"  # a mount's host path
+    assert paths.agent("/src/a.py") == "/src/a.py" and paths.agent("src/x.py") == "/src/x.py"
+    assert paths.agent("/docs/new.md") == "/docs/new.md"  # no /docs on the host: a new project folder
+    assert paths.agent("lib/x.py") == "/lib/x.py"  # relative: always the project
+    assert paths.agent("/nul\0name") == "/nul\0name"  # hostile, refused by the tool, never raises
+    for outside in ["/tmp/repro.py", "/etc/passwd", "/lib/x.py"]:
+        with pytest.raises(OutsideProject, match=f"is outside the project \\({root}\\)"):
+            paths.agent(outside)
+        assert paths.host(outside) is None
+    assert paths.host(f"{root}/src/a.py") == f"{root}/src/a.py"

@@ -28,7 +28,13 @@ def test_a_page_matches_the_sdk(tmp_path: Path, name: str, offset: int, limit: i
     got = ProjectFiles(root_dir=tmp_path, virtual_mode=True).read(f"/{name}", offset, limit)
     assert (got.error is None) == (expected.error is None), (got.error, expected.error)
     if expected.error is None:
-        assert got.file_data == expected.file_data
+        assert got.file_data is not None and expected.file_data is not None
+        start = got.start_line or 1
+        rows = got.file_data["content"].splitlines()
+        if got.start_line is not None:  # numbered `cat -n` style; the SDK's page is bare
+            assert [r.split("\t", 1)[0] for r in rows] == [f"{n:>6}" for n in range(start, start + len(rows))]
+            rows = [r.split("\t", 1)[1] for r in rows]
+        assert rows == expected.file_data["content"].splitlines()
         assert (got.start_line, got.end_line, got.next_offset) == (
             expected.start_line,
             expected.end_line,
@@ -40,6 +46,8 @@ def test_a_page_matches_the_sdk(tmp_path: Path, name: str, offset: int, limit: i
 def test_a_missing_file_and_a_folder_are_not_found(tmp_path: Path) -> None:
     (tmp_path / "folder").mkdir()
     files = ProjectFiles(root_dir=tmp_path, virtual_mode=True)
-    assert files.read("/nope.txt").error == "File '/nope.txt' not found"
-    assert files.read("/folder").error == "File '/folder' not found"
+    root = tmp_path.resolve()
+    where = f"(file tool paths start at {root})"
+    assert files.read("/nope.txt").error == f"File '/nope.txt' not found: no file at {root}/nope.txt {where}"
+    assert files.read("/folder").error == f"File '/folder' not found: no file at {root}/folder {where}"
     assert "traversal" in str(files.read("/../etc/passwd").error)

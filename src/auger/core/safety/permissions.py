@@ -64,7 +64,7 @@ class Verdict:
     action: Action
     reason: str  # e.g. 'deny rule "execute(rm -rf *)"' or "mode 'manual' asks before execute"
     rules: tuple[str, ...] = ()
-    by: Literal["mode", "rule", "protected", "grant", "hook", "turn", "plan"] = "mode"  # what decided
+    by: Literal["mode", "rule", "protected", "grant", "hook", "turn", "plan", "paths"] = "mode"  # what decided
 
 
 def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> str:
@@ -184,8 +184,9 @@ class PermissionEngine:
     def denial(
         self, name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None
     ) -> Verdict | None:
-        """The deny verdict for this call, if a deny rule matches it."""
-        return self._rule("deny", subject_for(name, args, self.paths, mcp))
+        """The deny verdict for this call: a deny rule matches it, or its path is outside the project."""
+        sub = subject_for(name, args, self.paths, mcp)
+        return self._rule("deny", sub) or _outside(sub)
 
     def _rule(self, kind: Action, sub: Subject) -> Verdict | None:
         """The verdict of the first `kind` rule that touches the call."""
@@ -212,6 +213,7 @@ class PermissionEngine:
         sub = subject_for(name, args, self.paths, mcp)
         first = (
             self._rule("deny", sub)
+            or _outside(sub)
             or plan_verdict(name, mode, mcp_read_only=mcp is not None and not gated)
             or self._ask(sub)
         )
@@ -224,6 +226,10 @@ class PermissionEngine:
         if used:
             return Verdict("allow", _named("rule you allowed in this thread", used), used, "grant")
         return mode_verdict(name, mode, gated)
+
+
+def _outside(sub: Subject) -> Verdict | None:
+    return Verdict("deny", sub.outside, by="paths") if sub.outside else None
 
 
 def _named(what: str, rules: Sequence[str]) -> str:
@@ -282,6 +288,8 @@ def describe_call(name: str, args: Mapping[str, Any]) -> str:
 
 def refusal_message(name: str, args: Mapping[str, Any], verdict: Verdict) -> str:
     """What the model reads when a deny rule (or plan mode) refused its call."""
+    if verdict.by == "paths":
+        return f"Refused: {verdict.reason}."
     if verdict.by == "plan":
         return (
             f"Refused: {name} {describe_call(name, args)} was not run: auger is in plan mode, where only "
