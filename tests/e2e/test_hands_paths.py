@@ -10,6 +10,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import pytest
+
 from conftest import AugerEnv
 
 STREAM = ("--output-format", "stream-json")
@@ -28,9 +30,11 @@ def statuses(env: AugerEnv, proc: Any) -> list[str]:
     return [e["status"] for e in env.events(proc) if e["type"] == "tool_call_finished"]
 
 
-def run(env: AugerEnv, *calls: dict[str, Any], mode: str = "yolo") -> tuple[list[str], list[str]]:
+def run(
+    env: AugerEnv, *calls: dict[str, Any], mode: str = "yolo", flags: tuple[str, ...] = ()
+) -> tuple[list[str], list[str]]:
     env.llm.add(*calls, {"text": "done"})
-    proc = env.run("-n", "work on the project", *STREAM, "--mode", mode)
+    proc = env.run("-n", "work on the project", *STREAM, "--mode", mode, *flags)
     assert proc.returncode == 0, proc.stderr
     return tool_messages(env), statuses(env, proc)
 
@@ -115,7 +119,9 @@ def test_a_missing_file_names_where_it_was_looked_for(auger_env: AugerEnv) -> No
         assert f"no file at {root}/src/nope.py" in message and f"start at {root}" in message, message
 
 
-def test_read_file_numbers_lines_cuts_huge_lines_and_decodes_latin_1(auger_env: AugerEnv) -> None:
+@pytest.mark.parametrize("where", ["local", "sandbox"])
+def test_read_file_numbers_lines_cuts_huge_lines_and_decodes_latin_1(auger_env: AugerEnv, where: str) -> None:
+    """The same page from the host backend and from inside the bubblewrap sandbox."""
     root = auger_env.project.resolve()
     (root / "notes.txt").write_text("first\n\n\tthird\n")
     (root / "min.js").write_text("x" * 80_000)  # one 80 KB line
@@ -128,6 +134,7 @@ def test_read_file_numbers_lines_cuts_huge_lines_and_decodes_latin_1(auger_env: 
         call("read_file", file_path="/latin.txt"),
         call("read_file", file_path="/long.txt", offset=0, limit=1000),
         mode="manual",
+        flags=("--sandbox",) if where == "sandbox" else (),
     )
     assert done == ["success"] * 4, (done, messages)
     notes, minified, latin, long = messages

@@ -4,10 +4,10 @@ deepagents' `FilesystemBackend.read` reads the whole file to return one page: a 
 gigabytes. `read_page` keeps only the requested lines (`auger.core.backends.paging`), numbered
 `cat -n` style (deepagents 0.7 shows the source bare under an `@@ lines A-B @@` header, but the
 model cites `path:line`), other encodings decoded and named; binary files (images, PDFs) over
-`BINARY_CAP` are refused. A missing file's error names the host path it was looked for at. `ProjectFiles` adds it to a backend, lists an
-entry it cannot follow (a symlink loop) as a link instead of failing the listing, and refuses
-every operation once the folder the backend is rooted at is gone: a write would otherwise
-recreate a deleted project folder.
+`BINARY_CAP` are refused; a missing file's error names the host path looked for.
+`ProjectFiles` adds it to a backend, lists an entry it cannot follow (a symlink loop) as a link
+instead of failing the listing, and refuses every operation once the folder the backend is rooted
+at is gone: a write would otherwise recreate a deleted project folder.
 """
 
 from __future__ import annotations
@@ -58,7 +58,9 @@ def page_result(found: Sequence[Any], offset: int, limit: int) -> ReadResult:
     if not lines:
         return ReadResult(error=f"Line offset {offset} exceeds file length ({total} lines)")
     end = offset + len(lines)
-    rows = [f"{n:>6}\t{line.rstrip(chr(10)).removesuffix(chr(13))}" for n, line in enumerate(lines, offset + 1)]
+    rows = [
+        f"{n:>6}\t{line.rstrip(chr(10)).removesuffix(chr(13))}" for n, line in enumerate(lines, offset + 1)
+    ]
     if encoding not in ("utf-8", "utf-8-sig"):
         rows += ["", f"[decoded as {encoding}: the file is not UTF-8]"]
     return ReadResult(

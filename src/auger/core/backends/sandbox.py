@@ -275,6 +275,8 @@ class BubblewrapSandbox(BaseSandbox):
         except ValueError as exc:
             return EditResult(error=f"Error editing file '{file_path}': {exc}")
         result = super().edit(real, old_string, new_string, replace_all)
+        if result.error and result.error.endswith("not found"):
+            return EditResult(error="Error: " + not_found(file_path, real, self.root))
         if result.error:
             return EditResult(error=result.error.replace(real, file_path))
         return EditResult(path=file_path, occurrences=result.occurrences)

@@ -4,10 +4,10 @@ Rules are `TOOL` or `TOOL(PATTERN)`; their syntax and matching live in
 `auger.core.safety.rules`. This module orders them into one verdict per call and writes the
 rule an "always allow" grants (`rule_for_call`).
 
-Order: **deny** (any matching rule) > **plan mode** (refuses what is not read-only,
-`auger.core.safety.plan_mode`) > **ask** (protected paths: a write/edit/delete under `.git/`,
-`.auger/`, `~/.ssh` or AUGER_HOME — by a file tool, judged by the host file its path reaches
-through the mounts (`auger.core.safety.host_paths`), or by a shell command
+Order: **deny** (any matching rule; a file path outside the project) > **plan mode** (refuses
+what is not read-only, `auger.core.safety.plan_mode`) > **ask** (protected paths: a
+write/edit/delete under `.git/`, `.auger/`, `~/.ssh` or AUGER_HOME — by a file tool, judged by
+the host file its path reaches through the mounts (`auger.core.safety.host_paths`), or by a shell command
 (`auger.core.safety.written_paths`); then ask rules) > **allow** (allow rules and "always allow"
 grants of this thread) > the **approval mode**. Every verdict names the rule or mode that decided.
 """
@@ -64,7 +64,9 @@ class Verdict:
     action: Action
     reason: str  # e.g. 'deny rule "execute(rm -rf *)"' or "mode 'manual' asks before execute"
     rules: tuple[str, ...] = ()
-    by: Literal["mode", "rule", "protected", "grant", "hook", "turn", "plan", "paths"] = "mode"  # what decided
+    by: Literal["mode", "rule", "protected", "grant", "hook", "turn", "plan", "paths"] = (
+        "mode"  # what decided
+    )
 
 
 def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> str:
