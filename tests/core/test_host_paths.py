@@ -200,3 +200,24 @@ def test_agent_maps_host_paths_in_the_project_and_refuses_outside_ones(user: Set
             paths.agent(outside)
         assert paths.host(outside) is None
     assert paths.host(f"{root}/src/a.py") == f"{root}/src/a.py"
+
+
+def test_rules_judge_a_host_path_as_its_project_path(tmp_path: Path) -> None:
+    """Allow and deny rules written for project paths match the same file named by its host path
+    (also through a symlinked spelling of the root); an outside path is a deny verdict naming the root."""
+    root = (tmp_path / "proj").resolve()
+    (root / "src").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(root)
+    eng = PermissionEngine(allow=["write_file(src/**)"], deny=["read_file(.env)"], root=root)
+
+    def verdict(name: str, path: str) -> tuple[str, str]:
+        found = eng.evaluate(name, {"file_path": path}, mode="manual", gated=name != "read_file")
+        return found.action, found.reason
+
+    assert verdict("write_file", f"{root}/src/new.py")[0] == "allow"
+    assert verdict("write_file", f"{tmp_path}/link/src/new.py")[0] == "allow"
+    assert verdict("read_file", f"{root}/.env") == ("deny", 'deny rule "read_file(.env)"')
+    action, reason = verdict("write_file", "/tmp/repro.py")
+    assert action == "deny" and reason.startswith(f"/tmp/repro.py is outside the project ({root})")
+    assert eng.denial("read_file", {"file_path": "/etc/passwd"}) is not None
+    assert eng.denial("read_file", {"file_path": f"{root}/src/a.py"}) is None

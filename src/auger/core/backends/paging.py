@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 LINE_CHARS = 5_000  # a longer line is cut, with a note
 PAGE_CHARS = 60_000  # a page ends before this (next offset in the header); under the tool's ~80 KB
+NUMBER_CHARS = 7  # each line's number, `cat -n` style (`project_files.page_result`), counts too
 SKIP_CHARS = 64 * 1024 * 1024
 BLANK_CHECK = 64 * 1024  # a file this small that is only whitespace reads as empty
 SNIFF = 64 * 1024
@@ -105,7 +106,7 @@ def page(path: str, offset: int, limit: int) -> tuple[list[str], int | None, boo
             if len(lines) >= limit or (lines and size + len(line) > PAGE_CHARS):
                 return lines, _total(f, count), True, False, name
             lines.append(_text(line, note))
-            size += len(line)
+            size += len(line) + NUMBER_CHARS
         return lines, count, False, False, name
 
 
