@@ -51,3 +51,29 @@ def test_a_missing_file_and_a_folder_are_not_found(tmp_path: Path) -> None:
     assert files.read("/nope.txt").error == f"File '/nope.txt' not found: no file at {root}/nope.txt {where}"
     assert files.read("/folder").error == f"File '/folder' not found: no file at {root}/folder {where}"
     assert "traversal" in str(files.read("/../etc/passwd").error)
+
+
+@pytest.mark.parametrize(
+    ("data", "offset", "text", "note"),
+    [
+        ("héllo\nwörld\n".encode("utf-16"), 0, "     1\théllo\n     2\twörld\n", "decoded as utf-16"),
+        ("“smart” — dash\n".encode("cp1252"), 0, "     1\t“smart” — dash\n", "decoded as cp1252"),
+        ("café\n".encode("latin-1"), 0, "     1\tcafé\n", "decoded as latin-1"),
+        (b"\xef\xbb\xbfbom\n", 0, "     1\tbom\n", None),
+        (
+            b"a" * 70_000 + b"\nbad \xff byte\n",
+            1,
+            "     2\tbad \ufffd byte\n",
+            "not valid UTF-8",
+        ),  # past the sniff
+    ],
+)
+def test_other_encodings_are_decoded_and_named(
+    tmp_path: Path, data: bytes, offset: int, text: str, note: str | None
+) -> None:
+    (tmp_path / "f.txt").write_bytes(data)
+    got = ProjectFiles(root_dir=tmp_path, virtual_mode=True).read("/f.txt", offset=offset)
+    assert got.file_data is not None, got.error
+    content = got.file_data["content"]
+    assert content.startswith(text), content[:300]
+    assert (note in content) if note else "UTF-8" not in content

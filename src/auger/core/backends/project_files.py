@@ -63,6 +63,8 @@ def page_result(found: Sequence[Any], offset: int, limit: int) -> ReadResult:
     ]
     if encoding not in ("utf-8", "utf-8-sig"):
         rows += ["", f"[decoded as {encoding}: the file is not UTF-8]"]
+    elif any("\ufffd" in line for line in lines):
+        rows += ["", "[a \ufffd stands for bytes that are not valid UTF-8]"]
     return ReadResult(
         file_data=FileData(content="\n".join(rows) + "\n", encoding="utf-8"),
         total_lines=total,
