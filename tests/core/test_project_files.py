@@ -67,6 +67,7 @@ def test_a_missing_file_and_a_folder_are_not_found(tmp_path: Path) -> None:
             "not valid UTF-8",
         ),  # past the sniff
     ],
+    ids=["utf-16", "cp1252", "latin-1", "utf-8-bom", "invalid-utf-8"],
 )
 def test_other_encodings_are_decoded_and_named(
     tmp_path: Path, data: bytes, offset: int, text: str, note: str | None
