@@ -83,10 +83,12 @@ def test_virtual_and_relative_paths_still_work(auger_env: AugerEnv) -> None:
     assert (root / "lib" / "helpers.py").read_text() == "edited\n"
 
 
-def test_a_path_outside_the_project_is_refused_not_re_rooted(auger_env: AugerEnv) -> None:
+@pytest.mark.parametrize("mode", ["yolo", "manual"])
+def test_a_path_outside_the_project_is_refused_not_re_rooted(auger_env: AugerEnv, mode: str) -> None:
     """`write_file("/tmp/repro.py")` used to write `<project>/tmp/repro.py`: the next
     `python /tmp/repro.py` failed and `git status` showed `tmp/`. Every file tool refuses such a
-    path, naming the project root, and nothing is written anywhere."""
+    path in every mode (manual does not ask about a call that cannot run), naming the project
+    root, and nothing is written anywhere."""
     root = auger_env.project.resolve()
     name = f"auger-repro-{uuid.uuid4().hex}.py"
     messages, done = run(
@@ -97,6 +99,7 @@ def test_a_path_outside_the_project_is_refused_not_re_rooted(auger_env: AugerEnv
         call("ls", path="/usr"),
         call("glob", pattern="*.conf", path="/etc"),
         call("grep", pattern="root", path="/etc"),
+        mode=mode,
     )
     assert done == ["rejected"] * 6, (done, messages)
     for message in messages:
