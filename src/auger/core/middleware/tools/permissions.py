@@ -27,7 +27,7 @@ from langchain_core.messages import ToolMessage
 from auger.core.agent.context import GATED_TOOLS, AugerContext
 from auger.core.middleware.base import read_only
 from auger.core.middleware.tools.pre_tool import hook_verdict
-from auger.core.safety.host_paths import normalise
+from auger.core.safety.host_paths import OutsideProject, normalise
 from auger.core.safety.permissions import (
     Verdict,
     describe_call,
@@ -183,7 +183,7 @@ def with_agent_path(request: Any) -> Any:
         return request
     try:
         agent = ctx.permissions.paths.agent(raw)
-    except ValueError:
+    except OutsideProject:
         return request  # outside the project: the verdict refused it already
     if agent is None or agent == normalise(raw):
         return request
