@@ -34,7 +34,7 @@ def test_default_is_local_shell_rooted_at_the_project(tmp_path: Path) -> None:
     assert backend.virtual_mode is True
     assert backend._default_timeout == 77
     (tmp_path / "x.txt").write_text("hi\n")
-    assert backend.read("/x.txt").file_data == {"content": "hi\n", "encoding": "utf-8"}
+    assert backend.read("/x.txt").file_data == {"content": "     1\thi\n", "encoding": "utf-8"}
     assert backend.execute("cat x.txt").output.strip() == "hi"
 
 

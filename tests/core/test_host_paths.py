@@ -178,3 +178,46 @@ def test_home_and_symlinked_host_rules(tmp_path: Path, monkeypatch: pytest.Monke
     eng = PermissionEngine(deny=["write_file(~/secrets/**)"], root=root)
     assert eng.denial("write_file", {"file_path": "/s/token"}) is not None  # after the symlink
     assert eng.denial("write_file", {"file_path": "/t/token"}) is None
+
+
+def test_agent_maps_host_paths_in_the_project_and_refuses_outside_ones(user: Settings) -> None:
+    """`AgentPaths.agent`: what a file tool's path means, before any check or tool sees it."""
+    from auger.core.safety.host_paths import OutsideProject
+
+    paths, root, home = agent_paths(user), str(user.project_root), str(user.home)
+    (Path(root) / "src").mkdir()
+    (Path(root) / "src" / "a.py").write_text("x")
+    assert paths.agent(f"{root}/src/a.py") == "/src/a.py"  # a traceback's path
+    assert paths.agent(f"{root}/new/b.py") == "/new/b.py"  # a new file named by its host path
+    assert paths.agent(root) == "/"
+    assert paths.agent(f"{home}/AGENTS.md") == "/~auger/AGENTS.md"  # a mount's host path
+    assert paths.agent("/src/a.py") == "/src/a.py" and paths.agent("src/x.py") == "/src/x.py"
+    assert paths.agent("/docs/new.md") == "/docs/new.md"  # no /docs on the host: a new project folder
+    assert paths.agent("lib/x.py") == "/lib/x.py"  # relative: always the project
+    assert paths.agent("/nul\0name") == "/nul\0name"  # hostile, refused by the tool, never raises
+    for outside in ["/tmp/repro.py", "/etc/passwd", "/lib/x.py"]:
+        with pytest.raises(OutsideProject, match=f"is outside the project \\({root}\\)"):
+            paths.agent(outside)
+        assert paths.host(outside) is None
+    assert paths.host(f"{root}/src/a.py") == f"{root}/src/a.py"
+
+
+def test_rules_judge_a_host_path_as_its_project_path(tmp_path: Path) -> None:
+    """Allow and deny rules written for project paths match the same file named by its host path
+    (also through a symlinked spelling of the root); an outside path is a deny verdict naming the root."""
+    root = (tmp_path / "proj").resolve()
+    (root / "src").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(root)
+    eng = PermissionEngine(allow=["write_file(src/**)"], deny=["read_file(.env)"], root=root)
+
+    def verdict(name: str, path: str) -> tuple[str, str]:
+        found = eng.evaluate(name, {"file_path": path}, mode="manual", gated=name != "read_file")
+        return found.action, found.reason
+
+    assert verdict("write_file", f"{root}/src/new.py")[0] == "allow"
+    assert verdict("write_file", f"{tmp_path}/link/src/new.py")[0] == "allow"
+    assert verdict("read_file", f"{root}/.env") == ("deny", 'deny rule "read_file(.env)"')
+    action, reason = verdict("write_file", "/tmp/repro.py")
+    assert action == "deny" and reason.startswith(f"/tmp/repro.py is outside the project ({root})")
+    assert eng.denial("read_file", {"file_path": "/etc/passwd"}) is not None
+    assert eng.denial("read_file", {"file_path": f"{root}/src/a.py"}) is None

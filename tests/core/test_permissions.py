@@ -236,7 +236,8 @@ def test_path_globs_relative_to_root(tmp_path: Path) -> None:
     assert ev("write_file", "/src/a/b.py") == "allow"
     assert ev("write_file", "src/x.py") == "allow"
     assert ev("write_file", "/src/../etc/x") == "ask"  # normalised: etc/x
-    assert ev("write_file", "/lib/x.py") == "ask"
+    assert ev("write_file", "lib/x.py") == "ask"
+    assert ev("write_file", "/lib/x.py") == "deny"  # /lib exists on the host, not in the project
     assert ev("edit_file", "/README.md") == "allow"
     assert ev("edit_file", "/docs/README.md") == "ask"  # * does not cross folders
     assert ev("read_file", "/.env") == "deny"

@@ -28,7 +28,7 @@ from llm_server import ScriptedLLM
 from session_helpers import options, scripted_settings
 
 TOOL = {"tool_calls": [{"name": "read_file", "args": {"file_path": "/README.md"}}]}
-READ = "@@ lines 1-3 of 3 @@\n# demo\n\nA small pro"  # the first 40 characters of its result
+READ = "@@ lines 1-3 of 3 @@\n     1\t# demo\n     "  # the first 40 characters of its result
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -1,20 +1,24 @@
 """The file-tool half shared by auger's host backends (the project's and the mounts').
 
 deepagents' `FilesystemBackend.read` reads the whole file to return one page: a 2 GB file costs
-gigabytes. `read_page` keeps only the requested lines (`auger.core.backends.paging`); binary
-files (images, PDFs) over `BINARY_CAP` are refused. `ProjectFiles` adds it to a backend, lists an
-entry it cannot follow (a symlink loop) as a link instead of failing the listing, and refuses
-every operation once the folder the backend is rooted at is gone: a write would otherwise
-recreate a deleted project folder.
+gigabytes. `read_page` keeps only the requested lines (`auger.core.backends.paging`), numbered
+`cat -n` style (deepagents 0.7 shows the source bare under an `@@ lines A-B @@` header, but the
+model cites `path:line`), other encodings decoded and named; binary files (images, PDFs) over
+`BINARY_CAP` are refused; a missing file's error names the host path looked for.
+`ProjectFiles` adds it to a backend, lists an entry it cannot follow (a symlink loop) as a link
+instead of failing the listing, and refuses every operation once the folder the backend is rooted
+at is gone: a write would otherwise recreate a deleted project folder.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from deepagents.backends import FilesystemBackend
-from deepagents.backends.protocol import FileData, FileInfo, LsResult, ReadResult
+from deepagents.backends.protocol import EditResult, FileData, FileInfo, LsResult, ReadResult
 from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, normalize_read_bounds
 
 from auger.core.backends.paging import page
@@ -28,29 +32,41 @@ def read_page(fs: FilesystemBackend, file_path: str, offset: int, limit: int) ->
     try:
         path = fs._resolve_path(file_path)
         if not path.is_file():
-            return ReadResult(error=f"File '{file_path}' not found")
+            return ReadResult(error=not_found(file_path, str(path), str(fs.cwd)))
         if _get_backend_read_file_type(file_path) != "text":
             if path.stat().st_size > BINARY_CAP:
                 return ReadResult(error=f"Error reading file '{file_path}': over {BINARY_CAP} bytes")
             return FilesystemBackend.read(fs, file_path, offset, limit)
         found = page(str(path), offset, max(limit, 1))
-    except (OSError, RuntimeError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, RuntimeError, ValueError) as exc:
         return ReadResult(error=f"Error reading file '{file_path}': {exc}")
     return page_result(found, offset, limit)
 
 
-def page_result(found: tuple[list[str], int | None, bool, bool], offset: int, limit: int) -> ReadResult:
-    """The `ReadResult` of `auger.core.backends.paging.page`'s answer, as deepagents' backends give it."""
-    lines, total, more, blank = found
+def not_found(agent_path: str, host: str, root: str) -> str:
+    """The error naming where the file was looked for (a path the shell understands)."""
+    return f"File '{agent_path}' not found: no file at {host} (file tool paths start at {root})"
+
+
+def page_result(found: Sequence[Any], offset: int, limit: int) -> ReadResult:
+    """The `ReadResult` of `auger.core.backends.paging.page`'s answer: each line numbered
+    (`cat -n`), and a note after the page when the file is not UTF-8."""
+    lines, total, more, blank, encoding = found
     if blank or limit == 0:
         text = (check_empty_content("") or "") if blank else ""
         return ReadResult(file_data=FileData(content=text, encoding="utf-8"), no_lines_requested=not blank)
     if not lines:
         return ReadResult(error=f"Line offset {offset} exceeds file length ({total} lines)")
     end = offset + len(lines)
-    text = "".join(lines).replace("\r\n", "\n").replace("\r", "\n")
+    rows = [
+        f"{n:>6}\t{line.rstrip(chr(10)).removesuffix(chr(13))}" for n, line in enumerate(lines, offset + 1)
+    ]
+    if encoding not in ("utf-8", "utf-8-sig"):
+        rows += ["", f"[decoded as {encoding}: the file is not UTF-8]"]
+    elif any("\ufffd" in line for line in lines):
+        rows += ["", "[a \ufffd stands for bytes that are not valid UTF-8]"]
     return ReadResult(
-        file_data=FileData(content=text, encoding="utf-8"),
+        file_data=FileData(content="\n".join(rows) + "\n", encoding="utf-8"),
         total_lines=total,
         start_line=offset + 1,
         end_line=end,
@@ -68,6 +84,13 @@ class ProjectFiles(FilesystemBackend):
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         return read_page(self, file_path, offset, limit)
+
+    def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
+        result = super().edit(file_path, old_string, new_string, replace_all)
+        if result.error and result.error.endswith("not found"):
+            host = str(self._resolve_path(file_path))
+            result.error = "Error: " + not_found(file_path, host, str(self.cwd))
+        return result
 
     def ls(self, path: str) -> LsResult:
         """deepagents' listing, but an entry it cannot stat (a symlink loop) is listed as what it

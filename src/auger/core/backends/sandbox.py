@@ -45,7 +45,7 @@ from deepagents.backends.utils import _get_backend_read_file_type, normalize_rea
 
 from auger.core.backends import paging
 from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, sandbox_env
-from auger.core.backends.project_files import page_result
+from auger.core.backends.project_files import not_found, page_result
 from auger.core.backends.sandbox_hide import BwrapHide
 from auger.core.backends.spawn import kill_group, started
 from auger.core.backends.spill import SpillTo, Window, collect, response
@@ -237,7 +237,7 @@ class BubblewrapSandbox(BaseSandbox):
             if response.error or response.content is None:
                 missing = response.error in ("file_not_found", "is_directory")
                 return ReadResult(
-                    error=f"File '{file_path}' not found"
+                    error=not_found(file_path, real, self.root)
                     if missing
                     else f"Error reading file '{file_path}': {response.error}"
                 )
@@ -257,7 +257,7 @@ class BubblewrapSandbox(BaseSandbox):
         if isinstance(found, dict):
             missing = found["error"] == "not_found"
             return ReadResult(
-                error=f"File '{file_path}' not found"
+                error=not_found(file_path, real, self.root)
                 if missing
                 else f"Error reading file '{file_path}': {found['error']}"
             )
@@ -279,6 +279,8 @@ class BubblewrapSandbox(BaseSandbox):
         except ValueError as exc:
             return EditResult(error=f"Error editing file '{file_path}': {exc}")
         result = super().edit(real, old_string, new_string, replace_all)
+        if result.error and result.error.endswith("not found"):
+            return EditResult(error="Error: " + not_found(file_path, real, self.root))
         if result.error:
             return EditResult(error=result.error.replace(real, file_path))
         return EditResult(path=file_path, occurrences=result.occurrences)

@@ -7,6 +7,10 @@ every safety check.
   `auger.core.backends.mounts`, longest prefix first (a route's `shared` list limits which top-level
   names it reaches). None means the tool refuses the path: it names no host file.
   `AgentPaths.agent_path(host)` is the inverse (the most specific folder wins).
+* `AgentPaths.agent(path)` is the agent path a file tool's path means: an absolute host path in
+  the project or a mount (what tracebacks and `pwd` print) maps to its agent path, one outside
+  (`/tmp/x.py`) raises `OutsideProject` — never re-rooted into the project. `host` and `route`
+  take it first; the permission middleware hands the tool the mapped path.
 * `ProtectedPaths.folder(host_path)` names the protected folder a host path lies in: a `.git` or
   `.auger` component (below the project root; `.GIT` counts, for case-insensitive file systems)
   or a protected folder (`~/.ssh`, AUGER_HOME), lexically or after symlinks;
@@ -55,6 +59,17 @@ def normalise(agent_path: str) -> str | None:
     return normal if normal.startswith("/") else "/" + normal
 
 
+class OutsideProject(ValueError):
+    """A file tool's absolute path that is neither in the project nor under a mount."""
+
+
+def outside_message(path: str, root: str) -> str:
+    return (
+        f"{path} is outside the project ({root}); file tools work inside it: use a path under {root} "
+        "(or relative to it), or the shell for files elsewhere"
+    )
+
+
 def inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
@@ -66,10 +81,38 @@ class AgentPaths:
         self.root = os.path.realpath(root)
         self.routes = sorted(routes, key=lambda r: len(r.prefix), reverse=True)
 
+    def _mounted(self, path: str) -> bool:
+        return any(inside(path, r.prefix.rstrip("/")) for r in self.routes)
+
+    def agent(self, path: str) -> str | None:
+        """The agent path file-tool path `path` means (None: refused, see `normalise`). In order:
+        relative, a mount's, or a file of the project (`/src/a.py`) -> itself; a host path in the
+        project or a mount (`<root>/src/a.py`) -> its agent path; one whose first folder is the
+        project's -> itself (a new file); one whose first folder exists on the host (`/tmp/x`,
+        `/etc/passwd`) -> OutsideProject; any other (`/docs/new.md`) -> itself (a new folder)."""
+        normal = normalise(path)
+        if normal is None or normal == "/" or not str(path).startswith("/") or self._mounted(normal):
+            return normal
+        if "\0" in normal:
+            return normal  # no host file has that name: the tool refuses it
+        if os.path.lexists(self.root + normal):
+            return normal
+        for host in dict.fromkeys([normal, os.path.realpath(normal)]):
+            mapped = self.agent_path(host)
+            if mapped is not None:
+                return mapped
+        first = "/" + normal.split("/")[1]
+        if os.path.lexists(self.root + first) or not os.path.lexists(first):
+            return normal
+        raise OutsideProject(outside_message(str(path), self.root))
+
     def route(self, agent_path: str) -> tuple[Route | None, str] | None:
         """(the mount, the path inside it) — (None, project-relative) for the project; None when
-        the file tools refuse the path."""
-        path = normalise(agent_path)
+        the file tools refuse the path (or it lies outside the project, `agent`)."""
+        try:
+            path = self.agent(agent_path)
+        except OutsideProject:
+            return None
         if path is None:
             return None
         for route in self.routes:

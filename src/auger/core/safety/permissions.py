@@ -4,10 +4,10 @@ Rules are `TOOL` or `TOOL(PATTERN)`; their syntax and matching live in
 `auger.core.safety.rules`. This module orders them into one verdict per call and writes the
 rule an "always allow" grants (`rule_for_call`).
 
-Order: **deny** (any matching rule) > **plan mode** (refuses what is not read-only,
-`auger.core.safety.plan_mode`) > **ask** (protected paths: a write/edit/delete under `.git/`,
-`.auger/`, `~/.ssh` or AUGER_HOME — by a file tool, judged by the host file its path reaches
-through the mounts (`auger.core.safety.host_paths`), or by a shell command
+Order: **deny** (any matching rule; a file path outside the project) > **plan mode** (refuses
+what is not read-only, `auger.core.safety.plan_mode`) > **ask** (protected paths: a
+write/edit/delete under `.git/`, `.auger/`, `~/.ssh` or AUGER_HOME — by a file tool, judged by
+the host file its path reaches through the mounts (`auger.core.safety.host_paths`), or by a shell command
 (`auger.core.safety.written_paths`); then ask rules) > **allow** (allow rules and "always allow"
 grants of this thread) > the **approval mode**. Every verdict names the rule or mode that decided.
 """
@@ -65,7 +65,9 @@ class Verdict:
     action: Action
     reason: str  # e.g. 'deny rule "execute(rm -rf *)"' or "mode 'manual' asks before execute"
     rules: tuple[str, ...] = ()
-    by: Literal["mode", "rule", "protected", "grant", "hook", "turn", "plan"] = "mode"  # what decided
+    by: Literal["mode", "rule", "protected", "grant", "hook", "turn", "plan", "paths"] = (
+        "mode"  # what decided
+    )
 
 
 def rule_for_call(name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None) -> str:
@@ -188,8 +190,9 @@ class PermissionEngine:
     def denial(
         self, name: str, args: Mapping[str, Any], mcp: tuple[str, str] | None = None
     ) -> Verdict | None:
-        """The deny verdict for this call, if a deny rule matches it."""
-        return self._rule("deny", subject_for(name, args, self.paths, mcp))
+        """The deny verdict for this call: a deny rule matches it, or its path is outside the project."""
+        sub = subject_for(name, args, self.paths, mcp)
+        return self._rule("deny", sub) or _outside(sub)
 
     def _rule(self, kind: Action, sub: Subject) -> Verdict | None:
         """The verdict of the first `kind` rule that touches the call."""
@@ -216,6 +219,7 @@ class PermissionEngine:
         sub = subject_for(name, args, self.paths, mcp)
         first = (
             self._rule("deny", sub)
+            or _outside(sub)
             or plan_verdict(name, mode, mcp_read_only=mcp is not None and not gated)
             or self._ask(sub)
         )
@@ -228,6 +232,10 @@ class PermissionEngine:
         if used:
             return Verdict("allow", _named("rule you allowed in this thread", used), used, "grant")
         return mode_verdict(name, mode, gated)
+
+
+def _outside(sub: Subject) -> Verdict | None:
+    return Verdict("deny", sub.outside, by="paths") if sub.outside else None
 
 
 def _named(what: str, rules: Sequence[str]) -> str:
@@ -286,6 +294,8 @@ def describe_call(name: str, args: Mapping[str, Any]) -> str:
 
 def refusal_message(name: str, args: Mapping[str, Any], verdict: Verdict) -> str:
     """What the model reads when a deny rule (or plan mode) refused its call."""
+    if verdict.by == "paths":
+        return f"Refused: {verdict.reason}."
     if verdict.by == "plan":
         return (
             f"Refused: {name} {describe_call(name, args)} was not run: auger is in plan mode, where only "

@@ -48,7 +48,7 @@ from typing import Any
 from auger.core.mcp.names import legacy_names
 from auger.core.safety import claude_tools, command_forms
 from auger.core.safety import shell_parser as shellparse
-from auger.core.safety.host_paths import AgentPaths, inside, normalise
+from auger.core.safety.host_paths import AgentPaths, OutsideProject, inside, normalise
 from auger.errors import ConfigError
 
 FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "delete", "ls", "glob", "grep"})
@@ -179,6 +179,7 @@ class Subject:
     agent_path: str | None = None  # as the tool normalises it, without the "/" ("." is the root)
     host_path: str | None = None  # the host file (`auger.core.safety.host_paths`); None: the tool refuses it
     rel_path: str | None = None  # host_path relative to the project root, when it lies in it
+    outside: str | None = None  # why the path is refused: outside the project (`AgentPaths.agent`)
     strings: list[str] = field(default_factory=list)
 
 
@@ -207,7 +208,10 @@ def subject_for(
         sub.segments = shellparse.analyse(sub.command)
     elif name in FILE_TOOLS:
         raw = call_path(name, args)
-        normal = normalise(raw)
+        try:
+            normal = paths.agent(raw)
+        except OutsideProject as exc:
+            normal, sub.outside = normalise(raw), str(exc)
         sub.agent_path = (normal.strip("/") or ".") if normal else None
         sub.host_path = paths.host(raw)
         if sub.host_path is not None and inside(sub.host_path, paths.root):

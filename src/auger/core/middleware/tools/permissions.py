@@ -27,6 +27,7 @@ from langchain_core.messages import ToolMessage
 from auger.core.agent.context import GATED_TOOLS, AugerContext
 from auger.core.middleware.base import read_only
 from auger.core.middleware.tools.pre_tool import hook_verdict
+from auger.core.safety.host_paths import OutsideProject, normalise
 from auger.core.safety.permissions import (
     Verdict,
     describe_call,
@@ -34,6 +35,7 @@ from auger.core.safety.permissions import (
     plan_verdict,
     refusal_message,
 )
+from auger.core.safety.rules import path_key
 
 REFUSED_FLAG = "auger_refused"  # additional_kwargs marker on a ToolMessage for a call that never ran
 
@@ -156,16 +158,36 @@ class PermissionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             verdict = ctx.permissions.denial(call["name"], call.get("args") or {}, mcp_identity(request.tool))
         if verdict is None:
             return None
-        where = "" if verdict.by == "plan" else " in [permissions]"
+        where = "" if verdict.by in ("plan", "paths") else " in [permissions]"
         what = f"{call['name']} {describe_call(call['name'], call.get('args') or {})}"
         notify(request, f"Refused {what}: {verdict.reason}{where}.")
         return refused(call, verdict)
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        return self._denied(request) or handler(request)
+        return self._denied(request) or handler(with_agent_path(request))
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        return self._denied(request) or await handler(request)
+        return self._denied(request) or await handler(with_agent_path(request))
+
+
+def with_agent_path(request: Any) -> Any:
+    """The call with its file path as the tools take it: a host path in the project or a mount
+    (`<root>/src/a.py`, from a traceback) becomes its agent path (`/src/a.py`,
+    `auger.core.safety.host_paths.AgentPaths.agent`, the resolution the verdict used)."""
+    ctx = getattr(request.runtime, "context", None)
+    call = request.tool_call
+    key = path_key(call["name"])
+    args = call.get("args") or {}
+    raw = args.get(key) if key else None
+    if not isinstance(ctx, AugerContext) or ctx.permissions is None or not isinstance(raw, str):
+        return request
+    try:
+        agent = ctx.permissions.paths.agent(raw)
+    except OutsideProject:
+        return request  # outside the project: the verdict refused it already
+    if agent is None or agent == normalise(raw):
+        return request
+    return request.override(tool_call={**call, "args": {**args, key: agent}})
 
 
 def all_tool_names(extra: Sequence[str] = ()) -> list[str]:
