@@ -64,6 +64,7 @@ KEYS: tuple[Key, ...] = (
         choices=MODES,
     ),
     Key("shell", "bool", True, "Give the agent a shell (`execute`); false = files only.", env="AUGER_SHELL"),
+    Key("add_dirs", "list", [], "Folders outside the project the file tools may use too (`--add-dir`)."),
     Key("max_turns", "int", 50, "Maximum model calls per user prompt.", env="AUGER_MAX_TURNS", positive=True),
     Key(
         "timeout",

@@ -34,6 +34,7 @@ _NEEDS_TRUST = (
     ("acp_agents",),
     ("permissions", "allow"),
     ("tui", "keys"),
+    ("add_dirs",),  # folders outside the project the agent may read and write
     ("web_search",),  # where queries go, and which environment variable's key goes with them
 )
 _AS_THE_USER_SAYS = {("sandbox", "provider"): "bubblewrap"}  # key -> default: another one is other code

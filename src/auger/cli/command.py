@@ -87,6 +87,13 @@ def build_parser() -> Any:
     p.add_argument(
         "--sandbox", action="store_true", default=None, help="run shell and file tools in bubblewrap"
     )
+    p.add_argument(
+        "--add-dir",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="another folder the file tools may use, by its absolute path (under the same rules)",
+    )
     agent_flags(p)
     p.add_argument(
         "--allowed-tools",
@@ -120,6 +127,7 @@ NO_ARGS: dict[str, Any] = {
     "timeout": None,
     "resume": None,
     "sandbox": None,
+    "add_dir": [],
     "no_mcp": False,
     "mcp_config": [],
     "trust_project": False,
@@ -138,6 +146,21 @@ def parse_args(argv: Sequence[str]) -> Any:
     return build_parser().parse_args(list(argv))
 
 
+def _folders(given: list[str]) -> list[str]:
+    """`--add-dir` folders as real absolute paths; a UsageError names one that is not a folder."""
+    import os
+
+    from auger.errors import UsageError
+
+    found = []
+    for text in given:
+        path = os.path.realpath(os.path.expanduser(text))
+        if not os.path.isdir(path):
+            raise UsageError(f"--add-dir {text}: no such folder ({path}).")
+        found.append(path)
+    return found
+
+
 def flags_from_args(args: Any) -> dict[str, Any]:
     from auger.errors import UsageError
 
@@ -151,6 +174,7 @@ def flags_from_args(args: Any) -> dict[str, Any]:
         "max_turns": args.max_turns,
         "timeout": args.timeout,
         "sandbox.enabled": args.sandbox,  # True or None
+        "add_dirs": _folders(args.add_dir) if args.add_dir else None,
     }
     for kind, given in (("allow", args.allowed_tools), ("deny", args.disallowed_tools)):
         if given:  # only then: a bare `auger` imports nothing of auger.core before the TUI paints

@@ -35,12 +35,15 @@ def make_backend(settings: Settings) -> BackendProtocol:
             from auger.core.backends.sandbox_hide import hidden_paths
 
             check_bwrap()
+            from auger.core.backends.mounts import added_dirs
+
             hidden, exposed = hidden_paths(settings)
             return BubblewrapSandbox(
                 root,
                 network=bool(table.get("network")),
                 hide=hidden,
                 expose=exposed,
+                binds=added_dirs(settings),
                 **output_limits(settings),
             )
         backend = _load_factory(provider)(table, root)

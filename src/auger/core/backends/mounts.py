@@ -12,6 +12,7 @@ default is the project backend, with these routes:
     /~artifacts/      $AUGER_HOME/artifacts — the composite's `artifacts_root`: deepagents offloads
                       large tool results (`large_tool_results/`) and summarised history
                       (`conversation_history/`) there, never into the user's project
+    /any/added/dir/   a folder `--add-dir` (or `add_dirs`) names, at its own absolute path
 
 Each route is a `FilesystemBackend` in virtual mode (`auger.core.backends.mount_backends`): `..` and
 symlinks cannot leave its folder, and such attempts are error results, not exceptions. Searching
@@ -73,7 +74,18 @@ def mount_routes(settings: Settings) -> list[Route]:
     shared = shared_skills_dir()
     if shared.is_dir():
         routes.append(Route(AGENTS_SKILLS_MOUNT, str(shared)))
+    # `--add-dir DIR`: the folder at its own path, so the host path the model reads elsewhere works
+    routes += [Route(folder.rstrip("/") + "/", folder) for folder in added_dirs(settings)]
     return routes
+
+
+def added_dirs(settings: Settings) -> list[str]:
+    """The `add_dirs` folders that exist (real paths), the project itself left out."""
+    import os
+
+    root = os.path.realpath(settings.project_root)
+    found = (os.path.realpath(str(d)) for d in settings.get("add_dirs") or [])
+    return [d for d in dict.fromkeys(found) if os.path.isdir(d) and d != root and d != "/"]
 
 
 def agent_paths(settings: Settings) -> AgentPaths:

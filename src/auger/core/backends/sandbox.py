@@ -96,11 +96,13 @@ class BubblewrapSandbox(BaseSandbox):
         expose: Sequence[str] = (),
         spill_to: SpillTo | None = None,
         lines: int | None = None,
+        binds: Sequence[str] = (),
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
         self.root = os.path.realpath(root_dir)
         self.network = network
+        self.binds = list(binds)  # `--add-dir` folders, writable at their own paths
         self._timeout, self._cap = timeout, max_output_bytes
         self.spill_to, self.lines = spill_to, lines
         self._env = sandbox_env()
@@ -130,7 +132,8 @@ class BubblewrapSandbox(BaseSandbox):
         """The full argv that runs `command` inside the sandbox."""
         argv = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         argv += ["--bind", self.tmp_dir, "/tmp", *[a for d in self._tool_dirs for a in ("--ro-bind", d, d)]]
-        argv += [*self._hide.before, "--bind", self.root, self.root, *self._hide.after, *ISOLATION]
+        argv += [*self._hide.before, "--bind", self.root, self.root]
+        argv += [*(a for d in self.binds for a in ("--bind", d, d)), *self._hide.after, *ISOLATION]
         argv += ["--share-net"] if self.network else []
         return [*argv, "--chdir", self.root, "--", *command]
 
