@@ -59,9 +59,9 @@ def test_the_lock_file_satisfies_pyproject() -> None:
     from packaging.requirements import Requirement
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    pins = dict(
-        line.split("==", 1) for line in (ROOT / "requirements.lock").read_text().splitlines() if "==" in line
-    )
+    lines = (ROOT / "requirements.lock").read_text().splitlines()
+    assert not [line for line in lines if " @ " in line], "a pin by path or URL: run scripts/lock.sh"
+    pins = dict(line.split("==", 1) for line in lines if "==" in line)
     pins = {_name(k): v.strip() for k, v in pins.items()}
     optional = project["optional-dependencies"]
     wrong = []

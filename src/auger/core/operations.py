@@ -231,6 +231,22 @@ class RuleList:
 
 
 @dataclass(frozen=True)
+class ModelCost:
+    scope: str  # "thread" | "turn" (the last one)
+    model: str  # provider:model
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    price: float | None  # USD; None: the price is not known
+
+
+@dataclass(frozen=True)
+class Costs:
+    models: list[ModelCost]
+
+
+@dataclass(frozen=True)
 class JobInfo:
     id: str
     command: str
@@ -566,6 +582,14 @@ CHANGE_RULE = Op(
     Text,
     "Add a permission rule to a config file, or remove one (applies at once)",
     scope="own",
+)
+COST = Op(
+    "cost",
+    "GET",
+    f"{T}/cost",
+    ThreadRef,
+    Costs,
+    "Tokens and price per model: the thread's and its last turn's",
 )
 # every operation declared above, in their order (the routes and the OpenAPI document follow it)
 OPERATIONS: tuple[Operation[Any, Any], ...] = tuple(

@@ -32,6 +32,7 @@ from auger.core.operations import (
     Compacted,
     JobInfo,
     ModelChoice,
+    ModelCost,
     Operation,
     Rewound,
     RuleInForce,
@@ -257,6 +258,9 @@ class AgentPort(Protocol):
     async def change_rule(self, action: str, kind: str, rule: str, scope: str = "project") -> str:
         change = ops.ChangeRule(self.thread_id, action, kind, rule, scope)  # type: ignore[arg-type]
         return (await self.call(ops.CHANGE_RULE, change)).text
+
+    async def cost(self) -> list[ModelCost]:
+        return (await self.call(ops.COST, ops.ThreadRef(self.thread_id))).models
 
     async def jobs(self) -> list[JobInfo]:
         return (await self.call(ops.JOBS, ops.ThreadRef(self.thread_id))).jobs

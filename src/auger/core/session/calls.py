@@ -316,3 +316,11 @@ async def change_rule(session: Session, request: ops.ChangeRule) -> ops.Text:
     else:
         text = await asyncio.to_thread(remove_rule, runtime.settings, runtime.permissions, kind, rule)
     return ops.Text(text)
+
+
+@implements(ops.COST)
+async def cost(session: Session, request: ops.ThreadRef) -> ops.Costs:
+    from auger.core.models.cost import costs
+
+    found = await asyncio.to_thread(costs, await session.messages(request.thread_id), session.model_spec)
+    return ops.Costs([ops.ModelCost(**vars(c)) for c in found])

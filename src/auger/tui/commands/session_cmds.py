@@ -144,3 +144,37 @@ async def ps_cmd(ctx: CommandContext, arg: str) -> None:
 @command("quit", "Quit auger (prints how to resume)", aliases=("exit", "q"), needs_session=False)
 async def quit_cmd(ctx: CommandContext, arg: str) -> None:
     await ctx.exit()
+
+
+@command("cost", "Tokens and money: this thread's and its last turn's, per model")
+async def cost_cmd(ctx: CommandContext, arg: str) -> None:
+    rows, totals = [], {"thread": 0.0, "turn": 0.0}
+    unknown = set()
+    for c in await ctx.agent.cost():
+        money = "price unknown" if c.price is None else f"${c.price:.4f}"
+        if c.price is None:
+            unknown.add(c.scope)
+        else:
+            totals[c.scope] += c.price
+        cache = f" ({fmt.tokens(c.cache_read_tokens)} cached)" if c.cache_read_tokens else ""
+        rows.append(
+            [
+                c.scope,
+                md_code(c.model),
+                str(c.calls),
+                fmt.tokens(c.input_tokens) + cache,
+                fmt.tokens(c.output_tokens),
+                money,
+            ]
+        )
+    if not rows:
+        await ctx.write("No model calls in this thread yet.")
+        return
+    table = md_table(["", "Model", "Calls", "Input tokens", "Output tokens", "Price"], rows)
+    total = [
+        f"{scope}: ${totals[scope]:.4f}" + (" + unknown" if scope in unknown else "")
+        for scope in ("thread", "turn")
+    ]
+    await ctx.write(
+        f"{table}\n\nTotal — {'; '.join(total)} (genai-prices' table; local models have no price)."
+    )
