@@ -28,6 +28,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("auger.cli.mcp", "MCP servers: list, get, add, remove"),
     "hooks": ("auger.cli.hooks", "list lifecycle hooks"),
     "trust": ("auger.cli.trust", "trust this project (its settings, MCP servers, hooks), or --forget it"),
+    "doctor": ("auger.cli.doctor", "check the config, the model and its key, MCP servers, the sandbox"),
     "serve": ("auger.cli.serve", "serve the agent over HTTP"),
     "acp": ("auger.cli.acp", "run as an Agent Client Protocol agent on stdio (editors)"),
 }

@@ -247,6 +247,19 @@ class Costs:
 
 
 @dataclass(frozen=True)
+class Diagnosis:
+    name: str
+    status: str  # ok | warn | fail
+    detail: str
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class Diagnoses:
+    checks: list[Diagnosis]
+
+
+@dataclass(frozen=True)
 class JobInfo:
     id: str
     command: str
@@ -590,6 +603,9 @@ COST = Op(
     ThreadRef,
     Costs,
     "Tokens and price per model: the thread's and its last turn's",
+)
+DOCTOR = Op(
+    "doctor", "GET", "/doctor", NoArgs, Diagnoses, "Config, model and key, trust, MCP, sandbox checks"
 )
 # every operation declared above, in their order (the routes and the OpenAPI document follow it)
 OPERATIONS: tuple[Operation[Any, Any], ...] = tuple(

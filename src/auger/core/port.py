@@ -30,6 +30,7 @@ from auger.core.operations import (
     AgentInfo,
     Catalogue,
     Compacted,
+    Diagnosis,
     JobInfo,
     ModelChoice,
     ModelCost,
@@ -258,6 +259,9 @@ class AgentPort(Protocol):
     async def change_rule(self, action: str, kind: str, rule: str, scope: str = "project") -> str:
         change = ops.ChangeRule(self.thread_id, action, kind, rule, scope)  # type: ignore[arg-type]
         return (await self.call(ops.CHANGE_RULE, change)).text
+
+    async def doctor(self) -> list[Diagnosis]:
+        return (await self.call(ops.DOCTOR, ops.NoArgs())).checks
 
     async def cost(self) -> list[ModelCost]:
         return (await self.call(ops.COST, ops.ThreadRef(self.thread_id))).models

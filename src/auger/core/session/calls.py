@@ -324,3 +324,11 @@ async def cost(session: Session, request: ops.ThreadRef) -> ops.Costs:
 
     found = await asyncio.to_thread(costs, await session.messages(request.thread_id), session.model_spec)
     return ops.Costs([ops.ModelCost(**vars(c)) for c in found])
+
+
+@implements(ops.DOCTOR)
+async def doctor(session: Session, request: ops.NoArgs) -> ops.Diagnoses:
+    from auger.core.doctor import diagnose
+
+    found = await asyncio.to_thread(diagnose, session.runtime.settings)
+    return ops.Diagnoses([ops.Diagnosis(c.name, c.status, c.detail, c.fix) for c in found])

@@ -139,3 +139,19 @@ async def mcp_cmd(ctx: CommandContext, arg: str) -> None:
         state = srv.status + (f": {_cell(srv.error)}" if srv.error else "")
         rows.append([md_code(srv.name), state, _cell(tools)])
     await ctx.write(md_table(["Server", "Status", "Tools"], rows))
+
+
+@command("doctor", "Check the config, the model and its key, trust, MCP servers, the sandbox, the terminal")
+async def doctor_cmd(ctx: CommandContext, arg: str) -> None:
+    from auger.core.doctor import terminal
+
+    marks = {"ok": "✓", "warn": "!", "fail": "✗"}
+    here = terminal()
+    rows = [(c.name, c.status, c.detail, c.fix) for c in await ctx.agent.doctor()]
+    rows.append((here.name, here.status, here.detail, here.fix))
+    table = [[marks.get(s, s), n, _cell(d), _cell(f) if s != "ok" else ""] for n, s, d, f in rows]
+    failed = sum(1 for _, s, _, _ in rows if s == "fail")
+    await ctx.write(
+        md_table(["", "Check", "Found", "Fix"], table)
+        + f"\n\n{failed or 'No'} problem{'s' if failed != 1 else ''} to fix."
+    )
