@@ -143,15 +143,23 @@ async def mcp_cmd(ctx: CommandContext, arg: str) -> None:
 
 @command("doctor", "Check the config, the model and its key, trust, MCP servers, the sandbox, the terminal")
 async def doctor_cmd(ctx: CommandContext, arg: str) -> None:
-    from auger.core.doctor import terminal
+    import os
 
     marks = {"ok": "✓", "warn": "!", "fail": "✗"}
-    here = terminal()
-    rows = [(c.name, c.status, c.detail, c.fix) for c in await ctx.agent.doctor()]
-    rows.append((here.name, here.status, here.detail, here.fix))
+    rows = [(c.name, c.status, c.detail, c.fix) for c in await ctx.agent.doctor()]  # the agent's side
+    colour = os.environ.get("COLORTERM", "")
+    full = colour in ("truecolor", "24bit")
+    rows.append(
+        (
+            "terminal",
+            "ok",
+            f"TERM={os.environ.get('TERM', '')}, COLORTERM={colour or '(unset)'}",
+            "" if full else "COLORTERM=truecolor gives full colour.",
+        )
+    )
     table = [[marks.get(s, s), n, _cell(d), _cell(f) if s != "ok" else ""] for n, s, d, f in rows]
     failed = sum(1 for _, s, _, _ in rows if s == "fail")
+    plural = "s" if failed != 1 else ""
     await ctx.write(
-        md_table(["", "Check", "Found", "Fix"], table)
-        + f"\n\n{failed or 'No'} problem{'s' if failed != 1 else ''} to fix."
+        md_table(["", "Check", "Found", "Fix"], table) + f"\n\n{failed or 'No'} problem{plural} to fix."
     )
