@@ -54,7 +54,7 @@ def test_each_step_runs_nine_model_call_and_three_tool_call_layers(
     assert len(model_layers) == 9 and len(tool_layers) == 3
     assert "HumanInTheLoopMiddleware" not in [m.name for m in stack]
     merged = [m for m in stack if isinstance(m, Layers)]
-    assert [m.name for m in merged] == ["Layers[TurnLimitMiddleware..RewindMiddleware]"]
+    assert [m.name for m in merged] == ["Layers[TurnLimitMiddleware..ContextMeter]"]
     members = [type(m).__name__ for layer in merged for m in layer.members]
     assert members == [  # the documented order (auger.core.agent.graph)
         *("TurnLimitMiddleware", "ResumeStateMiddleware", "ConfigurableModelMiddleware"),
@@ -70,7 +70,7 @@ def test_each_step_runs_nine_model_call_and_three_tool_call_layers(
             "RedactionMiddleware",
         ),
         *("ToolResultsMiddleware", "ClientToolsMiddleware", "TurnToolsMiddleware", "PlanModeMiddleware"),
-        *("FolderMemoryMiddleware", "RewindMiddleware"),
+        *("FolderMemoryMiddleware", "RewindMiddleware", "BackgroundMiddleware", "ContextMeter"),
     ]
     assert "present_plan" in [t.name for t in merged[0].tools]  # the members' tools stay offered
 

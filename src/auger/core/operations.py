@@ -247,6 +247,20 @@ class Costs:
 
 
 @dataclass(frozen=True)
+class ContextPart:
+    name: str
+    chars: int
+    tokens: int  # estimated: the last call's prompt tokens shared out by characters, else chars / 4
+
+
+@dataclass(frozen=True)
+class ContextUse:
+    parts: list[ContextPart]
+    window: int | None  # the model's context window, when known
+    measured: bool  # False: no model call in this session yet (only the saved messages counted)
+
+
+@dataclass(frozen=True)
 class Diagnosis:
     name: str
     status: str  # ok | warn | fail
@@ -606,6 +620,15 @@ COST = Op(
 )
 DOCTOR = Op(
     "doctor", "GET", "/doctor", NoArgs, Diagnoses, "Config, model and key, trust, MCP, sandbox checks"
+)
+CONTEXT = Op(
+    "context",
+    "GET",
+    f"{T}/context",
+    ThreadRef,
+    ContextUse,
+    "What fills the context window, by part",
+    scope="own",
 )
 # every operation declared above, in their order (the routes and the OpenAPI document follow it)
 OPERATIONS: tuple[Operation[Any, Any], ...] = tuple(

@@ -30,6 +30,7 @@ from auger.core.operations import (
     AgentInfo,
     Catalogue,
     Compacted,
+    ContextUse,
     Diagnosis,
     JobInfo,
     ModelChoice,
@@ -259,6 +260,9 @@ class AgentPort(Protocol):
     async def change_rule(self, action: str, kind: str, rule: str, scope: str = "project") -> str:
         change = ops.ChangeRule(self.thread_id, action, kind, rule, scope)  # type: ignore[arg-type]
         return (await self.call(ops.CHANGE_RULE, change)).text
+
+    async def context_use(self) -> ContextUse:
+        return await self.call(ops.CONTEXT, ops.ThreadRef(self.thread_id))
 
     async def doctor(self) -> list[Diagnosis]:
         return (await self.call(ops.DOCTOR, ops.NoArgs())).checks

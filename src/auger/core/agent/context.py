@@ -44,3 +44,4 @@ class AugerContext:
     # this turn's auger.core.rewind.recorder.TurnRecorder (RewindMiddleware snapshots before file changes)
     rewind: Any = None
     jobs: Any = None  # the session's background commands (auger.core.backends.jobs.Jobs)
+    meter: Any = None  # the session's last request, for /context (middleware/model/context_meter.Meter)

@@ -332,3 +332,19 @@ async def doctor(session: Session, request: ops.NoArgs) -> ops.Diagnoses:
 
     found = await asyncio.to_thread(diagnose, session.runtime.settings)
     return ops.Diagnoses([ops.Diagnosis(c.name, c.status, c.detail, c.fix) for c in found])
+
+
+@implements(ops.CONTEXT)
+async def context(session: Session, request: ops.ThreadRef) -> ops.ContextUse:
+    from auger.core.middleware.model.context_meter import Meter
+    from auger.core.models.specs import window_of
+
+    meter = session.meter
+    if not meter.seen:  # no call in this session yet: the saved conversation only
+        meter = Meter(messages=tuple(await session.messages(request.thread_id)))
+    parts = await asyncio.to_thread(meter.parts)
+    total = sum(parts.values()) or 1
+    per_char = session.context_tokens / total if session.meter.seen and session.context_tokens else 0.25
+    window = window_of(session.runtime.settings, session.model_spec)
+    found = [ops.ContextPart(name, chars, round(chars * per_char)) for name, chars in parts.items()]
+    return ops.ContextUse(found, window, session.meter.seen)

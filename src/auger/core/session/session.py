@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from auger.core import events as ev
 from auger.core.backends.factory import output_limits
 from auger.core.backends.jobs import Jobs
+from auger.core.middleware.model.context_meter import Meter
 from auger.core.port import AgentPort
 from auger.core.session.inputs import PendingInputs
 from auger.core.session.lifecycle import LifecycleHooks
@@ -64,9 +65,8 @@ class Session(AgentPort):
         self.grants: set[str] = set()  # "always allow" rules for this thread
         self.pending: dict[str, ev.ApprovalRequested] = {}
         self.inputs = PendingInputs()  # MCP servers' forms the turn waits on
-        self.background = Jobs(
-            output_limits(runtime.settings)["spill_to"]
-        )  # background commands; end with it
+        self.background = Jobs(output_limits(runtime.settings)["spill_to"])  # they end with the session
+        self.meter = Meter()  # the last model request, measured when /context asks
         self.lifecycle = LifecycleHooks(runtime.hooks)
         self.notices: list[str] = []  # warnings shown at the start of the next turn (a model override)
         self.writer = WriterLease(runtime.threads)  # one writer per thread, across processes
@@ -176,6 +176,7 @@ class Session(AgentPort):
         self.lifecycle.source = "resume" if thread_id else "clear"
         self.thread_id = thread_id or new_thread_id()
         self.grants.clear()
+        self.meter = Meter()
         self.context_tokens = 0
         if thread_id is None:
             return

@@ -250,6 +250,7 @@ class Turn:
             terminal=self.options.terminal,
             rewind=self.rewind,
             jobs=session.background,
+            meter=session.meter,
         )
 
     async def _approve(self, action: dict[str, Any]) -> dict[str, Any]:

@@ -178,3 +178,24 @@ async def cost_cmd(ctx: CommandContext, arg: str) -> None:
     await ctx.write(
         f"{table}\n\nTotal — {'; '.join(total)} (genai-prices' table; local models have no price)."
     )
+
+
+def _bar(part: float, width: int = 24) -> str:
+    filled = min(width, round(part * width))
+    return "█" * filled + "░" * (width - filled)
+
+
+@command(
+    "context", "What fills the context window: system prompt, skills, memory, tools, messages, tool results"
+)
+async def context_cmd(ctx: CommandContext, arg: str) -> None:
+    use = await ctx.agent.context_use()
+    total = sum(p.tokens for p in use.parts)
+    scale = use.window or total or 1
+    rows = [[p.name, f"~{fmt.tokens(p.tokens)}", md_code(_bar(p.tokens / scale))] for p in use.parts]
+    of = f" of {fmt.tokens(use.window)} ({100 * total / use.window:.0f}%)" if use.window else ""
+    note = "" if use.measured else "\n\nNo model call in this session yet: the saved messages only."
+    await ctx.write(
+        md_table(["Part", "Tokens", "Share of the window" if use.window else "Share"], rows)
+        + f"\n\n**~{fmt.tokens(total)} tokens{of}** {md_code(_bar(total / scale))}{note}"
+    )
