@@ -71,8 +71,8 @@ outermost first):
                                  tool call (`auger.core.rewind`); inside the other tool wrappers,
                                  so refused or rejected calls cost nothing.
 11b. BackgroundMiddleware      — `execute(background=true)`, `execute_output`, `execute_stop`;
-                                 innermost: such a command passed all of the above first.
-11c. ContextMeter              — keeps the last request for `/context` (sizes counted on demand).
+                                 innermost: such a command passed all of the above first. 11c.
+                                 ContextMeter keeps the last request for `/context`.
 12. AugerSkillsMiddleware      — named "SkillsMiddleware": takes the SDK's skills slot in the tail.
 13. AugerMemoryMiddleware      — named "MemoryMiddleware": takes the SDK's memory slot in the tail.
 14. RememberedUnsupportedContent — named "UnsupportedContentMiddleware": the SDK's last slot, the
@@ -85,14 +85,11 @@ deepagents puts its core stack before these (filesystem tools, `task` subagents,
 dangling-tool-call patching) and its tail after 1-11: skills (12), prompt caching, memory (13),
 unsupported content. Subagents get what `Stack.subagent` lists (see `_subagents()`).
 
-Each run of consecutive auger middlewares without graph-node hooks (0a-11c in the main agent, 0a-10b'
-in a subagent) runs as ONE wrapper layer around the model call and the tool call
-(`auger.core.middleware.layers.layered`): the same hooks in the same order, one langsmith
-`traceable` instead of one per middleware. An agent step is then two graph steps: the model and
-the tools.
+Each run of consecutive auger middlewares without graph-node hooks (0a-11c; 0a-10b' in a subagent)
+runs as ONE wrapper layer (`auger.core.middleware.layers.layered`): the same hooks in the same order,
+one langsmith `traceable`. An agent step is then two graph steps: the model and the tools.
 
-The backend is the project backend wrapped with the user-folder mounts of `auger.core.backends.mounts`
-(`/~auger/` = AUGER_HOME, `/~builtin/skills/`, `/~agents/skills/`).
+The backend is the project backend wrapped with the mounts of `auger.core.backends.mounts`.
 """
 
 from __future__ import annotations
@@ -352,15 +349,17 @@ def create_cli_agent(
     from auger.core.middleware.tools.folder_memory import FolderMemoryMiddleware
     from auger.core.middleware.tools.turn_tools import TurnToolsMiddleware
 
-    middleware.append(TurnToolsMiddleware())  # inside 10: it sees (and limits) MCP tools too
-    middleware.append(PlanModeMiddleware())  # inside 10 too; with present_plan
-    middleware.append(FolderMemoryMiddleware(settings))
-    middleware.append(RewindMiddleware())  # after MCP: it sees the MCP tool (read-only or not)
     from auger.core.middleware.model.context_meter import ContextMeter
     from auger.core.middleware.tools.background import BackgroundMiddleware
 
-    middleware.append(BackgroundMiddleware(getattr(backend, "default", backend)))  # innermost
-    middleware.append(ContextMeter((stack.skills, stack.memory)))  # /context: the request as it stands
+    middleware += [  # inside 10: they see (and limit, judge) MCP tools too
+        TurnToolsMiddleware(),
+        PlanModeMiddleware(),  # with present_plan
+        FolderMemoryMiddleware(settings),
+        RewindMiddleware(),
+        BackgroundMiddleware(getattr(backend, "default", backend)),
+        ContextMeter((stack.skills, stack.memory)),
+    ]
     from auger.core.agent.thread_tool import get_current_thread_id
 
     return create_deep_agent(
