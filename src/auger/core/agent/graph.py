@@ -345,12 +345,11 @@ def create_cli_agent(
         from auger.core.middleware.tools.mcp_tools import McpToolsMiddleware
 
         middleware.append(McpToolsMiddleware(mcp))
+    from auger.core.middleware.model.context_meter import ContextMeter
     from auger.core.middleware.prompt.plan_mode import PlanModeMiddleware
+    from auger.core.middleware.tools.background import BackgroundMiddleware
     from auger.core.middleware.tools.folder_memory import FolderMemoryMiddleware
     from auger.core.middleware.tools.turn_tools import TurnToolsMiddleware
-
-    from auger.core.middleware.model.context_meter import ContextMeter
-    from auger.core.middleware.tools.background import BackgroundMiddleware
 
     middleware += [  # inside 10: they see (and limit, judge) MCP tools too
         TurnToolsMiddleware(),
