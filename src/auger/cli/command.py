@@ -76,7 +76,13 @@ def build_parser() -> Any:
         help="approval mode: manual asks for edits and shell, auto-edit asks for shell, yolo never asks, "
         "plan reads only and ends with a plan to accept",
     )
-    p.add_argument("--yolo", dest="mode", action="store_const", const="yolo", help="never ask for approval (= --mode yolo)")
+    p.add_argument(
+        "--yolo",
+        dest="mode",
+        action="store_const",
+        const="yolo",
+        help="never ask for approval (= --mode yolo)",
+    )
     p.add_argument("--max-turns", type=int, metavar="N", help="cap on model calls per prompt")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="headless wall-clock limit (exit 124)")
     p.add_argument(
@@ -89,7 +95,12 @@ def build_parser() -> Any:
         help="resume this project's newest thread, or the thread ID (a unique prefix works)",
     )
     p.add_argument(
-        "-c", "--continue", dest="resume", action="store_const", const="", help="continue this project's newest thread (= -r)"
+        "-c",
+        "--continue",
+        dest="resume",
+        action="store_const",
+        const="",
+        help="continue this project's newest thread (= -r)",
     )
     p.add_argument(
         "--sandbox", action="store_true", default=None, help="run shell and file tools in bubblewrap"
