@@ -350,7 +350,9 @@ class AugerApp(AppBase):
 
     async def on_approval_prompt_resolved(self, message: ApprovalPrompt.Resolved) -> None:
         self.state.ask_closed()
-        self.prompt.focus()
+        # now, not deferred as `focus()` is: removing the focused prompt first would hand the focus
+        # (and the view) to the transcript's first focusable block, an old tool row at its top
+        self.main_screen.set_focus(self.prompt, scroll_visible=False)
         if self.view is not None:
             await self.view.approval_resolved(message.prompt)
         else:
