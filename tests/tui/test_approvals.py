@@ -6,6 +6,7 @@ import json
 
 import pytest
 from conftest_tui import Tui, ready, replies, submit, tui, turn, wait_for, write_skill  # noqa: F401
+from textual.widgets import Static
 
 from auger.tui.widgets.approval import ApprovalPrompt
 from auger.tui.widgets.diffview import DiffView
@@ -219,3 +220,31 @@ async def test_an_approval_and_its_answer_keep_the_live_turn_in_view(tui: Tui, s
         answer = t.query(AssistantMessage).last()
         await wait_for(pilot, lambda: t.scroll_y == t.max_scroll_y and _in_view(t, answer))
         assert app.focused is app.prompt
+
+
+async def test_the_approval_names_the_command_once_and_says_why(tui: Tui) -> None:
+    tui.llm.add(RUN, {"text": "Ran."})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "run it")
+        prompt = await _approval(pilot, app)
+        shown = [str(s.render()) for s in prompt.query(Static) if not s.has_class("hint")]
+        assert sum(text.count("echo approved-run") for text in shown) == 1, shown
+        assert shown[0] == "Allow execute?" and "$ echo approved-run" in shown
+        assert "Asked because: mode 'manual' asks before execute." in shown
+
+
+async def test_an_approved_rows_duration_leaves_out_the_time_spent_deciding(tui: Tui) -> None:
+    tui.llm.add(RUN, {"text": "Ran."})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "run it")
+        await _approval(pilot, app)
+        await pilot.pause(1.5)  # the user reads the command before answering
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        row = app.transcript.query_one(ToolRow)
+        assert row.status == "success" and row.duration_ms is not None
+        assert row.duration_ms < 1000, row.meta()  # `echo` takes milliseconds; the 1.5 s were the user's
