@@ -299,6 +299,7 @@ KEYS: tuple[Key, ...] = (
     Key("web_search.api_key_env", "str", None, "Environment variable holding its API key.", nullable=True),
     Key("tui.theme", "str", "textual-dark", "Textual theme name."),
     Key("tui.prune_after", "int", 400, "Transcript widgets kept before old ones are pruned.", positive=True),
+    Key("tui.scrollback_on_exit", "bool", False, "Print the conversation as Markdown when the TUI closes."),
     Key("tui.keys", "table", {}, 'Key remaps: binding id -> keys, e.g. "app.cancel" = "escape,ctrl+x".'),
 )
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
-from conftest_tui import Tui, ready, replies, submit, tui, wait_for  # noqa: F401
+import pytest
+from conftest_tui import Tui, ready, replies, submit, tui, turn, wait_for, write_skill  # noqa: F401
+from textual.widgets import Static
 
 from auger.tui.widgets.approval import ApprovalPrompt
 from auger.tui.widgets.diffview import DiffView
+from auger.tui.widgets.messages import AssistantMessage
 from auger.tui.widgets.tool_row import ToolRow
 
 WRITE = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/a.py", "content": "x = 1\n"}}]}
@@ -179,3 +182,69 @@ async def test_keys_typed_as_the_approval_appears_stay_in_the_prompt(tui: Tui) -
         assert (tui.env.project / "a.py").read_text() == "x = 1\n"
         assert app.transcript.query_one(ToolRow).status == "success"
         assert app.prompt.text == "about the parser" and app.focused is app.prompt
+
+
+def _in_view(transcript, block, *, top_line: bool = False) -> bool:  # type: ignore[no-untyped-def]
+    """Some of `block` (a transcript child) is on screen; `top_line`: its first line is."""
+    top, region = transcript.scroll_y, block.virtual_region
+    bottom = top + transcript.scrollable_content_region.height
+    return top <= region.y < bottom if top_line else region.y < bottom and region.bottom > top
+
+
+@pytest.mark.parametrize("scrolled", [False, True])
+async def test_an_approval_and_its_answer_keep_the_live_turn_in_view(tui: Tui, scrolled: bool) -> None:
+    """An earlier turn's tool row and a `/skills` table above: the approval shows where the turn is,
+    and answering it leaves the view on the turn's end (it used to jump to that old row, at the top),
+    whether or not the user had scrolled up to read the table."""
+    for i in range(12):
+        write_skill(tui.env.project, f"skill-{i}", f"Does thing number {i} for the tests", "body")
+    big = "".join(f"line_{i} = {i}\n" for i in range(60))
+    write = {"tool_calls": [{"name": "write_file", "args": {"file_path": "/big.py", "content": big}}]}
+    ls = {"tool_calls": [{"name": "ls", "args": {"path": "/"}}]}
+    tui.llm.add(ls, {"text": "Listed."}, write, {"text": "Final answer here."})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "look around")
+        await turn(pilot, "/skills")
+        t = app.transcript
+        if scrolled:
+            t.scroll_to(y=t.max_scroll_y - 30, animate=False)  # as the mouse wheel does
+            await wait_for(pilot, lambda: t.scroll_y < t.max_scroll_y - 20)
+        await submit(pilot, "write big.py")
+        prompt = await _approval(pilot, app)
+        await wait_for(pilot, lambda: _in_view(t, prompt, top_line=True))
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: replies(app)[-1] == "Final answer here.")
+        answer = t.query(AssistantMessage).last()
+        await wait_for(pilot, lambda: t.scroll_y == t.max_scroll_y and _in_view(t, answer))
+        assert app.focused is app.prompt
+
+
+async def test_the_approval_names_the_command_once_and_says_why(tui: Tui) -> None:
+    tui.llm.add(RUN, {"text": "Ran."})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "run it")
+        prompt = await _approval(pilot, app)
+        shown = [str(s.render()) for s in prompt.query(Static) if not s.has_class("hint")]
+        assert sum(text.count("echo approved-run") for text in shown) == 1, shown
+        assert shown[0] == "Allow execute?" and "$ echo approved-run" in shown
+        assert "Asked because: mode 'manual' asks before execute." in shown
+
+
+async def test_an_approved_rows_duration_leaves_out_the_time_spent_deciding(tui: Tui) -> None:
+    tui.llm.add(RUN, {"text": "Ran."})
+    app = tui.app(mode="manual")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "run it")
+        await _approval(pilot, app)
+        await pilot.pause(1.5)  # the user reads the command before answering
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        row = app.transcript.query_one(ToolRow)
+        assert row.status == "success" and row.duration_ms is not None
+        assert row.duration_ms < 1000, row.meta()  # `echo` takes milliseconds; the 1.5 s were the user's

@@ -413,3 +413,15 @@ async def test_custom_command_is_completed_and_invoked(tui: Tui) -> None:
         await app.workers.wait_for_complete()
         assert tui.last_user_text() == "Summarise the last 7 days of work."
         assert [m.text for m in app.transcript.query(UserMessage)] == ["/git:summary 7"]
+
+
+async def test_resume_opens_the_thread_picker(tui: Tui) -> None:
+    """`/resume`, the word Claude Code and Codex users type, is the thread picker (not `/rename`)."""
+    tui.llm.add({"text": "about apples"})
+    app = tui.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "tell me about apples")
+        await turn(pilot, "/resume")
+        assert isinstance(app.screen, ThreadPicker)
+        assert app.screen.values == [app.session.thread_id]  # type: ignore[union-attr]

@@ -252,3 +252,24 @@ def test_an_app_slow_to_see_the_hangup_still_exits(tmp_path: Path, guarded: bool
         subprocess.run([*term.base, "kill-server"], capture_output=True)
         with contextlib.suppress(ProcessLookupError):
             os.kill(pane, 9)
+
+
+def test_keys_scroll_and_the_conversation_stays_in_the_scrollback(auger_env: AugerEnv) -> None:
+    """PageUp / Ctrl+End as a real terminal sends them; with `[tui] scrollback_on_exit` the
+    conversation is printed after the alternate screen closes, so it is still there to scroll to."""
+    auger_env.write_config("[tui]\nscrollback_on_exit = true\n")
+    auger_env.llm.add({"text": "\n\n".join(f"Line {i} of the answer." for i in range(60))})
+    with terminal(auger_env.env, auger_env.project) as term:
+        term.wait(lambda s: "Ask anything" in s)
+        term.type("tell me a long story")
+        term.wait(lambda s: "Line 59 of the answer." in s)
+        term("send-keys", "-t", term.name, "PPage")
+        term.wait(lambda s: "Line 59 of the answer." not in s and "Line 45 of the answer." in s)
+        term("send-keys", "-t", term.name, "C-End")
+        term.wait(lambda s: "Line 59 of the answer." in s)
+        term.type("/quit")
+        term.wait(lambda s: "AUGER-EXIT=0" in s)
+        history = term("capture-pane", "-p", "-S", "-", "-t", term.name)
+    after = history.split("Resume this conversation with")[0]
+    for line in ("tell me a long story", "Line 0 of the answer.", "Line 59 of the answer."):
+        assert line in after

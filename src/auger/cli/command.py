@@ -23,7 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "config": ("auger.cli.config", "show or change settings (auger config show | set KEY VALUE)"),
     "threads": (
         "auger.cli.threads",
-        "list, search, show, rename, fork, rewind, diff, delete and prune threads",
+        "list (--search TEXT), show, rename, fork, rewind, diff, delete and prune threads",
     ),
     "mcp": ("auger.cli.mcp", "MCP servers: list, get, add, remove"),
     "hooks": ("auger.cli.hooks", "list lifecycle hooks"),
@@ -52,7 +52,10 @@ def build_parser() -> Any:
     p.add_argument("--version", action="version", version=f"auger {__version__}")
     p.add_argument(
         "-n",
+        "-p",
         "--non-interactive",
+        "--print",
+        dest="non_interactive",
         metavar="TEXT",
         nargs="?",
         const="",
@@ -74,6 +77,13 @@ def build_parser() -> Any:
         help="approval mode: manual asks for edits and shell, auto-edit asks for shell, yolo never asks, "
         "plan reads only and ends with a plan to accept",
     )
+    p.add_argument(
+        "--yolo",
+        dest="mode",
+        action="store_const",
+        const="yolo",
+        help="never ask for approval (= --mode yolo)",
+    )
     p.add_argument("--max-turns", type=int, metavar="N", help="cap on model calls per prompt")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="headless wall-clock limit (exit 124)")
     p.add_argument(
@@ -84,6 +94,14 @@ def build_parser() -> Any:
         const="",
         default=None,
         help="resume this project's newest thread, or the thread ID (a unique prefix works)",
+    )
+    p.add_argument(
+        "-c",
+        "--continue",
+        dest="resume",
+        action="store_const",
+        const="",
+        help="continue this project's newest thread (= -r)",
     )
     p.add_argument(
         "--sandbox", action="store_true", default=None, help="run shell and file tools in bubblewrap"

@@ -32,6 +32,9 @@ def tui(settings: Settings, args: Any, factory: SessionFactory) -> int:
     with writes_survive_hangup():
         code = app.run()
     hint = app.resume_hint()
+    if app.exit_transcript:  # `[tui] scrollback_on_exit`: the conversation stays in the terminal
+        with contextlib.suppress(OSError):
+            print(app.exit_transcript + "\n", flush=True)
     if hint:
         where = f"auger --connect {args.connect} " if args.connect else "auger "
         with contextlib.suppress(OSError):  # the terminal is gone (SIGHUP): nobody to tell

@@ -64,6 +64,7 @@ LATER = (
 )
 
 log = logging.getLogger("auger.tui")
+SCROLLBACK_MAX = 500_000  # characters of the conversation `scrollback_on_exit` prints
 
 
 class AugerApp(AppBase):
@@ -333,7 +334,9 @@ class AugerApp(AppBase):
 
     async def on_approval_prompt_resolved(self, message: ApprovalPrompt.Resolved) -> None:
         self.state.ask_closed()
-        self.prompt.focus()
+        # now, not deferred as `focus()` is: removing the focused prompt first would hand the focus
+        # (and the view) to the transcript's first focusable block, an old tool row at its top
+        self.main_screen.set_focus(self.prompt, scroll_visible=False)
         if self.view is not None:
             await self.view.approval_resolved(message.prompt)
         else:
@@ -391,12 +394,30 @@ class AugerApp(AppBase):
         if session is not None:
             session.give_way_to(None)
             self.exit_thread_id = session.thread_id if self.facts.turns else None
+            if self.exit_thread_id and self.settings.get("tui.scrollback_on_exit"):
+                self.exit_transcript = await self._scrollback(session)
             try:
                 await session.aclose()
             except Exception:
                 log.exception("closing the session failed")
 
     exit_thread_id: str | None = None
+    exit_transcript = ""  # `[tui] scrollback_on_exit`: the conversation, printed once the screen is gone
+
+    async def _scrollback(self, session: AgentPort) -> str:
+        """The thread as Markdown for the terminal's scrollback: control characters made visible,
+        at most its last SCROLLBACK_MAX characters."""
+        from auger.core.text import visible
+
+        try:
+            text = visible(await session.transcript("markdown")).strip()
+        except Exception:
+            log.exception("reading the thread for the scrollback failed")
+            return ""
+        if len(text) > SCROLLBACK_MAX:
+            cut = f"(earlier part not shown: auger threads show {session.thread_id[:8]} --markdown)"
+            text = cut + "\n\n" + text[-SCROLLBACK_MAX:]
+        return text
 
     def resume_hint(self) -> str | None:
         thread = self.exit_thread_id or (

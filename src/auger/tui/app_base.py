@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.actions import SkipAction
 from textual.app import App
 from textual.screen import Screen
 from textual.widgets import TextArea
@@ -258,6 +259,16 @@ class AppBase(App[int]):
         rows = self.transcript.query(ToolRow)
         if rows:
             rows.last().action_toggle_details()
+
+    def action_scroll_transcript(self, where: str) -> None:
+        """PageUp / PageDown, Shift+Up / Down, Ctrl+Home / End: the transcript moves, the focus
+        stays. On a picker or dialog the keys are its own."""
+        if self.screen is not self.main_screen:
+            raise SkipAction()
+        t = self.transcript
+        moves = {"page_up": t.scroll_page_up, "page_down": t.scroll_page_down, "line_up": t.scroll_up}
+        moves |= {"line_down": t.scroll_down, "top": t.scroll_home, "bottom": t.scroll_end}
+        moves[where](animate=False)
 
     def action_toggle_todos(self) -> None:
         for panel in self.main_screen.query(TodoPanel):

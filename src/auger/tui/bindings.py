@@ -4,6 +4,10 @@
     "app.cancel" = "escape,ctrl+x"
 
 (ids of the prompt and approval bindings live beside their widgets: `prompt.*`, `approval.*`).
+
+The transcript scrolls from the keyboard wherever the focus is: its keys are priority bindings
+(else the prompt's PageUp / Shift+Up would move its cursor). Home / End stay the prompt's line
+start / end (a multi-line prompt needs them), so top / bottom are Ctrl+Home / Ctrl+End.
 """
 
 from __future__ import annotations
@@ -22,6 +26,19 @@ APP_BINDINGS: list[Binding] = [
     Binding("ctrl+g", "editor", "Edit in $EDITOR", priority=True, id="app.editor"),
     Binding("ctrl+o", "toggle_last_tool", "Expand tool", show=False, id="app.toggle_tool"),
     Binding("ctrl+t", "toggle_todos", "Todos", show=False, id="app.toggle_todos"),
+    *(
+        Binding(
+            keys, f"scroll_transcript('{where}')", text, show=False, priority=True, id=f"app.scroll_{where}"
+        )
+        for keys, where, text in (
+            ("pageup,shift+pageup", "page_up", "Scroll up a page"),
+            ("pagedown,shift+pagedown", "page_down", "Scroll down a page"),
+            ("shift+up", "line_up", "Scroll up a line"),
+            ("shift+down", "line_down", "Scroll down a line"),
+            ("ctrl+home", "top", "Scroll to the top"),
+            ("ctrl+end", "bottom", "Scroll to the end"),
+        )
+    ),
 ]
 
 

@@ -168,6 +168,7 @@ class TurnView:
             row.decided(prompt.decision.kind, prompt.decision.message, prompt.decision.rule)
         if prompt.request.decided_by != "plan":  # a plan stays in the transcript, with its answer
             await prompt.remove()
+        self.transcript.scroll_end(animate=False)  # the turn goes on below: follow it again
 
     async def _input(self, event: ev.InputRequested) -> None:
         """An MCP server's form: under the tool row that is waiting for it (the last running one)."""

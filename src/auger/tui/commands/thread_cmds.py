@@ -33,7 +33,9 @@ async def fork_cmd(ctx: CommandContext, arg: str) -> None:
     await ctx.switch_thread(new_id, f"Forked thread {old[:8]} into {{id}}; you are now in the fork")
 
 
-@command("threads", "Browse threads: search, resume, rename, delete, fork", idle_only=True)
+@command(
+    "threads", "Browse threads: search, resume, rename, delete, fork", aliases=("resume",), idle_only=True
+)
 async def threads_cmd(ctx: CommandContext, arg: str) -> None:
     from auger.tui.screens.thread_picker import ThreadPicker
 

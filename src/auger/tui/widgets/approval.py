@@ -57,11 +57,14 @@ class ApprovalPrompt(Vertical, can_focus=True):
 
     def compose(self):  # type: ignore[no-untyped-def]
         req = self.request
-        where = fmt.key_arg(req.name, req.args, 100)
+        diff = tool_diff(req.name, req.args, self.project_root)
+        # the command or arguments once, in the view below; a diff does not name its file
+        where = fmt.key_arg(req.name, req.args, 100) if diff is not None else ""
         yield Static(f"Allow {req.name}{' ' + where if where else ''}?", markup=False, classes="title")
-        yield call_view(req.name, req.args, tool_diff(req.name, req.args, self.project_root), max_lines=40)
-        if req.description and not req.description.startswith("Tool execution requires approval"):
-            yield Static(req.description, markup=False, classes="why")
+        yield call_view(req.name, req.args, diff, max_lines=40)
+        why = req.description.partition(" needs approval: ")[2] or req.description  # not the call again
+        if why and not why.startswith("Tool execution requires approval"):
+            yield Static(f"Asked because: {why}", markup=False, classes="why")
         yield Static(self.hint, markup=False, classes="hint")
         yield Input(placeholder="Tell the agent why (Enter to reject, Esc for no message)", classes="reason")
 

@@ -70,6 +70,7 @@ class ToolRow(Vertical, can_focus=True):
         self.output = ""
         self.duration_ms: int | None = None
         self.started = time.monotonic()
+        self.approved_at: float | None = None  # the user's yes: the call's clock starts then
         self.diff = tool_diff(name, args, project_root, applied=applied)
         self.summary = "$ " + fmt.one_line(str(args.get("command", "")), 90) if name == "execute" else ""
         self.summary = self.summary or fmt.key_arg(name, args)
@@ -117,6 +118,8 @@ class ToolRow(Vertical, can_focus=True):
 
     def finish(self, status: str, output: str, duration_ms: int | None) -> None:
         self.output = output
+        if duration_ms is not None and self.approved_at is not None:  # not the time spent deciding
+            duration_ms = min(duration_ms, int((time.monotonic() - self.approved_at) * 1000))
         self.duration_ms = duration_ms
         self.set_status(status)
         if self._built:
@@ -125,6 +128,7 @@ class ToolRow(Vertical, can_focus=True):
     def decided(self, kind: str, message: str | None, rule: str | None = None) -> None:
         words = {"approve": "approved", "approve_always": f"always allowed {rule or ''}".rstrip()}
         self.decision = words.get(kind, "rejected") + (f": {message}" if message else "")
+        self.approved_at = time.monotonic() if kind != "reject" else None
         if kind == "reject":
             self.set_status("rejected")
         else:
