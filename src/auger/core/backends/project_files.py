@@ -5,18 +5,23 @@ gigabytes. `read_page` keeps only the requested lines (`auger.core.backends.pagi
 files (images, PDFs) over `BINARY_CAP` are refused. `ProjectFiles` adds it to a backend, lists an
 entry it cannot follow (a symlink loop) as a link instead of failing the listing, and refuses
 every operation once the folder the backend is rooted at is gone: a write would otherwise
-recreate a deleted project folder.
+recreate a deleted project folder. grep, glob and ls respect the project
+(`auger.core.backends.search`): a regex search honouring ignore files, capped listings, and a
+missing search path named in an error.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
+from typing import Any
 
 from deepagents.backends import FilesystemBackend
-from deepagents.backends.protocol import FileData, FileInfo, LsResult, ReadResult
+from deepagents.backends.protocol import FileData, FileInfo, GlobResult, GrepResult, LsResult, ReadResult
 from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, normalize_read_bounds
 
+from auger.core.backends import search
 from auger.core.backends.paging import page
 
 BINARY_CAP = 32 * 1024 * 1024
@@ -69,9 +74,53 @@ class ProjectFiles(FilesystemBackend):
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         return read_page(self, file_path, offset, limit)
 
+    def grep(
+        self,
+        pattern: str,
+        path: str | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+        context_lines: int = 0,
+        file_type: str | None = None,
+    ) -> GrepResult:
+        """A regex search of `path` (the project by default) with `auger.core.backends.search`."""
+        try:
+            base = self._resolve_path(path or "/")
+        except (OSError, ValueError) as exc:
+            return GrepResult(error=f"Error searching '{path or '/'}': {exc}", matches=[])
+        if not base.exists():
+            return GrepResult(error=f"Error: {search.missing(path)}", matches=[])
+        query = search.Query(pattern, glob, file_type, max(context_lines, 0), max_count or search.COUNT_CAP)
+        return search.host_grep(self.cwd, base, query)
+
+    async def agrep(
+        self, pattern: str, path: str | None = None, glob: str | None = None, **kw: Any
+    ) -> GrepResult:
+        return await asyncio.to_thread(self.grep, pattern, path, glob, **kw)
+
+    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
+        """deepagents' glob, its matches capped (`search.cap_entries`); a missing `path` is an error."""
+        try:
+            if path and not self._resolve_path(path).exists():
+                return GlobResult(error=search.missing(path))
+        except (OSError, ValueError) as exc:
+            return GlobResult(error=f"Error searching '{path}': {exc}")
+        result = super().glob(pattern, path)
+        if result.matches:
+            result.matches, more = search.cap_entries(result.matches, "narrow the pattern or the path")
+            result.truncated = result.truncated or bool(more)
+        return result
+
     def ls(self, path: str) -> LsResult:
-        """deepagents' listing, but an entry it cannot stat (a symlink loop) is listed as what it
-        is instead of failing the whole listing."""
+        """deepagents' listing, capped (`search.cap_entries`), but an entry it cannot stat (a
+        symlink loop) is listed as what it is instead of failing the whole listing."""
+        result = self._ls(path)
+        if result.entries:
+            result.entries = search.cap_entries(result.entries, "list a subfolder, or glob for a pattern")[0]
+        return result
+
+    def _ls(self, path: str) -> LsResult:
         result = super().ls(path)
         if result.entries is None or not result.error or "aborted" in result.error:
             return result

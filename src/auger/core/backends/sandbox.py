@@ -15,7 +15,6 @@ import base64
 import functools
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -40,10 +39,10 @@ from deepagents.backends.protocol import (
     ReadResult,
     WriteResult,
 )
-from deepagents.backends.sandbox import BaseSandbox
+from deepagents.backends.sandbox import BaseSandbox, _build_glob_cmd, _parse_glob_output
 from deepagents.backends.utils import _get_backend_read_file_type, normalize_read_bounds
 
-from auger.core.backends import paging
+from auger.core.backends import paging, search
 from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, sandbox_env
 from auger.core.backends.project_files import page_result
 from auger.core.backends.sandbox_hide import BwrapHide
@@ -63,7 +62,8 @@ except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
     print(json.dumps({'error': codes.get(type(exc), 'permission_denied')}))
     sys.exit(0)
 out = []
-for name in names:
+names = sorted(names)
+for name in names[:int(sys.argv[3])]:
     full = os.path.join(path, name)
     real = os.path.realpath(full)
     try:
@@ -75,7 +75,7 @@ for name in names:
         d = stat.S_ISDIR(mode)
         when = datetime.datetime.fromtimestamp(mtime).isoformat()
         out.append({'path': full + '/' * d, 'is_dir': d, 'size': 0 if d else size, 'modified_at': when})
-print(json.dumps({'entries': out}))
+print(json.dumps({'entries': out, 'unread': max(len(names) - int(sys.argv[3]), 0)}))
 """
 _UPLOAD_SCRIPT = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
 _DOWNLOAD_SCRIPT = '[ -d "$1" ] && exit 3; [ -e "$1" ] || exit 4; [ -r "$1" ] || exit 5; exec cat -- "$1"'
@@ -211,15 +211,16 @@ class BubblewrapSandbox(BaseSandbox):
             real = self.real_path(path)
         except ValueError as exc:
             return LsResult(error=str(exc))
-        args = " ".join(base64.b64encode(s.encode()).decode() for s in (real, self.root))
-        out = self.execute(f"python3 -c {shlex.quote(_LS_SCRIPT)} {args}")
+        args = [base64.b64encode(s.encode()).decode() for s in (real, self.root)]
+        out = self._run(["python3", "-c", _LS_SCRIPT, *args, str(2 * search.LIST_CAP)], cap=_DOWNLOAD_CAP)
         try:
-            data: dict[str, Any] = json.loads(out.output)
+            data: dict[str, Any] = json.loads(out.data)
         except ValueError:
-            return LsResult(error=f"Cannot list '{path}': {out.output.strip()[:300]}")
+            return LsResult(error=f"Cannot list '{path}': {out.data[:300].decode(errors='replace')}")
         if "error" in data:
             return LsResult(error=f"Path '{path}': {data['error']}")
-        return LsResult(entries=self._infos(data["entries"]))
+        narrow = "list a subfolder, or glob for a pattern"
+        return LsResult(entries=search.cap_entries(self._infos(data["entries"]), narrow, data["unread"])[0])
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         """A text file's page read inside the sandbox by `auger.core.backends.paging` (only the page
@@ -292,28 +293,53 @@ class BubblewrapSandbox(BaseSandbox):
         return DeleteResult(path=file_path)
 
     def grep(
-        self, pattern: str, path: str | None = None, glob: str | None = None, *, max_count: int | None = None
+        self,
+        pattern: str,
+        path: str | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+        context_lines: int = 0,
+        file_type: str | None = None,
     ) -> GrepResult:
+        """ripgrep run inside the sandbox as on the host (`auger.core.backends.search`); without
+        `rg`, BaseSandbox's literal search."""
         try:
             real = self.real_path(path or "/")
         except ValueError as exc:
             return GrepResult(error=str(exc), matches=[])
-        result = super().grep(pattern, real, glob, max_count=max_count)
-        if result.matches is not None:
-            result.matches = [{**m, "path": self.virtual_path(m["path"])} for m in result.matches]
-        result.error = result.error.replace(real, path or "/") if result.error else None
-        return result
+        if not os.path.exists(real):
+            return GrepResult(error=f"Error: {search.missing(path)}", matches=[])
+        if (rg := search.find_rg()) is None:
+            found = super().grep(pattern, real, glob, max_count=max_count)
+        else:
+            query = search.Query(
+                pattern, glob, file_type, max(context_lines, 0), max_count or search.COUNT_CAP
+            )
+            out = self._run(search.rg_argv(rg, query, real), cap=_DOWNLOAD_CAP)
+            found = search.from_output(out.data, out.exit_code, not out.truncated, query, self.virtual_path)
+        if found.matches is not None and rg is None:
+            found.matches = [{**m, "path": self.virtual_path(m["path"])} for m in found.matches]
+        found.error = found.error.replace(real, path or "/") if found.error else None
+        return found
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
         try:
             real = self.real_path(path or "/")
         except ValueError as exc:
             return GlobResult(error=str(exc), matches=None)
-        result = super().glob(pattern, real)
-        if result.error and ("path_not_found" in result.error or "not_a_directory" in result.error):
-            return GlobResult(matches=[])  # as LocalShellBackend: no folder, no matches
+        if not os.path.exists(real):
+            return GlobResult(error=search.missing(path))
+        out = self._run(
+            [_SH, "-c", _build_glob_cmd(pattern, real)], cap=_DOWNLOAD_CAP
+        )  # not the shell's window
+        text = out.data.decode("utf-8", "replace")
+        result = _parse_glob_output(ExecuteResponse(output=text, exit_code=out.exit_code), real)
         if result.matches is not None:
-            result.matches = self._infos(result.matches)
+            result.matches, more = search.cap_entries(
+                self._infos(result.matches), "narrow the pattern or the path"
+            )
+            result.truncated = result.truncated or bool(more)
         result.error = result.error.replace(real, path or "/") if result.error else None
         return result
 

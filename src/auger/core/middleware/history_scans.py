@@ -169,6 +169,11 @@ class RememberedFilesystem(FilesystemMiddleware):
     def name(self) -> str:
         return "FilesystemMiddleware"  # the SDK's slot
 
+    def _create_grep_tool(self) -> Any:
+        from auger.core.middleware.tools.search_tool import grep_tool
+
+        return grep_tool(self)  # a regex, context lines, a file type (auger.core.backends.search)
+
     def _cut(self, messages: list[Any]) -> int:
         """Where the tail the SDK passes need starts (0: they need the whole list)."""
         if self._offload_binary_content:
