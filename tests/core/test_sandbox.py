@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from deepagents.backends import LocalShellBackend
 
 from auger.core.backends.bwrap import MISSING_BWRAP, check_bwrap
+from auger.core.backends.local_shell import LocalShell
 from auger.core.backends.sandbox import BubblewrapSandbox
 from auger.errors import ConfigError
 
@@ -189,7 +189,7 @@ def test_large_edit_goes_through_private_tmp(sandbox: BubblewrapSandbox, project
     assert (project / "big.txt").read_text() == f"start\n{big}\nend\n"
 
 
-# -- parity with LocalShellBackend(virtual_mode=True) ---------------------------------------------
+# -- parity with auger's host backend, LocalShell(virtual_mode=True) ---------------------------------
 
 SEED = {
     "README.md": "# demo\nhello world\n",
@@ -229,6 +229,8 @@ OPS: dict[str, Any] = {
     "grep-path": lambda b: b.grep("hello", "/src"),
     "grep-glob": lambda b: b.grep("hello", glob="*.py"),
     "grep-none": lambda b: b.grep("absent-text"),
+    "grep-regex": lambda b: b.grep(r"hel+o\b", context_lines=1, file_type="py"),
+    "grep-missing": lambda b: b.grep("hello", "/nope"),
 }
 
 
@@ -239,7 +241,7 @@ def test_file_tools_match_local_shell_backend(op: str, tmp_path: Path) -> None:
         for rel, content in SEED.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_bytes(content.encode())
-    local = LocalShellBackend(root_dir=roots["local"], virtual_mode=True)
+    local = LocalShell(root_dir=roots["local"], virtual_mode=True)
     box = BubblewrapSandbox(roots["sandbox"])
     try:
         expected, got = OPS[op](local), OPS[op](box)

@@ -72,7 +72,8 @@ def missing(path: str | None) -> str:
 
 def rg_argv(rg: str, query: Query, base: str) -> list[str]:
     """The ripgrep command running `query` over `base` (a real path)."""
-    argv = [rg, "--json", "--no-require-git", "--max-filesize", str(MAX_FILESIZE), "--no-config"]
+    argv = [rg, "--json", "--sort", "path", "--no-require-git", "--max-filesize", str(MAX_FILESIZE)]
+    argv += ["--no-config"]
     argv += ["--glob", query.glob] if query.glob else []
     argv += ["--type", query.file_type] if query.file_type else []
     argv += [] if SKIPPED in Path(base).parts else ["--glob", f"!{SKIPPED}/"]
@@ -223,24 +224,41 @@ def _ignores(folder: Path) -> Any:
     return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
 
 
-def _walk(base: Path, named: bool) -> Iterator[Path]:
-    """The files under `base` that ripgrep would search: ignore files honoured, hidden skipped."""
+def _walk(root: Path, base: Path) -> Iterator[Path]:
+    """The files under `base` that ripgrep would search, in its `--sort path` order: ignore files
+    (also those in the folders above, up to `root`) honoured, hidden folders and links skipped."""
     if base.is_file():
         yield base
         return
-    specs: dict[Path, Any] = {}
-    for folder, dirs, files in os.walk(base):
-        here = Path(folder)
-        specs[here] = _ignores(here)
-        chain = [(d, s) for d, s in specs.items() if s is not None and (d == here or d in here.parents)]
+    named = SKIPPED in base.parts
 
-        def ignored(name: str, is_dir: bool, chain: Any = chain, here: Path = here) -> bool:
-            if name.startswith(".") or (is_dir and name == SKIPPED and not named):
-                return True
-            return any(s.match_file((here / name).relative_to(d).as_posix() + "/" * is_dir) for d, s in chain)
+    def enter(folder: Path, chain: list[tuple[Path, Any]]) -> tuple[Iterator[os.DirEntry[str]], Any]:
+        spec = _ignores(folder)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            entries = []
+        return iter(entries), [*chain, (folder, spec)] if spec is not None else chain
 
-        dirs[:] = sorted(d for d in dirs if not ignored(d, True))
-        yield from (here / f for f in sorted(files) if not ignored(f, False))
+    above: list[tuple[Path, Any]] = []
+    for folder in reversed([d for d in base.parents if d == root or root in d.parents]):
+        above = enter(folder, above)[1]
+    stack = [enter(base, above)]
+    while stack:
+        entries, chain = stack[-1]
+        if (entry := next(entries, None)) is None:
+            stack.pop()
+            continue
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if entry.name.startswith(".") or (is_dir and entry.name == SKIPPED and not named):
+            continue
+        path = Path(entry.path)
+        if any(s.match_file(path.relative_to(d).as_posix() + "/" * is_dir) for d, s in chain):
+            continue
+        if is_dir:
+            stack.append(enter(path, chain))
+        elif entry.is_file(follow_symlinks=False):
+            yield path
 
 
 def _wanted(path: Path, glob: str | None, file_type: str | None) -> bool:
@@ -260,7 +278,7 @@ def python_grep(root: Path, base: Path, query: Query) -> GrepResult:
         return GrepResult(error=f"Error: '{query.pattern}' is not a valid regex: {exc}", matches=[])
     context = query.context
     collect = Collect(query.limit, context)
-    for path in _walk(base, SKIPPED in base.parts):
+    for path in _walk(root, base):
         try:
             if not _wanted(path, query.glob, query.file_type) or path.stat().st_size > MAX_FILESIZE:
                 continue
