@@ -148,6 +148,14 @@ class MountedBackend(CompositeBackend):
 
         return await asyncio.to_thread(self.grep, pattern, path, glob, **kw)
 
+    def stamp(self, file_path: str) -> str | None:
+        """The routed backend's `stamp` of the file (None: it has none, or no such file)."""
+        backend, inner, _ = _route_for_path(
+            default=self.default, sorted_routes=self.sorted_routes, path=file_path
+        )
+        stamp = getattr(backend, "stamp", None)
+        return stamp(inner) if stamp is not None else None
+
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
         if _is_root(path) and not pattern.lstrip("/").startswith("~"):
             return self.default.glob(pattern, path)  # type: ignore[no-any-return]

@@ -7,7 +7,8 @@ entry it cannot follow (a symlink loop) as a link instead of failing the listing
 every operation once the folder the backend is rooted at is gone: a write would otherwise
 recreate a deleted project folder. grep, glob and ls respect the project
 (`auger.core.backends.search`): a regex search honouring ignore files, capped listings, and a
-missing search path named in an error.
+missing search path named in an error. `edit` keeps the file's encoding, line endings and mode
+(`auger.core.backends.editing`); `stamp` is what edit_file compares to see a file changed.
 """
 
 from __future__ import annotations
@@ -18,10 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from deepagents.backends import FilesystemBackend
-from deepagents.backends.protocol import FileData, FileInfo, GlobResult, GrepResult, LsResult, ReadResult
+from deepagents.backends.protocol import (
+    EditResult,
+    FileData,
+    FileInfo,
+    GlobResult,
+    GrepResult,
+    LsResult,
+    ReadResult,
+)
 from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, normalize_read_bounds
 
 from auger.core.backends import search
+from auger.core.backends.editing import edit_bytes
 from auger.core.backends.paging import page
 
 BINARY_CAP = 32 * 1024 * 1024
@@ -74,6 +84,31 @@ class ProjectFiles(FilesystemBackend):
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         return read_page(self, file_path, offset, limit)
 
+    def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
+        """`old_string` replaced in the file's bytes, written back in place (same inode and mode)."""
+        nofollow = getattr(os, "O_NOFOLLOW", 0)
+        try:
+            path = self._resolve_path(file_path)
+            if not path.is_file():
+                return EditResult(error=f"Error: File '{file_path}' not found")
+            with open(os.open(path, os.O_RDONLY | nofollow), "rb") as f:
+                data = f.read()
+            out, result = edit_bytes(data, file_path, old_string, new_string, replace_all)
+            if result.error is None:
+                with open(os.open(path, os.O_WRONLY | os.O_TRUNC | nofollow), "wb") as f:
+                    f.write(out)
+        except (OSError, RuntimeError) as exc:
+            return EditResult(error=f"Error editing file '{file_path}': {exc}")
+        return result
+
+    def stamp(self, file_path: str) -> str | None:
+        """The file's modification time and size (None: it is not there)."""
+        try:
+            st = self._resolve_path(file_path).stat()
+        except (OSError, ValueError, RuntimeError):
+            return None
+        return f"{st.st_mtime_ns}:{st.st_size}"
+
     def grep(
         self,
         pattern: str,
@@ -91,7 +126,7 @@ class ProjectFiles(FilesystemBackend):
             return GrepResult(error=f"Error searching '{path or '/'}': {exc}", matches=[])
         if not base.exists():
             return GrepResult(error=f"Error: {search.missing(path)}", matches=[])
-        query = search.Query(pattern, glob, file_type, max(context_lines, 0), max_count or search.COUNT_CAP)
+        query = search.Query.of(pattern, glob, file_type, context_lines, max_count)
         return search.host_grep(self.cwd, base, query)
 
     async def agrep(
@@ -108,7 +143,7 @@ class ProjectFiles(FilesystemBackend):
             return GlobResult(error=f"Error searching '{path}': {exc}")
         result = super().glob(pattern, path)
         if result.matches:
-            result.matches, more = search.cap_entries(result.matches, "narrow the pattern or the path")
+            result.matches, more = search.cap_entries(result.matches, search.NARROWER)
             result.truncated = result.truncated or bool(more)
         return result
 
@@ -117,7 +152,7 @@ class ProjectFiles(FilesystemBackend):
         symlink loop) is listed as what it is instead of failing the whole listing."""
         result = self._ls(path)
         if result.entries:
-            result.entries = search.cap_entries(result.entries, "list a subfolder, or glob for a pattern")[0]
+            result.entries = search.cap_entries(result.entries, search.SUBFOLDER)[0]
         return result
 
     def _ls(self, path: str) -> LsResult:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import functools
 import json
 import os
@@ -44,12 +45,12 @@ from deepagents.backends.utils import _get_backend_read_file_type, normalize_rea
 
 from auger.core.backends import paging, search
 from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, sandbox_env
+from auger.core.backends.editing import edit_by_transfer
 from auger.core.backends.project_files import page_result
 from auger.core.backends.sandbox_hide import BwrapHide
 from auger.core.backends.spawn import kill_group, started
 from auger.core.backends.spill import SpillTo, Window, collect, response
 
-_EDIT_TMP_PREFIX = "/tmp/.deepagents_edit_"  # BaseSandbox.edit uploads big payloads here, then reads them
 _DOWNLOAD_CAP = 64 * 1024 * 1024
 _SH = "/bin/sh"
 _LS_SCRIPT = """
@@ -219,8 +220,8 @@ class BubblewrapSandbox(BaseSandbox):
             return LsResult(error=f"Cannot list '{path}': {out.data[:300].decode(errors='replace')}")
         if "error" in data:
             return LsResult(error=f"Path '{path}': {data['error']}")
-        narrow = "list a subfolder, or glob for a pattern"
-        return LsResult(entries=search.cap_entries(self._infos(data["entries"]), narrow, data["unread"])[0])
+        listed = self._infos(data["entries"])
+        return LsResult(entries=search.cap_entries(listed, search.SUBFOLDER, data["unread"])[0])
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         """A text file's page read inside the sandbox by `auger.core.backends.paging` (only the page
@@ -272,13 +273,15 @@ class BubblewrapSandbox(BaseSandbox):
 
     def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
         try:
-            real = self.real_path(file_path)
+            self.real_path(file_path)
         except ValueError as exc:
             return EditResult(error=f"Error editing file '{file_path}': {exc}")
-        result = super().edit(real, old_string, new_string, replace_all)
-        if result.error:
-            return EditResult(error=result.error.replace(real, file_path))
-        return EditResult(path=file_path, occurrences=result.occurrences)
+        return edit_by_transfer(self, file_path, old_string, new_string, replace_all)  # `cat >`: mode kept
+
+    def stamp(self, file_path: str) -> str | None:
+        with contextlib.suppress(OSError, ValueError):
+            return "{0.st_mtime_ns}:{0.st_size}".format(os.stat(self.real_path(file_path)))
+        return None
 
     def delete(self, file_path: str) -> DeleteResult:
         try:
@@ -313,9 +316,7 @@ class BubblewrapSandbox(BaseSandbox):
         if (rg := search.find_rg()) is None:
             found = super().grep(pattern, real, glob, max_count=max_count)
         else:
-            query = search.Query(
-                pattern, glob, file_type, max(context_lines, 0), max_count or search.COUNT_CAP
-            )
+            query = search.Query.of(pattern, glob, file_type, context_lines, max_count)
             out = self._run(search.rg_argv(rg, query, real), cap=_DOWNLOAD_CAP)
             found = search.from_output(out.data, out.exit_code, not out.truncated, query, self.virtual_path)
         if found.matches is not None and rg is None:
@@ -330,15 +331,11 @@ class BubblewrapSandbox(BaseSandbox):
             return GlobResult(error=str(exc), matches=None)
         if not os.path.exists(real):
             return GlobResult(error=search.missing(path))
-        out = self._run(
-            [_SH, "-c", _build_glob_cmd(pattern, real)], cap=_DOWNLOAD_CAP
-        )  # not the shell's window
-        text = out.data.decode("utf-8", "replace")
-        result = _parse_glob_output(ExecuteResponse(output=text, exit_code=out.exit_code), real)
+        out = self._run([_SH, "-c", _build_glob_cmd(pattern, real)], cap=_DOWNLOAD_CAP)  # no shell window
+        response = ExecuteResponse(output=out.data.decode("utf-8", "replace"), exit_code=out.exit_code)
+        result = _parse_glob_output(response, real)
         if result.matches is not None:
-            result.matches, more = search.cap_entries(
-                self._infos(result.matches), "narrow the pattern or the path"
-            )
+            result.matches, more = search.cap_entries(self._infos(result.matches), search.NARROWER)
             result.truncated = result.truncated or bool(more)
         result.error = result.error.replace(real, path or "/") if result.error else None
         return result
@@ -347,7 +344,7 @@ class BubblewrapSandbox(BaseSandbox):
         responses = []
         for path, data in files:
             try:
-                real = path if path.startswith(_EDIT_TMP_PREFIX) else self.real_path(path)
+                real = self.real_path(path)
             except ValueError:
                 responses.append(FileUploadResponse(path=path, error="invalid_path"))
                 continue

@@ -34,6 +34,7 @@ MAX_FILESIZE = 10 * 1024 * 1024
 COUNT_CAP = 100_000  # matches past `limit` are counted up to here
 TIMEOUT = 30.0
 LIST_CAP, LIST_BYTES = 500, 25_000  # entries of an ls or glob listing
+SUBFOLDER, NARROWER = "list a subfolder, or glob for a pattern", "narrow the pattern or the path"
 SKIPPED = "node_modules"  # skipped unless named: hidden folders already are, by ripgrep's default
 _TYPES = {"py": "py pyi", "js": "js mjs cjs jsx", "ts": "ts tsx mts cts", "rust": "rs", "md": "md markdown"}
 _TYPES |= {"yaml": "yaml yml", "sh": "sh bash", "c": "c h", "cpp": "cpp cc cxx hpp hh h", "html": "html htm"}
@@ -56,6 +57,12 @@ class Query:
     file_type: str | None = None
     context: int = 0
     limit: int = COUNT_CAP
+
+    @classmethod
+    def of(
+        cls, pattern: str, glob: str | None, file_type: str | None, context: int, limit: int | None
+    ) -> Query:
+        return cls(pattern, glob, file_type, max(context, 0), limit or COUNT_CAP)
 
 
 @functools.cache
