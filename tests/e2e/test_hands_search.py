@@ -96,3 +96,18 @@ def test_listings_and_matches_over_three_thousand_files_are_capped(auger_env: Au
         assert message.count("file_") <= 300
         assert "more matches not listed" in message and "narrow the pattern, path, glob or type" in message
     assert "2000 more matches not listed" in files and "700 more lines not shown" in files, files[-300:]
+
+
+@pytest.mark.parametrize("kind", ["general-purpose", "explorer"])
+def test_a_subagents_grep_takes_the_same_arguments(auger_env: AugerEnv, kind: str) -> None:
+    make_repo(auger_env)
+    task = {"name": "task", "args": {"description": "find alpha", "subagent_type": kind}}
+    grep = call("grep", pattern=r"alpha\(", type="js", context=1, output_mode="content")
+    auger_env.llm.add({"tool_calls": [task]}, grep, {"text": "in app.js"}, {"text": "done"})
+    proc = auger_env.run("-n", "search", "--mode", "yolo")
+    assert proc.returncode == 0, proc.stderr
+    sub = auger_env.llm.requests[2]  # the subagent's second model call: its grep answered
+    schema = next(t["function"]["parameters"] for t in sub["tools"] if t["function"]["name"] == "grep")
+    assert {"type", "context"} <= set(schema["properties"]), schema
+    [answer] = [str(m["content"]) for m in sub["messages"] if m["role"] == "tool"]
+    assert answer.splitlines() == ["/src/app.js:", "  1: function alpha(x) { return x }"], answer
