@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -284,8 +285,10 @@ def python_grep(root: Path, base: Path, query: Query) -> GrepResult:
     except re.error as exc:
         return GrepResult(error=f"Error: '{query.pattern}' is not a valid regex: {exc}", matches=[])
     context = query.context
-    collect = Collect(query.limit, context)
+    collect, deadline = Collect(query.limit, context), time.monotonic() + TIMEOUT
     for path in _walk(root, base):
+        if time.monotonic() > deadline:
+            return result(collect, False)
         try:
             if not _wanted(path, query.glob, query.file_type) or path.stat().st_size > MAX_FILESIZE:
                 continue
