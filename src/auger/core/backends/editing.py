@@ -92,7 +92,7 @@ def edit_bytes(data: bytes, path: str, old: str, new: str, replace_all: bool) ->
             "nothing was edited. Write those characters another way (an escape, or ASCII)."
         )
     at = text.count("\n", 0, text.find(old)) + 1
-    shown = min(new.count("\n") + 1 + 2 * AROUND, SHOWN_LINES)
+    shown = min(new.count("\n") + (not new.endswith("\n")) + 2 * AROUND, SHOWN_LINES)
     return out, Edited(path=path, occurrences=count, excerpt=numbered(changed, at - AROUND, shown))
 
 
