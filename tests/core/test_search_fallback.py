@@ -31,6 +31,7 @@ def repo(tmp_path: Path) -> Path:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     (tmp_path / "src/blob.bin").write_bytes(b"def alpha(x)\0\x01" * 50)
+    (tmp_path / ".git").mkdir()  # .gitignore counts in a git repository, as for git
     return tmp_path
 
 
@@ -70,3 +71,15 @@ def test_a_bad_regex_names_the_pattern(repo: Path) -> None:
     for grep in (search.host_grep, search.python_grep):
         error = grep(repo, repo, search.Query("alpha(")).error or ""
         assert error.startswith("Error: 'alpha(' is not a valid regex"), error
+
+
+def test_an_outer_repositorys_ignore_file_hides_nothing(tmp_path: Path) -> None:
+    """A dotfiles repository's `*` in the home folder's .gitignore is not the project's."""
+    (tmp_path / ".gitignore").write_text("*\n")
+    (tmp_path / ".git").mkdir()
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "a.txt").write_text("needle\n")
+    for grep in (search.host_grep, search.python_grep):
+        found = grep(project, project, search.Query("needle"))
+        assert [m["path"] for m in found.matches or []] == ["/a.txt"], grep

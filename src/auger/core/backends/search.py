@@ -1,9 +1,10 @@
 """grep, glob and ls that respect the project: ignore files honoured, binary files skipped, output capped.
 
 `grep` takes a regex in ripgrep's syntax and runs ripgrep (the `ripgrep` package ships `rg`)
-with `.gitignore`/`.ignore` honoured (also outside a git repository), hidden folders (`.git`,
-`.venv`) and `node_modules` skipped unless the search path names them, binary and huge files
-skipped. `rg_argv` builds the command and `parse` reads its `--json` stream into matches with
+with `.ignore` and, in a git repository, `.gitignore` honoured (as git does: an outer
+repository's ignore file, a dotfiles repo's `*` above the project, hides nothing), hidden
+folders (`.git`, `.venv`) and `node_modules` skipped unless the search path names them, binary
+and huge files skipped. `rg_argv` builds the command and `parse` reads its `--json` stream into matches with
 optional context lines: the host backends run it here (`host_grep`), the bubblewrap sandbox runs
 the same argv inside the sandbox. Without `rg`, `python_grep` walks the tree itself (`pathspec`
 for the ignore files, `re` for the pattern). At most `limit` matches are kept, the rest are
@@ -80,8 +81,7 @@ def missing(path: str | None) -> str:
 
 def rg_argv(rg: str, query: Query, base: str) -> list[str]:
     """The ripgrep command running `query` over `base` (a real path)."""
-    argv = [rg, "--json", "--sort", "path", "--no-require-git", "--max-filesize", str(MAX_FILESIZE)]
-    argv += ["--no-config"]
+    argv = [rg, "--json", "--sort", "path", "--max-filesize", str(MAX_FILESIZE), "--no-config"]
     argv += ["--glob", query.glob] if query.glob else []
     argv += ["--type", query.file_type] if query.file_type else []
     argv += [] if SKIPPED in Path(base).parts else ["--glob", f"!{SKIPPED}/"]
@@ -220,11 +220,11 @@ def _virtual(root: Path, real: str) -> str:
 
 
 # -- without ripgrep ------------------------------------------------------------------------------
-def _ignores(folder: Path) -> Any:
+def _ignores(folder: Path, git: bool) -> Any:
     import pathspec
 
     lines: list[str] = []
-    for name in (".gitignore", ".ignore"):
+    for name in (".gitignore", ".ignore") if git else (".ignore",):
         try:
             lines += (folder / name).read_text(encoding="utf-8", errors="replace").splitlines()[:5000]
         except OSError:
@@ -238,10 +238,10 @@ def _walk(root: Path, base: Path) -> Iterator[Path]:
     if base.is_file():
         yield base
         return
-    named = SKIPPED in base.parts
+    named, git = SKIPPED in base.parts, (root / ".git").exists()
 
     def enter(folder: Path, chain: list[tuple[Path, Any]]) -> tuple[Iterator[os.DirEntry[str]], Any]:
-        spec = _ignores(folder)
+        spec = _ignores(folder, git)
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
