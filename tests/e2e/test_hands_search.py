@@ -41,13 +41,14 @@ def make_repo(env: AugerEnv) -> None:
 @WHERE
 def test_grep_takes_a_regex_and_skips_what_the_project_ignores(auger_env: AugerEnv, where: str) -> None:
     make_repo(auger_env)
-    found, either, with_context, typed, bad = tool_messages(
+    found, either, with_context, typed, bad, no_type = tool_messages(
         auger_env,
         call("grep", pattern=r"def \w+\(", output_mode="content"),
         call("grep", pattern="alpha|beta"),
         call("grep", pattern=r"^def beta", output_mode="content", context=1),
         call("grep", pattern="alpha", type="js", output_mode="content"),
         call("grep", pattern="alpha("),
+        call("grep", pattern="alpha", type="python3"),
         where=where,
     )
     assert found.splitlines() == ["/src/app.py:", "  3: def alpha(x):", "  6: def beta():"], found
@@ -57,6 +58,7 @@ def test_grep_takes_a_regex_and_skips_what_the_project_ignores(auger_env: AugerE
     )
     assert typed.splitlines() == ["/src/app.js:", "  1: function alpha(x) { return x }"], typed
     assert "'alpha(' is not a valid regex" in bad and "unclosed group" in bad, bad
+    assert "unrecognized file type: python3" in no_type and "a glob: `*.ext`" in no_type, no_type
 
 
 @WHERE

@@ -153,6 +153,9 @@ def rg_error(pattern: str, stderr: str) -> str:
     if "regex parse error" in detail:
         escape = "ripgrep's syntax; escape ( [ . * + ? with \\"
         return f"Error: '{pattern}' is not a valid regex ({escape}):\n{detail}"
+    if "unrecognized file type" in detail:
+        detail += "\nUse a ripgrep type (py, js, ts, rust, go, java, c, cpp, md, json, yaml, sh)"
+        detail += " or a glob: `*.ext`."
     return f"Error: {detail}"
 
 
@@ -173,12 +176,11 @@ def host_grep(root: Path, base: Path, query: Query) -> GrepResult:
         return python_grep(root, base, query)
     collect = Collect(query.limit, query.context)
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(
-            rg_argv(rg, query, str(base)),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=err,
-        )
+        try:
+            argv = rg_argv(rg, query, str(base))
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
+        except OSError:  # an `rg` that cannot run here (another platform's binary)
+            return python_grep(root, base, query)
         late: list[bool] = []
 
         def stop() -> None:
