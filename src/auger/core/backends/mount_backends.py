@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from inspect import signature
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,6 +31,7 @@ from deepagents.backends.protocol import (
 )
 
 from auger.core.backends.project_files import ProjectFiles
+from auger.core.backends.search import takes_query
 
 R = TypeVar("R")
 
@@ -134,7 +134,7 @@ class MountedBackend(CompositeBackend):
         backend, inner, prefix = _route_for_path(
             default=self.default, sorted_routes=self.sorted_routes, path=path or "/"
         )
-        if set(kw) - {"max_count"} and "file_type" not in signature(backend.grep).parameters:
+        if set(kw) - {"max_count"} and not takes_query(backend.grep):
             kw = {"max_count": kw.get("max_count")}  # a provider's sandbox: its own grep
         result: GrepResult = backend.grep(pattern, path if prefix is None else inner, glob, **kw)
         if prefix is not None and result.matches:

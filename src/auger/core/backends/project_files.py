@@ -126,7 +126,9 @@ class ProjectFiles(FilesystemBackend):
             return GrepResult(error=f"Error searching '{path or '/'}': {exc}", matches=[])
         if not base.exists():
             return GrepResult(error=f"Error: {search.missing(path)}", matches=[])
-        query = search.Query.of(pattern, glob, file_type, context_lines, max_count)
+        query = search.Query.of(
+            pattern, glob, file_type=file_type, context_lines=context_lines, max_count=max_count
+        )
         return search.host_grep(self.cwd, base, query)
 
     async def agrep(

@@ -295,18 +295,8 @@ class BubblewrapSandbox(BaseSandbox):
             return DeleteResult(error=result.error.replace(real, file_path))
         return DeleteResult(path=file_path)
 
-    def grep(
-        self,
-        pattern: str,
-        path: str | None = None,
-        glob: str | None = None,
-        *,
-        max_count: int | None = None,
-        context_lines: int = 0,
-        file_type: str | None = None,
-    ) -> GrepResult:
-        """ripgrep run inside the sandbox as on the host (`auger.core.backends.search`); without
-        `rg`, BaseSandbox's literal search."""
+    def grep(self, pattern: str, path: str | None = None, glob: str | None = None, **kw: Any) -> GrepResult:
+        """ripgrep run inside the sandbox as on the host (`search.Query.of` reads `kw`)."""
         try:
             real = self.real_path(path or "/")
         except ValueError as exc:
@@ -314,13 +304,10 @@ class BubblewrapSandbox(BaseSandbox):
         if not os.path.exists(real):
             return GrepResult(error=f"Error: {search.missing(path)}", matches=[])
         if (rg := search.find_rg()) is None:
-            found = super().grep(pattern, real, glob, max_count=max_count)
-        else:
-            query = search.Query.of(pattern, glob, file_type, context_lines, max_count)
-            out = self._run(search.rg_argv(rg, query, real), cap=_DOWNLOAD_CAP)
-            found = search.from_output(out.data, out.exit_code, not out.truncated, query, self.virtual_path)
-        if found.matches is not None and rg is None:
-            found.matches = [{**m, "path": self.virtual_path(m["path"])} for m in found.matches]
+            return GrepResult(error="Error: grep needs ripgrep's `rg` (pip install ripgrep)", matches=[])
+        query = search.Query.of(pattern, glob, **kw)
+        out = self._run(search.rg_argv(rg, query, real), cap=_DOWNLOAD_CAP)
+        found = search.from_output(out.data, out.exit_code, not out.truncated, query, self.virtual_path)
         found.error = found.error.replace(real, path or "/") if found.error else None
         return found
 

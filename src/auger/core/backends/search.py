@@ -15,6 +15,7 @@ glob listing the same way, and `missing` names a search path that does not exist
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 import re
@@ -62,9 +63,22 @@ class Query:
 
     @classmethod
     def of(
-        cls, pattern: str, glob: str | None, file_type: str | None, context: int, limit: int | None
+        cls,
+        pattern: str,
+        glob: str | None,
+        *,
+        file_type: str | None = None,
+        context_lines: int = 0,
+        max_count: int | None = None,
     ) -> Query:
-        return cls(pattern, glob, file_type, max(context, 0), limit or COUNT_CAP)
+        """The query of a backend's `grep(pattern, path, glob, **keywords)`."""
+        return cls(pattern, glob, file_type, max(context_lines, 0), max_count or COUNT_CAP)
+
+
+def takes_query(grep: Any) -> bool:
+    """Whether a backend's `grep` takes `Query.of`'s keywords (a provider's sandbox may not)."""
+    params = inspect.signature(grep).parameters.values()
+    return any(p.name == "file_type" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
 
 
 @functools.cache

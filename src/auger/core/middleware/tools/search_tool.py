@@ -10,7 +10,6 @@ the type as a glob and no context.
 
 from __future__ import annotations
 
-from inspect import signature
 from typing import Any, Literal
 
 from deepagents.backends.protocol import GrepResult
@@ -24,6 +23,8 @@ from langchain.tools import ToolRuntime
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
+
+from auger.core.backends.search import takes_query
 
 SHOW_LINES, SHOW_BYTES = 300, 20_000
 NARROW = "narrow the pattern, path, glob or type"
@@ -70,7 +71,7 @@ def render(result: GrepResult, mode: Mode) -> tuple[str, bool]:
 
 def _search(backend: Any, args: GrepArgs, limit: int | None) -> GrepResult:
     grep = backend.grep
-    if "file_type" in signature(grep).parameters or "kw" in signature(grep).parameters:
+    if takes_query(grep):
         kw: dict[str, Any] = {"max_count": limit, "context_lines": args.context, "file_type": args.type}
         return grep(args.pattern, args.path, args.glob, **kw)  # type: ignore[no-any-return]
     glob = args.glob or (f"*.{args.type}" if args.type else None)
