@@ -15,10 +15,10 @@ import codecs
 from dataclasses import dataclass
 
 from deepagents.backends.protocol import BackendProtocol, EditResult
-from deepagents.backends.utils import format_content_with_line_numbers, perform_string_replacement
+from deepagents.backends.utils import perform_string_replacement
 
 AROUND = 3  # lines shown before and after a change
-SHOWN_LINES = 40
+SHOWN_LINES, LINE_CHARS = 40, 500
 NEAR_MISS_BYTES = 4 * 1024 * 1024  # larger files are not scanned for near misses
 
 
@@ -46,10 +46,12 @@ def _lines(text: str) -> list[str]:
 
 
 def numbered(text: str, first: int, count: int) -> str:
-    """Lines `first`.. (1-based, at most `count`) of `text`, numbered as read_file shows them."""
+    """Lines `first`.. (1-based, at most `count`) of `text`, numbered `cat -n` style (each cut at
+    LINE_CHARS)."""
     lines = _lines(text.removesuffix("\n"))
     start = max(first, 1)
-    return format_content_with_line_numbers(lines[start - 1 : start - 1 + count], start_line=start)
+    shown = lines[start - 1 : start - 1 + count]
+    return "\n".join(f"{start + i:6}\t{line[:LINE_CHARS]}" for i, line in enumerate(shown))
 
 
 def near_miss(text: str, old: str) -> str | None:

@@ -25,7 +25,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from auger.core.backends.editing import numbered
 
 KEPT = 4096  # stamps remembered per graph (the oldest forgotten first)
-EXCERPT_LINES = 20
+EXCERPT_LINES, EXCERPT_BYTES = 20, 4 * 1024 * 1024
 
 
 class ReadStamps:
@@ -80,12 +80,14 @@ def stamping(fs: Any, tool: BaseTool) -> BaseTool:
     return tool.model_copy(update={"func": run, "coroutine": arun})
 
 
-def _excerpt(backend: Any, path: str, old: str) -> str:
+def _excerpt(backend: Any, path: str, old: str, stamp: str) -> str:
     """The file's current lines around `old`'s first line (or its first lines)."""
-    page = backend.read(path, 0, 5000)
-    text = (page.file_data or {}).get("content", "") if not page.error else ""
-    if page.error or not isinstance(text, str):
-        return page.error or "(not text)"
+    if int(stamp.rpartition(":")[2]) > EXCERPT_BYTES:
+        return "(a large file: read_file it)"
+    [got] = backend.download_files([path])
+    if got.error or got.content is None:
+        return f"(cannot show it: {got.error})"
+    text = got.content.decode("utf-8", "replace")
     first = next((line.strip() for line in old.splitlines() if line.strip()), "")
     at = next((i for i, line in enumerate(text.split("\n"), 1) if first and first in line), 1)
     return numbered(text, at - 3, EXCERPT_LINES)
@@ -118,7 +120,7 @@ def edit_tool(fs: Any, sdk_tool: BaseTool) -> BaseTool:
             return message(
                 runtime,
                 f"Error: '{path}' changed on disk since you last read it; nothing was edited. "
-                f"It now reads:\n{_excerpt(fs.backend, path, old_string)}\n"
+                f"It now reads:\n{_excerpt(fs.backend, path, old_string, now)}\n"
                 "Make the edit against the current text (read_file shows more).",
                 True,
             )
