@@ -40,7 +40,7 @@ COMPACT_TOOLS = {
     "edit_file": "Replace old_string (exact, unique unless replace_all) with new_string in a file.",
     "delete": "Delete a file or an empty folder.",
     "glob": "Find files whose path matches a glob pattern, e.g. **/*.py.",
-    "grep": "Search file contents for a literal text; output_mode: files_with_matches, content or count.",
+    "grep": "Regex search in files; glob/type filter; output_mode: files_with_matches, content, count.",
     "execute": "Run a shell command in the project root; returns its output and exit code.",
     "get_current_thread_id": "This conversation's thread id.",
     "write_todos": "Replace the todo list (status: pending, in_progress, completed).",

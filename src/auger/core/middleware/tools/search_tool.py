@@ -32,11 +32,11 @@ Mode = Literal["files_with_matches", "content", "count"]
 
 
 class GrepArgs(BaseModel):
-    pattern: str = Field(description="Regex (ripgrep syntax), e.g. `def \\w+\\(` or `TODO|FIXME`.")
-    path: str | None = Field(default=None, description="Folder or file to search; default the project.")
-    glob: str | None = Field(default=None, description="Only files matching this glob, e.g. `*.py`.")
-    type: str | None = Field(default=None, description="Only files of this type: py, js, ts, rust, go, md...")
-    context: int = Field(default=0, ge=0, le=20, description="Lines shown before and after each match.")
+    pattern: str = Field(description="Regex (ripgrep syntax), e.g. `TODO|FIXME`.")
+    path: str | None = Field(default=None, description="Folder or file; default: the project.")
+    glob: str | None = Field(default=None, description="Only files matching it, e.g. `*.py`.")
+    type: str | None = Field(default=None, description="Only files of a type: py, js, rust...")
+    context: int = Field(default=0, ge=0, le=20, description="Lines shown around each match.")
     output_mode: Mode = Field(
         default="files_with_matches", description="files_with_matches, content or count."
     )
