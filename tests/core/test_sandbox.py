@@ -229,6 +229,8 @@ OPS: dict[str, Any] = {
     "grep-path": lambda b: b.grep("hello", "/src"),
     "grep-glob": lambda b: b.grep("hello", glob="*.py"),
     "grep-none": lambda b: b.grep("absent-text"),
+    "grep-regex": lambda b: b.grep(r"hel+o\b", context_lines=1, file_type="py"),
+    "grep-missing": lambda b: b.grep("hello", "/nope"),
 }
 
 

@@ -160,6 +160,7 @@ class Stack:
     skills: Any  # 12
     memory: Any  # 13
     notes: Any  # 13 for a subagent without edit_file: the memory without how to save to it
+    files: Any  # deepagents' filesystem slot: auger's grep and edit_file, for subagents too
 
     def main(self) -> list[AgentMiddleware[Any, Any, Any]]:
         head = [self.summarization, self.turn_limit, self.resume, self.model, self.history, self.wire]
@@ -175,10 +176,9 @@ class Stack:
         from auger.core.middleware.prompt.tool_texts import ToolTextsMiddleware
 
         head = [self.turn_limit, model, self.history, self.wire, self.images]  # the turn limit outside it
-        head += [self.local_context] if project else []
-        head += [self.situation.for_subagent(pinned)]
-        memory = [self.memory if edits else self.notes] if project else []
-        return [*layered([*head, self.gate, *self.safety, self.plan, ToolTextsMiddleware()]), *memory]
+        head += [*([self.local_context] if project else []), self.situation.for_subagent(pinned)]
+        tail = [*([self.memory if edits else self.notes] if project else []), self.files]
+        return [*layered([*head, self.gate, *self.safety, self.plan, ToolTextsMiddleware()]), *tail]
 
 
 def startup_suffix(model: BaseChatModel) -> str:
@@ -190,6 +190,7 @@ def startup_suffix(model: BaseChatModel) -> str:
 
 
 def _stack(settings: Settings, backend: Any, model: BaseChatModel, interrupt_on: dict[str, Any]) -> Stack:
+    from auger.core.middleware.history_scans import sdk_filesystem
     from auger.core.middleware.model.configurable_model import ConfigurableModelMiddleware
     from auger.core.middleware.model.image_inputs import ImageInputsMiddleware
     from auger.core.middleware.model.provider_history import ProviderHistoryMiddleware
@@ -242,6 +243,7 @@ def _stack(settings: Settings, backend: Any, model: BaseChatModel, interrupt_on:
         skills=AugerSkillsMiddleware(backend, settings),  # they replace the SDK's own by name,
         memory=AugerMemoryMiddleware(backend, settings),  # in the SDK's tail slots
         notes=AugerMemoryMiddleware(backend, settings, prompt=READ_ONLY_MEMORY_PROMPT),
+        files=sdk_filesystem(model, backend),
     )
 
 
@@ -315,11 +317,7 @@ def create_cli_agent(
     from auger.core.backends.mounts import with_mounts
     from auger.core.catalog.memory import memory_sources
     from auger.core.middleware import history_passes
-    from auger.core.middleware.history_scans import (
-        RememberedPatchToolCalls,
-        RememberedUnsupportedContent,
-        sdk_filesystem,
-    )
+    from auger.core.middleware.history_scans import RememberedPatchToolCalls, RememberedUnsupportedContent
     from auger.core.middleware.layers import layered
     from auger.core.middleware.tools.rewind import RewindMiddleware
     from auger.core.threads.messages_reducer import AgentState
@@ -374,7 +372,7 @@ def create_cli_agent(
                 stack.memory,
                 RememberedUnsupportedContent(),
                 RememberedPatchToolCalls(),
-                sdk_filesystem(model, backend),
+                stack.files,
             ]
         ),
         subagents=subagents,  # type: ignore[arg-type]

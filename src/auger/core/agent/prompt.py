@@ -73,8 +73,9 @@ TOOL_DESCRIPTIONS = {
         "`{a,b}` alternatives. Dot-folders are matched only by a segment that starts with `.`."
     ),
     "grep": (
-        "Search file contents for a LITERAL text (not a regex). `glob` filters the files; "
-        "output_mode: files_with_matches (default), content (matching lines with numbers) or count."
+        "Search file contents for a regex (ripgrep syntax); .gitignore'd, hidden and binary files are "
+        "skipped. `glob` or `type` filter the files; output_mode: files_with_matches (default), "
+        "content (matching lines with numbers, `context` lines around) or count."
     ),
     "execute": (
         "Run a shell command in the project root; returns its output and exit code. Quote paths "

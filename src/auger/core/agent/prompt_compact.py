@@ -30,17 +30,17 @@ COMPACT_MEMORY_PROMPT = """## Memory (AGENTS.md)
 <agent_memory>
 {agent_memory}
 </agent_memory>
-The user's request wins over these notes. To remember something, edit `/AGENTS.md` (project)
-or `/~auger/AGENTS.md` (personal); never store secrets."""
+The user's request wins over these notes. To remember, edit `/AGENTS.md` (project) or
+`/~auger/AGENTS.md` (personal); no secrets."""
 
 COMPACT_TOOLS = {
     "ls": "List a directory.",
     "read_file": "Read a file with line numbers; offset and limit pick the lines.",
     "write_file": "Create or replace a file.",
-    "edit_file": "Replace old_string (exact, unique unless replace_all) with new_string in a file.",
+    "edit_file": "Replace old_string (exact; unique unless replace_all) with new_string.",
     "delete": "Delete a file or empty folder.",
     "glob": "Find files by glob pattern, e.g. **/*.py.",
-    "grep": "Search file contents for a literal text; output_mode: files_with_matches, content or count.",
+    "grep": "Regex search in file contents (ripgrep syntax).",
     "execute": "Run a shell command in the project root; returns output and exit code.",
     "execute_output": "A background command's new output and state.",
     "execute_stop": "Stop a background command.",

@@ -8,7 +8,8 @@
   agents/) can be read or listed; config.toml, mcp.json, threads.db and logs/ stay out of reach.
 * `MountedBackend` — the CompositeBackend the agent uses: a search or listing of the project
   root (`grep`/`glob`/`ls` on "/" or no path) stays in the project, instead of deepagents'
-  default of also searching every mount; a mount is searched when its path is named.
+  default of also searching every mount; a mount is searched when its path is named. grep is
+  routed here, keeping auger's keywords (context lines, file type).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from deepagents.backends import CompositeBackend
+from deepagents.backends.composite import _route_for_path
 from deepagents.backends.protocol import (
     DeleteResult,
     EditResult,
@@ -29,6 +31,7 @@ from deepagents.backends.protocol import (
 )
 
 from auger.core.backends.project_files import ProjectFiles
+from auger.core.backends.search import takes_query
 
 R = TypeVar("R")
 
@@ -127,16 +130,31 @@ class MountedBackend(CompositeBackend):
         return await self.default.als(path) if _is_root(path) else await super().als(path)
 
     def grep(self, pattern: str, path: str | None = None, glob: str | None = None, **kw: Any) -> GrepResult:
-        if _is_root(path):
-            return self.default.grep(pattern, path, glob, **kw)  # type: ignore[no-any-return]
-        return super().grep(pattern, path, glob, **kw)
+        """Routed here with every keyword (regex context, file type), which the SDK's routing drops."""
+        backend, inner, prefix = _route_for_path(
+            default=self.default, sorted_routes=self.sorted_routes, path=path or "/"
+        )
+        if set(kw) - {"max_count"} and not takes_query(backend.grep):
+            kw = {"max_count": kw.get("max_count")}  # a provider's sandbox: its own grep
+        result: GrepResult = backend.grep(pattern, path if prefix is None else inner, glob, **kw)
+        if prefix is not None and result.matches:
+            result.matches = [{**m, "path": prefix.rstrip("/") + m["path"]} for m in result.matches]
+        return result
 
     async def agrep(
         self, pattern: str, path: str | None = None, glob: str | None = None, **kw: Any
     ) -> GrepResult:
-        if _is_root(path):
-            return await self.default.agrep(pattern, path, glob, **kw)  # type: ignore[no-any-return]
-        return await super().agrep(pattern, path, glob, **kw)
+        import asyncio
+
+        return await asyncio.to_thread(self.grep, pattern, path, glob, **kw)
+
+    def stamp(self, file_path: str) -> str | None:
+        """The routed backend's `stamp` of the file (None: it has none, or no such file)."""
+        backend, inner, _ = _route_for_path(
+            default=self.default, sorted_routes=self.sorted_routes, path=file_path
+        )
+        stamp = getattr(backend, "stamp", None)
+        return stamp(inner) if stamp is not None else None
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
         if _is_root(path) and not pattern.lstrip("/").startswith("~"):

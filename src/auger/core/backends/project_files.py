@@ -8,19 +8,34 @@ model cites `path:line`), other encodings decoded and named; binary files (image
 `ProjectFiles` adds it to a backend, lists an entry it cannot follow (a symlink loop) as a link
 instead of failing the listing, and refuses every operation once the folder the backend is rooted
 at is gone: a write would otherwise recreate a deleted project folder.
+grep, glob and ls respect the project (`auger.core.backends.search`): a regex search honouring
+ignore files, capped listings, and a missing search path named in an error. `edit` keeps the
+file's encoding, line endings and mode (`auger.core.backends.editing`); `stamp` is what edit_file
+compares to see a file changed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from deepagents.backends import FilesystemBackend
-from deepagents.backends.protocol import EditResult, FileData, FileInfo, LsResult, ReadResult
+from deepagents.backends.protocol import (
+    EditResult,
+    FileData,
+    FileInfo,
+    GlobResult,
+    GrepResult,
+    LsResult,
+    ReadResult,
+)
 from deepagents.backends.utils import _get_backend_read_file_type, check_empty_content, normalize_read_bounds
 
+from auger.core.backends import search
+from auger.core.backends.editing import edit_bytes
 from auger.core.backends.paging import page
 
 BINARY_CAP = 32 * 1024 * 1024
@@ -86,15 +101,79 @@ class ProjectFiles(FilesystemBackend):
         return read_page(self, file_path, offset, limit)
 
     def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
-        result = super().edit(file_path, old_string, new_string, replace_all)
-        if result.error and result.error.endswith("not found"):
-            host = str(self._resolve_path(file_path))
-            result.error = "Error: " + not_found(file_path, host, str(self.cwd))
+        """`old_string` replaced in the file's bytes, written back in place (same inode and mode)."""
+        nofollow = getattr(os, "O_NOFOLLOW", 0)
+        try:
+            path = self._resolve_path(file_path)
+            if not path.is_file():
+                return EditResult(error="Error: " + not_found(file_path, str(path), str(self.cwd)))
+            with open(os.open(path, os.O_RDONLY | nofollow), "rb") as f:
+                data = f.read()
+            out, result = edit_bytes(data, file_path, old_string, new_string, replace_all)
+            if result.error is None:
+                with open(os.open(path, os.O_WRONLY | os.O_TRUNC | nofollow), "wb") as f:
+                    f.write(out)
+        except (OSError, RuntimeError) as exc:
+            return EditResult(error=f"Error editing file '{file_path}': {exc}")
+        return result
+
+    def stamp(self, file_path: str) -> str | None:
+        """The file's modification time and size (None: it is not there)."""
+        try:
+            st = self._resolve_path(file_path).stat()
+        except (OSError, ValueError, RuntimeError):
+            return None
+        return f"{st.st_mtime_ns}:{st.st_size}"
+
+    def grep(
+        self,
+        pattern: str,
+        path: str | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+        context_lines: int = 0,
+        file_type: str | None = None,
+    ) -> GrepResult:
+        """A regex search of `path` (the project by default) with `auger.core.backends.search`."""
+        try:
+            base = self._resolve_path(path or "/")
+        except (OSError, ValueError) as exc:
+            return GrepResult(error=f"Error searching '{path or '/'}': {exc}", matches=[])
+        if not base.exists():
+            return GrepResult(error=f"Error: {search.missing(path)}", matches=[])
+        query = search.Query.of(
+            pattern, glob, file_type=file_type, context_lines=context_lines, max_count=max_count
+        )
+        return search.host_grep(self.cwd, base, query)
+
+    async def agrep(
+        self, pattern: str, path: str | None = None, glob: str | None = None, **kw: Any
+    ) -> GrepResult:
+        return await asyncio.to_thread(self.grep, pattern, path, glob, **kw)
+
+    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
+        """deepagents' glob, its matches capped (`search.cap_entries`); a missing `path` is an error."""
+        try:
+            if path and not self._resolve_path(path).exists():
+                return GlobResult(error=search.missing(path))
+        except (OSError, ValueError) as exc:
+            return GlobResult(error=f"Error searching '{path}': {exc}")
+        result = super().glob(pattern, path)
+        if result.matches:
+            result.matches, more = search.cap_entries(result.matches, search.NARROWER)
+            result.truncated = result.truncated or bool(more)
         return result
 
     def ls(self, path: str) -> LsResult:
-        """deepagents' listing, but an entry it cannot stat (a symlink loop) is listed as what it
-        is instead of failing the whole listing."""
+        """deepagents' listing, capped (`search.cap_entries`), but an entry it cannot stat (a
+        symlink loop) is listed as what it is instead of failing the whole listing."""
+        result = self._ls(path)
+        if result.entries:
+            result.entries = search.cap_entries(result.entries, search.SUBFOLDER)[0]
+        return result
+
+    def _ls(self, path: str) -> LsResult:
         result = super().ls(path)
         if result.entries is None or not result.error or "aborted" in result.error:
             return result

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import functools
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -40,17 +40,17 @@ from deepagents.backends.protocol import (
     ReadResult,
     WriteResult,
 )
-from deepagents.backends.sandbox import BaseSandbox
+from deepagents.backends.sandbox import BaseSandbox, _build_glob_cmd, _parse_glob_output
 from deepagents.backends.utils import _get_backend_read_file_type, normalize_read_bounds
 
-from auger.core.backends import paging
+from auger.core.backends import paging, search
 from auger.core.backends.bwrap import ISOLATION, MISSING_BWRAP, sandbox_env
+from auger.core.backends.editing import edit_by_transfer
 from auger.core.backends.project_files import not_found, page_result
 from auger.core.backends.sandbox_hide import BwrapHide
 from auger.core.backends.spawn import kill_group, started
 from auger.core.backends.spill import SpillTo, Window, collect, response
 
-_EDIT_TMP_PREFIX = "/tmp/.deepagents_edit_"  # BaseSandbox.edit uploads big payloads here, then reads them
 _DOWNLOAD_CAP = 64 * 1024 * 1024
 _SH = "/bin/sh"
 _LS_SCRIPT = """
@@ -63,7 +63,8 @@ except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
     print(json.dumps({'error': codes.get(type(exc), 'permission_denied')}))
     sys.exit(0)
 out = []
-for name in names:
+names = sorted(names)
+for name in names[:int(sys.argv[3])]:
     full = os.path.join(path, name)
     real = os.path.realpath(full)
     try:
@@ -75,7 +76,7 @@ for name in names:
         d = stat.S_ISDIR(mode)
         when = datetime.datetime.fromtimestamp(mtime).isoformat()
         out.append({'path': full + '/' * d, 'is_dir': d, 'size': 0 if d else size, 'modified_at': when})
-print(json.dumps({'entries': out}))
+print(json.dumps({'entries': out, 'unread': max(len(names) - int(sys.argv[3]), 0)}))
 """
 _UPLOAD_SCRIPT = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
 _DOWNLOAD_SCRIPT = '[ -d "$1" ] && exit 3; [ -e "$1" ] || exit 4; [ -r "$1" ] || exit 5; exec cat -- "$1"'
@@ -218,15 +219,16 @@ class BubblewrapSandbox(BaseSandbox):
             real = self.real_path(path)
         except ValueError as exc:
             return LsResult(error=str(exc))
-        args = " ".join(base64.b64encode(s.encode()).decode() for s in (real, self.root))
-        out = self.execute(f"python3 -c {shlex.quote(_LS_SCRIPT)} {args}")
+        args = [base64.b64encode(s.encode()).decode() for s in (real, self.root)]
+        out = self._run(["python3", "-c", _LS_SCRIPT, *args, str(2 * search.LIST_CAP)], cap=_DOWNLOAD_CAP)
         try:
-            data: dict[str, Any] = json.loads(out.output)
+            data: dict[str, Any] = json.loads(out.data)
         except ValueError:
-            return LsResult(error=f"Cannot list '{path}': {out.output.strip()[:300]}")
+            return LsResult(error=f"Cannot list '{path}': {out.data[:300].decode(errors='replace')}")
         if "error" in data:
             return LsResult(error=f"Path '{path}': {data['error']}")
-        return LsResult(entries=self._infos(data["entries"]))
+        listed = self._infos(data["entries"])
+        return LsResult(entries=search.cap_entries(listed, search.SUBFOLDER, data["unread"])[0])
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         """A text file's page read inside the sandbox by `auger.core.backends.paging` (only the page
@@ -278,15 +280,18 @@ class BubblewrapSandbox(BaseSandbox):
 
     def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
         try:
-            real = self.real_path(file_path)
+            self.real_path(file_path)
         except ValueError as exc:
             return EditResult(error=f"Error editing file '{file_path}': {exc}")
-        result = super().edit(real, old_string, new_string, replace_all)
+        result = edit_by_transfer(self, file_path, old_string, new_string, replace_all)  # `cat >`: mode kept
         if result.error and result.error.endswith("not found"):
-            return EditResult(error="Error: " + not_found(file_path, real, self.root))
-        if result.error:
-            return EditResult(error=result.error.replace(real, file_path))
-        return EditResult(path=file_path, occurrences=result.occurrences)
+            return EditResult(error="Error: " + not_found(file_path, self.real_path(file_path), self.root))
+        return result
+
+    def stamp(self, file_path: str) -> str | None:
+        with contextlib.suppress(OSError, ValueError):
+            return "{0.st_mtime_ns}:{0.st_size}".format(os.stat(self.real_path(file_path)))
+        return None
 
     def delete(self, file_path: str) -> DeleteResult:
         try:
@@ -300,29 +305,35 @@ class BubblewrapSandbox(BaseSandbox):
             return DeleteResult(error=result.error.replace(real, file_path))
         return DeleteResult(path=file_path)
 
-    def grep(
-        self, pattern: str, path: str | None = None, glob: str | None = None, *, max_count: int | None = None
-    ) -> GrepResult:
+    def grep(self, pattern: str, path: str | None = None, glob: str | None = None, **kw: Any) -> GrepResult:
+        """ripgrep run inside the sandbox as on the host (`search.Query.of` reads `kw`)."""
         try:
             real = self.real_path(path or "/")
         except ValueError as exc:
             return GrepResult(error=str(exc), matches=[])
-        result = super().grep(pattern, real, glob, max_count=max_count)
-        if result.matches is not None:
-            result.matches = [{**m, "path": self.virtual_path(m["path"])} for m in result.matches]
-        result.error = result.error.replace(real, path or "/") if result.error else None
-        return result
+        if not os.path.exists(real):
+            return GrepResult(error=f"Error: {search.missing(path)}", matches=[])
+        if (rg := search.find_rg()) is None:
+            return GrepResult(error="Error: grep needs ripgrep's `rg` (pip install ripgrep)", matches=[])
+        query = search.Query.of(pattern, glob, **kw)
+        out = self._run(search.rg_argv(rg, query, real), cap=_DOWNLOAD_CAP)
+        found = search.from_output(out.data, out.exit_code, not out.truncated, query, self.virtual_path)
+        found.error = found.error.replace(real, path or "/") if found.error else None
+        return found
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
         try:
             real = self.real_path(path or "/")
         except ValueError as exc:
             return GlobResult(error=str(exc), matches=None)
-        result = super().glob(pattern, real)
-        if result.error and ("path_not_found" in result.error or "not_a_directory" in result.error):
-            return GlobResult(matches=[])  # as LocalShellBackend: no folder, no matches
+        if not os.path.exists(real):
+            return GlobResult(error=search.missing(path))
+        out = self._run([_SH, "-c", _build_glob_cmd(pattern, real)], cap=_DOWNLOAD_CAP)  # no shell window
+        response = ExecuteResponse(output=out.data.decode("utf-8", "replace"), exit_code=out.exit_code)
+        result = _parse_glob_output(response, real)
         if result.matches is not None:
-            result.matches = self._infos(result.matches)
+            result.matches, more = search.cap_entries(self._infos(result.matches), search.NARROWER)
+            result.truncated = result.truncated or bool(more)
         result.error = result.error.replace(real, path or "/") if result.error else None
         return result
 
@@ -330,7 +341,7 @@ class BubblewrapSandbox(BaseSandbox):
         responses = []
         for path, data in files:
             try:
-                real = path if path.startswith(_EDIT_TMP_PREFIX) else self.real_path(path)
+                real = self.real_path(path)
             except ValueError:
                 responses.append(FileUploadResponse(path=path, error="invalid_path"))
                 continue

@@ -30,6 +30,8 @@ from deepagents.middleware.patch_tool_calls import PatchToolCallsMiddleware
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from auger.core.middleware.model.unsupported_content import TextAwareUnsupportedContent, plain_text
+from auger.core.middleware.tools.edit_tool import ReadStamps, edit_tool, stamping
+from auger.core.middleware.tools.search_tool import grep_tool
 from auger.core.models.requests.identity_pass import false_at
 from auger.core.models.requests.message_memo import MessageMemo, common_prefix
 
@@ -157,9 +159,12 @@ class RememberedFilesystem(FilesystemMiddleware):
     `tail` starting at the last AI message and `head` all inert, each gives `head` unchanged and
     its result on `tail`: so it is given `tail`, and the request passed on is `head` + what it
     made of `tail` (tests/core/test_history_scans.py runs both classes on the same requests).
-    With binary offloading on (auger leaves it off) it always sees the whole list."""
+    With binary offloading on (auger leaves it off) it always sees the whole list. Its grep and
+    edit_file tools are auger's (`tools/search_tool.py`, `tools/edit_tool.py`: read_file and
+    write_file record what edit_file checks a stale edit by)."""
 
     def __init__(self, **kwargs: Any) -> None:
+        self.read_stamps = ReadStamps()  # per graph, per thread: the files read (edit_tool)
         super().__init__(**kwargs)
         self._inert = MessageMemo(inert)
         self._lock = threading.Lock()
@@ -168,6 +173,18 @@ class RememberedFilesystem(FilesystemMiddleware):
     @property
     def name(self) -> str:
         return "FilesystemMiddleware"  # the SDK's slot
+
+    def _create_grep_tool(self) -> Any:
+        return grep_tool(self)  # a regex, context lines, a file type (auger.core.backends.search)
+
+    def _create_edit_file_tool(self) -> Any:
+        return edit_tool(self, super()._create_edit_file_tool())  # stale edits refused, changes shown
+
+    def _create_read_file_tool(self) -> Any:
+        return stamping(self, super()._create_read_file_tool())  # what edit_file checks staleness by
+
+    def _create_write_file_tool(self) -> Any:
+        return stamping(self, super()._create_write_file_tool())
 
     def _cut(self, messages: list[Any]) -> int:
         """Where the tail the SDK passes need starts (0: they need the whole list)."""
