@@ -103,7 +103,7 @@ def test_specs_pin_models_and_filter_tools(settings: Settings) -> None:
     )
     seen: list[str | None] = []
 
-    def middleware(spec: str | None, tools: frozenset[str] | None = None) -> list[Any]:
+    def middleware(spec: str | None, tools: frozenset[str] | None = None, project: bool = True) -> list[Any]:
         seen.append(spec)
         return [f"model-mw:{spec}", "c"]
 

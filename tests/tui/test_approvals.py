@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from conftest_tui import Tui, ready, replies, submit, tui, turn, wait_for, write_skill  # noqa: F401
 from textual.widgets import Static
 
@@ -191,8 +190,15 @@ def _in_view(transcript, block, *, top_line: bool = False) -> bool:  # type: ign
     return top <= region.y < bottom if top_line else region.y < bottom and region.bottom > top
 
 
-@pytest.mark.parametrize("scrolled", [False, True])
-async def test_an_approval_and_its_answer_keep_the_live_turn_in_view(tui: Tui, scrolled: bool) -> None:
+async def test_an_approval_and_its_answer_keep_the_live_turn_in_view(tui: Tui) -> None:
+    await _keeps_the_live_turn_in_view(tui, scrolled=False)
+
+
+async def test_an_approval_keeps_the_live_turn_in_view_after_scrolling_up(tui: Tui) -> None:
+    await _keeps_the_live_turn_in_view(tui, scrolled=True)
+
+
+async def _keeps_the_live_turn_in_view(tui: Tui, scrolled: bool) -> None:
     """An earlier turn's tool row and a `/skills` table above: the approval shows where the turn is,
     and answering it leaves the view on the turn's end (it used to jump to that old row, at the top),
     whether or not the user had scrolled up to read the table."""

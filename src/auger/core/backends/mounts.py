@@ -84,7 +84,7 @@ def added_dirs(settings: Settings) -> list[str]:
     import os
 
     root = os.path.realpath(settings.project_root)
-    found = (os.path.realpath(str(d)) for d in settings.get("add_dirs") or [])
+    found = (os.path.realpath(str(d)) for d in (getattr(settings, "data", None) or {}).get("add_dirs") or [])
     return [d for d in dict.fromkeys(found) if os.path.isdir(d) and d != root and d != "/"]
 
 
