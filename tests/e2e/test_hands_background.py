@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -103,3 +104,35 @@ def test_the_flag_is_offered_and_rules_and_approvals_apply(auger_env: AugerEnv) 
     assert "Started" not in refused and not (auger_env.project / "made").exists()
     assert json.dumps(auger_env.llm.requests[-1]).count("Started bg") == 0
     assert os.listdir(auger_env.project / "victim") == []
+
+
+def test_hooks_see_a_background_command_as_a_shell_command(auger_env: AugerEnv, tmp_path: Path) -> None:
+    """A PreToolUse hook on `execute` judges a background start like any command: it can refuse
+    it (the command never starts) and it is given the flag with the command."""
+    guard = tmp_path / "guard.py"
+    guard.write_text(
+        "import json, sys\n"
+        "data = json.load(sys.stdin)\n"
+        "open(sys.argv[1], 'a').write(json.dumps(data['tool_input']) + '\\n')\n"
+        "if 'forbidden' in data['tool_input'].get('command', ''):\n"
+        "    print('not in the background either', file=sys.stderr)\n"
+        "    sys.exit(2)\n"
+    )
+    seen = tmp_path / "seen.jsonl"
+    hook = {"type": "command", "command": f"{sys.executable} {guard} {seen}"}
+    (auger_env.home / "hooks.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "execute", "hooks": [hook]}]}})
+    )
+    auger_env.llm.add(
+        call("execute", command="touch forbidden.txt", background=True),
+        call("execute", command="touch allowed.txt", background=True),
+        call("execute", command="sleep 1"),
+        {"text": "done"},
+    )
+    proc = auger_env.run("-n", "go", "--mode", "yolo")
+    assert proc.returncode == 0, proc.stderr
+    refused, started, _ = results(auger_env)
+    assert "not in the background either" in refused and not (auger_env.project / "forbidden.txt").exists()
+    assert started.startswith("Started bg1") and (auger_env.project / "allowed.txt").exists()
+    inputs = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert {"command": "touch allowed.txt", "background": True}.items() <= inputs[1].items()

@@ -33,28 +33,27 @@ def _jobs(runtime: Any) -> Any:
     return getattr(getattr(runtime, "context", None), "jobs", None)
 
 
-@tool("execute_output")
-def execute_output(id: str, runtime: ToolRuntime) -> str:  # type: ignore[type-arg]
-    """Output of background command `id` since the last read, and whether it still runs."""
+def _answer(runtime: Any, act: Callable[[Any], str]) -> str:
+    """`act` on the session's jobs; an unknown id is an error the model reads."""
     jobs = _jobs(runtime)
     if jobs is None:
         return NO_JOBS
     try:
-        return str(jobs.read(id))
+        return act(jobs)
     except KeyError as exc:
         return f"Error: {exc.args[0]}"
+
+
+@tool("execute_output")
+def execute_output(id: str, runtime: ToolRuntime) -> str:  # type: ignore[type-arg]
+    """Output of background command `id` since the last read, and whether it still runs."""
+    return _answer(runtime, lambda jobs: str(jobs.read(id)))
 
 
 @tool("execute_stop")
 def execute_stop(id: str, runtime: ToolRuntime) -> str:  # type: ignore[type-arg]
     """Stop background command `id` and everything it started."""
-    jobs = _jobs(runtime)
-    if jobs is None:
-        return NO_JOBS
-    try:
-        return str(jobs.stop(id))
-    except KeyError as exc:
-        return f"Error: {exc.args[0]}"
+    return _answer(runtime, lambda jobs: str(jobs.stop(id)))
 
 
 def _with_flag(tools: list[Any]) -> list[Any]:
