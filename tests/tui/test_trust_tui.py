@@ -57,6 +57,7 @@ async def test_trust_builds_the_agent_with_the_projects_settings(tui: Tui) -> No
         await turn(pilot, "/status")
         status = app.transcript.query(InfoBlock).last().source
         assert "yolo" in status and f"trusted ({tui.here})" in status
+        assert "| MCP servers |" in status and "| Versions | auger " in status and "Python 3." in status
 
 
 async def test_a_project_that_wants_nothing_asks_nothing(tui: Tui) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 from typing import TYPE_CHECKING
 
 from auger.core.port import PLAN_MODE
@@ -64,7 +65,7 @@ async def help_cmd(ctx: CommandContext, arg: str) -> None:
     await ctx.write(md_table(["Command", "What it does"], rows) + "\n\n" + keys)
 
 
-@command("status", "Model, provider, approval mode, sandbox and project trust")
+@command("status", "Model, provider, approval mode, sandbox, project trust, MCP servers, versions")
 async def status_cmd(ctx: CommandContext, arg: str) -> None:
     info = await ctx.agent.agent_info()
     model = ctx.agent.model_spec or info.model or "(none)"
@@ -77,6 +78,13 @@ async def status_cmd(ctx: CommandContext, arg: str) -> None:
         ["Project", info.project or "(not told)"],
         ["Trust", _cell(info.trust or "(not told)")],
     ]
+    catalogue = await _catalogue(ctx)
+    servers = None if catalogue is None else catalogue.mcp
+    running = ", ".join(f"{s.name} ({s.status})" for s in servers or []) or "none configured"
+    rows.append(
+        ["MCP servers", _cell(running if servers is not None else "off (--no-mcp or none configured)")]
+    )
+    rows.append(["Versions", f"auger {info.version} (agent), Python {platform.python_version()} (here)"])
     await ctx.write(md_table(["", ""], rows))
 
 
