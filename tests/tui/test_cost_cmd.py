@@ -36,6 +36,7 @@ async def test_cost_per_model_thread_and_turn(tui: Tui, monkeypatch: pytest.Monk
         expected = genai_prices.calc_price(usage, "gpt-4.1", provider_id="openai")
         assert f"${float(expected.total_price):.4f}" in table  # the thread: both calls
         assert "thread" in table and "turn" in table and "openai:gpt-4.1" in table
+        assert app.status.cost == f"${float(expected.total_price):.4f}"  # in the status line too
         await turn(pilot, "/model local:scripted-model")
         await turn(pilot, "third")
         await turn(pilot, "/cost")

@@ -219,6 +219,8 @@ class TurnView:
     async def _ended(self, event: ev.TurnEnded) -> None:
         self.end = event
         await self.close()
+        if self.app.session is not None:
+            await self.app.status.read_cost(self.app.session)  # the thread's price in the status line
 
     async def close(self) -> None:
         """Finish every open stream; rows still running were cut short. An interrupted turn

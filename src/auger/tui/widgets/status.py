@@ -4,7 +4,7 @@ thread title, git branch and cwd."""
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.content import Content
 from textual.reactive import reactive
@@ -28,6 +28,7 @@ class StatusBar(Widget):
     branch: reactive[str] = reactive("")
     cwd: reactive[str] = reactive("")
     activity: reactive[str] = reactive("")  # "" when idle, else what is happening ("working", "starting")
+    cost: reactive[str] = reactive("")  # the thread's price so far ("$0.0123"), "" when unknown
     hint: reactive[str] = reactive("")  # a short-lived key hint ("Press Ctrl+C again to quit.")
 
     def __init__(self, **kwargs: object) -> None:
@@ -67,6 +68,8 @@ class StatusBar(Widget):
         parts += [sep, (self.mode, style("status--mode"))]
         if self.window:
             parts += [sep, (fmt.context_use(self.context_tokens, self.window), style("status--tokens"))]
+        if self.cost:
+            parts += [sep, (self.cost, style("status--tokens"))]
         if self.title:
             parts += [sep, (fmt.one_line(self.title, 40), style("status--title"))]
         if self.branch:
@@ -74,3 +77,11 @@ class StatusBar(Widget):
         if self.cwd:
             parts += [sep, (self.cwd, style("status--dim"))]
         return Content.assemble(*parts)  # type: ignore[arg-type]
+
+    async def read_cost(self, port: Any) -> None:
+        """The thread's price so far from `port` (`/cost`'s figures); nothing when none is known."""
+        try:
+            prices = [c.price for c in await port.cost() if c.scope == "thread" and c.price is not None]
+        except Exception:  # the status line never fails a turn
+            return
+        self.cost = f"${sum(prices):.4f}" if prices else ""
