@@ -136,3 +136,16 @@ def test_hooks_see_a_background_command_as_a_shell_command(auger_env: AugerEnv, 
     assert started.startswith("Started bg1") and (auger_env.project / "allowed.txt").exists()
     inputs = [json.loads(line) for line in seen.read_text().splitlines()]
     assert {"command": "touch allowed.txt", "background": True}.items() <= inputs[1].items()
+
+
+def test_two_background_starts_in_one_reply_get_their_own_ids(auger_env: AugerEnv) -> None:
+    both = [
+        {"name": "execute", "args": {"command": f"echo job{i}; exec sleep 600", "background": True}}
+        for i in (1, 2)
+    ]
+    auger_env.llm.add({"tool_calls": both}, call("execute", command="sleep 1"), {"text": "done"})
+    proc = auger_env.run("-n", "start both", "--mode", "yolo")
+    assert proc.returncode == 0, proc.stderr
+    first, second, _ = results(auger_env)
+    ids = {first.split()[1], second.split()[1]}
+    assert ids == {"bg1", "bg2"}, (first, second)

@@ -56,6 +56,7 @@ class Job:
             pass
         finally:
             self.proc.wait()
+            self.proc.stdout.close()
             self._drained.set()
 
     @property
@@ -88,21 +89,23 @@ class Jobs:
         self._jobs: dict[str, Job] = {}
         self._count = 0
         self._spill_to, self._cap = spill_to, cap
+        self._lock = threading.Lock()  # parallel tool calls start jobs from two threads at once
 
     def _window(self) -> Window:
         half = self._cap // 2
         return Window(self._cap - half, half, self._spill_to, 400)
 
     def start(self, spawn: Spawn, command: str) -> Job:
-        running = [j for j in self._jobs.values() if j.exit_code is None]
-        if len(running) >= MAX_RUNNING:
-            names = ", ".join(j.id for j in running)
-            raise RuntimeError(f"{MAX_RUNNING} background commands run already ({names}); stop one first")
-        proc = spawn(command)
-        self._count += 1
-        job = Job(f"bg{self._count}", command, proc, self._window)
-        self._jobs[job.id] = job
-        return job
+        with self._lock:
+            running = [j for j in self._jobs.values() if j.exit_code is None]
+            if len(running) >= MAX_RUNNING:
+                names = ", ".join(j.id for j in running)
+                raise RuntimeError(f"{MAX_RUNNING} background commands run already ({names}); stop one first")
+            proc = spawn(command)
+            self._count += 1
+            job = Job(f"bg{self._count}", command, proc, self._window)
+            self._jobs[job.id] = job
+            return job
 
     def get(self, job_id: str) -> Job:
         job = self._jobs.get(job_id.strip())
