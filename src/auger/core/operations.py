@@ -31,6 +31,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from auger.core import events as ev
 from auger.core.agent.context import MODES
+from auger.core.doctor import Check as Diagnosis  # one row of /doctor, on the wire as it is
 from auger.core.rewind.thread_rewind import Rewound, TurnChanges
 from auger.core.threads.store import LiveThread
 
@@ -258,14 +259,6 @@ class ContextUse:
     parts: list[ContextPart]
     window: int | None  # the model's context window, when known
     measured: bool  # False: no model call in this session yet (only the saved messages counted)
-
-
-@dataclass(frozen=True)
-class Diagnosis:
-    name: str
-    status: str  # ok | warn | fail
-    detail: str
-    fix: str = ""
 
 
 @dataclass(frozen=True)

@@ -330,8 +330,7 @@ async def cost(session: Session, request: ops.ThreadRef) -> ops.Costs:
 async def doctor(session: Session, request: ops.NoArgs) -> ops.Diagnoses:
     from auger.core.doctor import diagnose
 
-    found = await asyncio.to_thread(diagnose, session.runtime.settings)
-    return ops.Diagnoses([ops.Diagnosis(c.name, c.status, c.detail, c.fix) for c in found])
+    return ops.Diagnoses(await asyncio.to_thread(diagnose, session.runtime.settings))
 
 
 @implements(ops.CONTEXT)
